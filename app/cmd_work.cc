@@ -1,0 +1,178 @@
+// gatehouse work ls | rearm | signal
+#include <boost/json.hpp>
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+#include "app/commands.h"
+#include "app/common.h"
+#include "base/clock.h"
+#include "base/log.h"
+
+namespace gatehouse::app {
+namespace {
+
+constexpr const char kWorkUsage[] = R"(Usage:
+  gatehouse work ls [--state idle|pending|running|dead] [--json] [--limit N] [--db PATH]
+      List work items (one per pull request), ordered by key.
+  gatehouse work rearm KEY [--db PATH]
+      Bring a dead work item back: pending, due now, retry budgets reset. KEY is
+      owner/repo#number (case-insensitive). Exits 1 if the item is unknown or not dead.
+  gatehouse work signal KEY [--reason REASON] [--db PATH]
+      Route one signal to KEY by hand (reason default "manual"), as a webhook would.
+
+Options:
+  --db PATH        SQLite database file (default ./gatehouse.db)
+  --log-level L    debug|info|warn|error|off (default warn for these commands)
+  -h, --help       this text
+)";
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string OptTime(const std::optional<Time>& t) { return t ? FormatTime(*t) : "-"; }
+
+boost::json::array ToJsonArray(const std::vector<std::string>& v) {
+  boost::json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+boost::json::value OptJsonTime(const std::optional<Time>& t) {
+  if (!t) return nullptr;
+  return boost::json::value(FormatTime(*t));
+}
+
+boost::json::object ToJson(const WorkItem& w) {
+  boost::json::object o;
+  o["key"] = w.key;
+  o["state"] = std::string(WorkStateName(w.state));
+  o["requested_gen"] = w.requested_gen;
+  o["claimed_gen"] = w.claimed_gen;
+  o["done_gen"] = w.done_gen;
+  o["reasons"] = ToJsonArray(w.reasons);
+  o["claimed_reasons"] = ToJsonArray(w.claimed_reasons);
+  o["due_at"] = OptJsonTime(w.due_at);
+  o["backoff_until"] = OptJsonTime(w.backoff_until);
+  o["lease_owner"] = w.lease_owner.empty() ? boost::json::value(nullptr)
+                                           : boost::json::value(w.lease_owner);
+  o["lease_until"] = OptJsonTime(w.lease_until);
+  o["fence"] = w.fence;
+  o["attempts"] = w.attempts;
+  o["availability_since"] = OptJsonTime(w.availability_since);
+  o["last_error"] = w.last_error;
+  o["updated_at"] = FormatTime(w.updated_at);
+  return o;
+}
+
+int List(const Flags& flags, Store& store) {
+  WorkFilter filter;
+  if (flags.Has("state")) {
+    WorkState state;
+    if (!ParseWorkState(flags.Get("state", ""), &state)) {
+      PrintError("work ls", "--state must be one of idle, pending, running, dead");
+      return kExitUsage;
+    }
+    filter.state = state;
+  }
+  auto limit = flags.GetInt("limit", 1000, 1, 1'000'000);
+  if (!limit.ok()) {
+    PrintError("work ls", limit.status().message());
+    return kExitUsage;
+  }
+  filter.limit = static_cast<size_t>(*limit);
+  auto items = store.ListWorkItems(filter);
+  if (!items.ok()) {
+    PrintError("work ls", items.status().ToString());
+    return kExitFailure;
+  }
+  if (flags.Has("json")) {
+    boost::json::array out;
+    for (const auto& w : *items) out.push_back(ToJson(w));
+    std::printf("%s\n", boost::json::serialize(out).c_str());
+    return kExitOk;
+  }
+  std::printf("%-32s %-8s %6s %6s %6s %5s %4s  %-24s %s\n", "KEY", "STATE", "REQ", "CLAIM",
+              "DONE", "FENCE", "TRY", "DUE", "LAST ERROR / REASONS");
+  for (const auto& w : *items) {
+    std::string tail = w.last_error;
+    if (tail.empty()) tail = JoinReasons(w.reasons);
+    std::printf("%-32s %-8s %6lld %6lld %6lld %5lld %4d  %-24s %s\n", w.key.c_str(),
+                std::string(WorkStateName(w.state)).c_str(),
+                static_cast<long long>(w.requested_gen), static_cast<long long>(w.claimed_gen),
+                static_cast<long long>(w.done_gen), static_cast<long long>(w.fence), w.attempts,
+                OptTime(w.due_at).c_str(), tail.c_str());
+  }
+  std::printf("(%zu item%s)\n", items->size(), items->size() == 1 ? "" : "s");
+  return kExitOk;
+}
+
+int Rearm(const Flags& flags, Store& store) {
+  if (flags.positional().size() != 2) {
+    PrintError("work rearm", "expected exactly one KEY (owner/repo#number)");
+    return kExitUsage;
+  }
+  const std::string key = Lower(flags.positional()[1]);
+  Status s = store.Rearm(key, RealClock().Now());
+  if (!s.ok()) {
+    PrintError("work rearm", s.ToString());
+    return kExitFailure;
+  }
+  std::printf("re-armed %s: pending, due now\n", key.c_str());
+  return kExitOk;
+}
+
+int SignalByHand(const Flags& flags, Store& store) {
+  if (flags.positional().size() != 2) {
+    PrintError("work signal", "expected exactly one KEY (owner/repo#number)");
+    return kExitUsage;
+  }
+  Signal sig{Lower(flags.positional()[1]), flags.Get("reason", "manual"), Duration(0)};
+  Status s = store.Enqueue({&sig, 1}, RealClock().Now(), Durability::kAcknowledged);
+  if (!s.ok()) {
+    PrintError("work signal", s.ToString());
+    return s.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  std::printf("signalled %s (%s)\n", sig.key.c_str(), sig.reason.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunWork(int argc, char** argv) {
+  Flags flags({"db", "state", "limit", "reason", "log-level"}, {"json"});
+  Status parsed = flags.Parse(argc, argv, 1);
+  if (!parsed.ok()) {
+    PrintError("work", parsed.message());
+    std::fputs(kWorkUsage, stderr);
+    return kExitUsage;
+  }
+  if (flags.Has("help")) {
+    std::fputs(kWorkUsage, stdout);
+    return kExitOk;
+  }
+  if (flags.positional().empty()) {
+    std::fputs(kWorkUsage, stderr);
+    return kExitUsage;
+  }
+  SetLogLevel(LogLevel::kWarn);
+  if (flags.Has("log-level") && !ApplyLogLevel(flags)) return kExitUsage;
+  const std::string sub = flags.positional()[0];
+  if (sub != "ls" && sub != "rearm" && sub != "signal") {
+    PrintError("work", "unknown subcommand '" + sub + "'");
+    std::fputs(kWorkUsage, stderr);
+    return kExitUsage;
+  }
+  auto store = OpenStoreFromFlags(flags, /*must_exist=*/sub != "signal");
+  if (!store.ok()) {
+    PrintError("work", store.status().ToString());
+    return kExitFailure;
+  }
+  if (sub == "ls") return List(flags, **store);
+  if (sub == "rearm") return Rearm(flags, **store);
+  return SignalByHand(flags, **store);
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,14 @@
+// The `gatehouse` subcommands. Each returns the process exit code:
+// 0 success, 1 runtime failure, 2 usage error.
+#pragma once
+
+namespace gatehouse::app {
+
+int RunServe(int argc, char** argv);  // argv[0] is "serve"
+int RunWork(int argc, char** argv);   // argv[0] is "work"
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+}  // namespace gatehouse::app

@@ -1,0 +1,39 @@
+#include "app/common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "base/log.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace gatehouse::app {
+
+bool ApplyLogLevel(const Flags& flags) {
+  LogLevel level = LogLevel::kInfo;
+  if (!ParseLogLevel(flags.Get("log-level", "info"), &level)) {
+    PrintError("", "--log-level must be one of debug, info, warn, error, off");
+    return false;
+  }
+  SetLogLevel(level);
+  return true;
+}
+
+Result<StorePtr> OpenStoreFromFlags(const Flags& flags, bool must_exist) {
+  const std::string path = flags.Get("db", kDefaultDb);
+  if (must_exist && ::access(path.c_str(), F_OK) != 0) {
+    return NotFound("no database at " + path + " (gatehouse serve --db " + path +
+                    " creates it)");
+  }
+  return OpenSqliteStore(path);
+}
+
+void PrintError(const std::string& cmd, const std::string& message) {
+  if (cmd.empty()) {
+    std::fprintf(stderr, "gatehouse: %s\n", message.c_str());
+  } else {
+    std::fprintf(stderr, "gatehouse %s: %s\n", cmd.c_str(), message.c_str());
+  }
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,44 @@
+// gatehouse: a self-hosted GitHub App backend that acts on each pull request exactly once.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app/commands.h"
+
+namespace {
+
+constexpr const char kUsage[] = R"(gatehouse — acts on each pull request exactly once, never loses a webhook
+
+Usage:
+  gatehouse serve [--db PATH] [--workers N] ...   run the engine (and, later, the webhook server)
+  gatehouse work ls [--state STATE] [--json]      list work items
+  gatehouse work rearm KEY                        bring a dead work item back
+  gatehouse work signal KEY [--reason R]          route a signal to a work item by hand
+  gatehouse help | --help                         this text
+  gatehouse --version
+
+Every command takes --db PATH (default ./gatehouse.db) and --help.
+Logs are JSON lines on stderr; --log-level debug|info|warn|error (default info).
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return gatehouse::app::kExitUsage;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return gatehouse::app::kExitOk;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    std::printf("gatehouse 0.1.0\n");
+    return gatehouse::app::kExitOk;
+  }
+  if (cmd == "serve") return gatehouse::app::RunServe(argc - 1, argv + 1);
+  if (cmd == "work") return gatehouse::app::RunWork(argc - 1, argv + 1);
+  std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return gatehouse::app::kExitUsage;
+}

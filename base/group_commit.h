@@ -1,0 +1,96 @@
+// GroupCommitter: many concurrent callers, one transaction.
+//
+// Each caller of Submit() hands over one item and blocks until the transaction that contains
+// it has finished. Whoever arrives while no commit is running becomes the leader: it takes
+// every item queued so far (up to max_batch), runs the commit function once for all of them,
+// hands each caller its own outcome, and then passes leadership to a waiting caller. Callers
+// that arrive while a commit runs queue up for the next one. The cost of one durable commit
+// (one fsync) is thereby shared by everyone who arrived during the previous one, without
+// timers: under no load a single caller commits immediately.
+//
+// Thread-safe. The commit function runs on a caller's thread, never concurrently with itself.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace gatehouse {
+
+template <typename Item, typename Outcome>
+class GroupCommitter {
+ public:
+  // Commits `batch` and returns exactly one outcome per item, in order.
+  using CommitFn = std::function<std::vector<Outcome>(std::vector<Item>& batch)>;
+
+  explicit GroupCommitter(CommitFn commit, size_t max_batch = 1024)
+      : commit_(std::move(commit)), max_batch_(max_batch == 0 ? 1 : max_batch) {}
+
+  Outcome Submit(Item item) {
+    Slot slot;
+    std::unique_lock<std::mutex> lock(mu_);
+    queue_.push_back(Waiting{std::move(item), &slot});
+    while (!slot.outcome.has_value()) {
+      if (!leader_active_) {
+        RunAsLeader(lock);
+        continue;  // our own item may have been in a later batch than the first
+      }
+      cv_.wait(lock);
+    }
+    return std::move(*slot.outcome);
+  }
+
+  // Number of commit-function calls so far, for benchmarks and tests.
+  size_t commits() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return commits_;
+  }
+
+ private:
+  struct Slot {
+    std::optional<Outcome> outcome;
+  };
+  struct Waiting {
+    Item item;
+    Slot* slot;
+  };
+
+  // Called with the lock held; returns with it held, after one batch.
+  void RunAsLeader(std::unique_lock<std::mutex>& lock) {
+    leader_active_ = true;
+    const size_t n = std::min(queue_.size(), max_batch_);
+    std::vector<Item> items;
+    std::vector<Slot*> slots;
+    items.reserve(n);
+    slots.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      items.push_back(std::move(queue_[i].item));
+      slots.push_back(queue_[i].slot);
+    }
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+    lock.unlock();
+    std::vector<Outcome> outcomes = commit_(items);
+    lock.lock();
+    ++commits_;
+    if (outcomes.size() != slots.size()) std::abort();  // a commit function bug; never guess
+    for (size_t i = 0; i < slots.size(); ++i) slots[i]->outcome.emplace(std::move(outcomes[i]));
+    leader_active_ = false;
+    cv_.notify_all();  // wakes finished callers and lets one waiting caller lead next
+  }
+
+  CommitFn commit_;
+  const size_t max_batch_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Waiting> queue_;  // guarded by mu_
+  bool leader_active_ = false;  // guarded by mu_
+  size_t commits_ = 0;          // guarded by mu_
+};
+
+}  // namespace gatehouse

@@ -1,0 +1,272 @@
+#include "engine/worker_pool.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "base/log.h"
+
+namespace gatehouse {
+
+std::string DefaultOwnerId() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "host");
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "%06x", rd() & 0xffffffu);
+  return std::string(host) + ":" + std::to_string(::getpid()) + ":" + suffix;
+}
+
+Status ValidateEngineOptions(const EngineOptions& o) {
+  if (o.workers == 0 || o.workers > 1024) return InvalidArgument("engine: workers must be 1..1024");
+  if (o.lease < std::chrono::milliseconds(10)) return InvalidArgument("engine: lease below 10ms");
+  if (o.max_pass.count() <= 0) return InvalidArgument("engine: max_pass must be positive");
+  if (o.poll_interval.count() <= 0) return InvalidArgument("engine: poll_interval must be > 0");
+  return ValidateRetryPolicy(o.retry);
+}
+
+WorkerPool::WorkerPool(Store& store, ClockPtr clock, PassFn pass, EngineOptions options,
+                       PassObserver observer)
+    : store_(store),
+      clock_(std::move(clock)),
+      pass_(std::move(pass)),
+      options_(std::move(options)),
+      observer_(std::move(observer)) {
+  if (options_.owner.empty()) options_.owner = DefaultOwnerId();
+  if (options_.seed == 0) options_.seed = std::random_device{}();
+}
+
+WorkerPool::~WorkerPool() { Stop(); }
+
+Status WorkerPool::Start() {
+  GH_RETURN_IF_ERROR(ValidateEngineOptions(options_));
+  if (started_) return FailedPrecondition("worker pool already started");
+  started_ = true;
+  for (size_t i = 0; i < options_.workers; ++i) {
+    workers_.emplace_back([this, i] { WorkerLoop(options_.seed + 1 + i); });
+  }
+  dispatcher_ = std::thread([this] { DispatcherLoop(); });
+  Log(LogLevel::kInfo, "engine.started")
+      .Field("owner", options_.owner)
+      .Field("workers", static_cast<int64_t>(options_.workers))
+      .Field("lease_ms",
+             static_cast<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      options_.lease)
+                                      .count()));
+  return Status::Ok();
+}
+
+void WorkerPool::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  dispatcher_cv_.notify_all();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    workers_exit_ = true;
+  }
+  worker_cv_.notify_all();
+  for (auto& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+  workers_.clear();
+}
+
+void WorkerPool::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = true;
+  }
+  dispatcher_cv_.notify_one();
+}
+
+void WorkerPool::WorkerLoop(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  while (true) {
+    Lease lease;
+    std::shared_ptr<std::atomic<bool>> lost;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      worker_cv_.wait(lock, [&] { return !ready_.empty() || workers_exit_; });
+      if (ready_.empty()) return;
+      lease = std::move(ready_.front());
+      ready_.pop_front();
+      lost = running_.at({lease.key, lease.fence}).lost;
+    }
+    PassContext ctx(lease, lost);
+    const Time started = clock_->Now();
+    PassOutcome outcome;
+    try {
+      outcome = pass_(ctx);
+    } catch (const std::exception& e) {
+      outcome = PassOutcome::Transient(std::string("pass threw: ") + e.what());
+    } catch (...) {
+      outcome = PassOutcome::Transient("pass threw a non-standard exception");
+    }
+    const Time ended = clock_->Now();
+    Finished f;
+    f.report.finish = DecideFinish(options_.retry, lease, outcome, ended, rng);
+    f.report.lease = std::move(lease);
+    f.report.outcome = std::move(outcome);
+    f.report.started = started;
+    f.report.ended = ended;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      finished_.push_back(std::move(f));
+    }
+    dispatcher_cv_.notify_one();
+  }
+}
+
+void WorkerPool::DispatcherLoop() {
+  while (true) {
+    std::vector<Finished> done;
+    bool stopping;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done.swap(finished_);
+      stopping = stopping_;
+      wake_ = false;
+    }
+    if (!unrecorded_.empty()) {
+      done.insert(done.begin(), std::make_move_iterator(unrecorded_.begin()),
+                  std::make_move_iterator(unrecorded_.end()));
+      unrecorded_.clear();
+    }
+    if (!done.empty()) CommitFinishes(done);
+
+    const Time now = clock_->Now();
+    RenewLeases(now);
+
+    size_t idle = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      idle = options_.workers - busy_;
+      if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
+    }
+    bool claimed_full_batch = false;
+    if (!stopping && idle > 0) {
+      size_t before;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        before = busy_;
+      }
+      ClaimAndDispatch(idle, now);
+      std::lock_guard<std::mutex> lock(mu_);
+      claimed_full_batch = busy_ - before == idle;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    if (claimed_full_batch && busy_ < options_.workers) continue;  // more may be due
+    dispatcher_cv_.wait_for(lock, options_.poll_interval, [&] {
+      return !finished_.empty() || wake_ || (stopping_ && !stopping);
+    });
+  }
+  Log(LogLevel::kInfo, "engine.stopped").Field("owner", options_.owner);
+}
+
+void WorkerPool::CommitFinishes(std::vector<Finished>& done) {
+  std::vector<PassFinish> batch;
+  batch.reserve(done.size());
+  for (const auto& f : done) batch.push_back(f.report.finish);
+  auto results = store_.Finish(batch, clock_->Now());
+  if (!results.ok()) {
+    // Nothing was recorded; keep the finishes and try again on the next loop. If this lasts
+    // past the lease, another worker reclaims the items and these finishes will be rejected.
+    Log(LogLevel::kWarn, "engine.finish_failed")
+        .Field("error", results.status().ToString())
+        .Field("passes", static_cast<int64_t>(done.size()));
+    bool give_up;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      give_up = stopping_;
+    }
+    if (!give_up) {
+      unrecorded_ = std::move(done);
+      return;
+    }
+    results = std::vector<Status>(done.size(), results.status());
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    PassReport& r = done[i].report;
+    r.recorded = (*results)[i];
+    if (!r.recorded.ok()) {
+      Log(LogLevel::kWarn, "pass.fence_lost")
+          .Field("key", r.lease.key)
+          .Field("fence", r.lease.fence)
+          .Field("error", r.recorded.ToString());
+    } else if (r.finish.kind == PassFinish::Kind::kDead) {
+      Log(LogLevel::kError, "pass.dead").Field("key", r.lease.key).Field("error", r.finish.error);
+    } else if (r.finish.kind == PassFinish::Kind::kRetry) {
+      Log(LogLevel::kInfo, "pass.retry")
+          .Field("key", r.lease.key)
+          .Field("attempts", r.finish.attempts)
+          .Field("retry_at", FormatTime(r.finish.retry_at))
+          .Field("error", r.finish.error);
+    }
+    if (observer_) observer_(r);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& f : done) running_.erase({f.report.lease.key, f.report.lease.fence});
+  busy_ -= done.size();
+}
+
+void WorkerPool::RenewLeases(Time now) {
+  std::vector<LeaseRenewal> renewals;
+  std::vector<std::shared_ptr<std::atomic<bool>>> flags;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, r] : running_) {
+      if (r.lost->load()) continue;
+      if (r.lease.lease_until - now > options_.lease / 2) continue;  // not yet at half-life
+      if (now - r.started >= options_.max_pass) continue;            // hung: let it expire
+      if (options_.skip_renewal && options_.skip_renewal(r.lease)) continue;
+      renewals.push_back(LeaseRenewal{id.first, id.second, now + options_.lease});
+      flags.push_back(r.lost);
+    }
+  }
+  if (renewals.empty()) return;
+  auto results = store_.Renew(renewals, now);
+  if (!results.ok()) {
+    Log(LogLevel::kWarn, "engine.renew_failed").Field("error", results.status().ToString());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < renewals.size(); ++i) {
+    if ((*results)[i].ok()) {
+      auto it = running_.find({renewals[i].key, renewals[i].fence});
+      if (it != running_.end()) it->second.lease.lease_until = renewals[i].lease_until;
+    } else {
+      flags[i]->store(true, std::memory_order_release);
+      Log(LogLevel::kWarn, "pass.lease_lost")
+          .Field("key", renewals[i].key)
+          .Field("fence", renewals[i].fence);
+    }
+  }
+}
+
+void WorkerPool::ClaimAndDispatch(size_t idle, Time now) {
+  auto leases = store_.Claim(options_.owner, idle, options_.lease, now);
+  if (!leases.ok()) {
+    Log(LogLevel::kWarn, "engine.claim_failed").Field("error", leases.status().ToString());
+    return;
+  }
+  if (leases->empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Lease& l : *leases) {
+      if (l.reclaimed) {
+        Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
+      }
+      running_[{l.key, l.fence}] = Running{l, now, std::make_shared<std::atomic<bool>>(false)};
+      ready_.push_back(std::move(l));
+      ++busy_;
+    }
+  }
+  worker_cv_.notify_all();
+}
+
+}  // namespace gatehouse

@@ -1,0 +1,143 @@
+// WorkerPool: runs passes over due work items (DESIGN.md §2).
+//
+// One dispatcher thread owns every store write the pool makes; `workers` threads run passes.
+// The dispatcher loops: commit the finishes that workers reported (all in one transaction),
+// renew leases that are past half-life (one transaction), claim as many due items as there
+// are idle workers (one transaction), hand them out, then sleep until a worker finishes, Wake()
+// is called, or the poll interval passes. Batching every step is what lets a pool complete
+// more passes per second than the disk can fsync.
+//
+// Correctness does not depend on the pool: every write it makes is fenced in the store, so
+// two pools (threads or processes) on one store never run two passes of one key at once
+// unless one of them has lost its lease, and then its writes are rejected.
+//
+// Thread-safe. Start() once; Stop() blocks until running passes finished and were recorded.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/clock.h"
+#include "engine/retry_policy.h"
+#include "store/store.h"
+
+namespace gatehouse {
+
+// What a pass sees of its claim.
+class PassContext {
+ public:
+  PassContext(const Lease& lease, std::shared_ptr<const std::atomic<bool>> lost)
+      : lease_(lease), lost_(std::move(lost)) {}
+  const Lease& lease() const { return lease_; }
+  // True once a renewal was rejected: another worker holds the item now, and nothing this
+  // pass writes through a fence will be accepted. A pass should stop early when it sees it.
+  bool lease_lost() const { return lost_->load(std::memory_order_acquire); }
+
+ private:
+  const Lease& lease_;
+  std::shared_ptr<const std::atomic<bool>> lost_;
+};
+
+using PassFn = std::function<PassOutcome(PassContext&)>;
+
+struct EngineOptions {
+  size_t workers = 4;
+  Duration lease = std::chrono::seconds(60);
+  // A pass running longer than this stops being renewed, so its lease runs out and another
+  // worker takes the item over: a hung pass cannot hold a PR forever.
+  Duration max_pass = std::chrono::minutes(10);
+  // Real time between claim attempts when nothing wakes the dispatcher (other processes'
+  // signals, debounce and backoff expiry are found by this poll).
+  std::chrono::milliseconds poll_interval{200};
+  RetryPolicy retry;
+  std::string owner;  // default: "<hostname>:<pid>:<random>"
+  uint64_t seed = 0;  // 0: random
+  // Fault injection (tests, the proof harness): when this returns true for a running pass,
+  // its lease is not renewed, as if the process had stalled.
+  std::function<bool(const Lease&)> skip_renewal;
+};
+
+Status ValidateEngineOptions(const EngineOptions& options);
+
+// Everything known about one finished pass, for observers (tests, metrics, the audit log).
+struct PassReport {
+  Lease lease;
+  PassOutcome outcome;
+  PassFinish finish;
+  Status recorded;  // OK, or kFenceLost when the finish was rejected
+  Time started;
+  Time ended;
+};
+
+using PassObserver = std::function<void(const PassReport&)>;
+
+class WorkerPool {
+ public:
+  WorkerPool(Store& store, ClockPtr clock, PassFn pass, EngineOptions options,
+             PassObserver observer = nullptr);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  Status Start();
+  // Stops claiming, lets running passes finish, records them, joins every thread.
+  void Stop();
+  // Makes the dispatcher look for due work now instead of at the next poll.
+  void Wake();
+
+  const std::string& owner() const { return options_.owner; }
+
+ private:
+  struct Running {
+    Lease lease;
+    Time started;
+    std::shared_ptr<std::atomic<bool>> lost;
+  };
+  struct Finished {
+    PassReport report;
+  };
+
+  void DispatcherLoop();
+  void WorkerLoop(uint64_t seed);
+  void CommitFinishes(std::vector<Finished>& done);
+  void RenewLeases(Time now);
+  void ClaimAndDispatch(size_t idle, Time now);
+
+  Store& store_;
+  ClockPtr clock_;
+  PassFn pass_;
+  EngineOptions options_;
+  PassObserver observer_;
+
+  std::mutex mu_;
+  std::condition_variable dispatcher_cv_;
+  std::condition_variable worker_cv_;
+  std::deque<Lease> ready_;                 // guarded by mu_: claimed, not yet picked up
+  std::vector<Finished> finished_;          // guarded by mu_: run, not yet recorded
+  // Keyed by (key, fence): a pool can hold a stale pass and the reclaimed pass of one key.
+  std::map<std::pair<std::string, int64_t>, Running> running_;  // guarded by mu_
+  size_t busy_ = 0;                         // guarded by mu_: claimed and not yet recorded
+  bool wake_ = false;                       // guarded by mu_
+  bool stopping_ = false;                   // guarded by mu_
+  bool workers_exit_ = false;               // guarded by mu_
+  bool started_ = false;
+
+  std::vector<Finished> unrecorded_;  // dispatcher only: finishes whose commit failed
+  std::thread dispatcher_;
+  std::vector<std::thread> workers_;
+};
+
+// "<hostname>:<pid>:<6 hex>", unique per pool instance.
+std::string DefaultOwnerId();
+
+}  // namespace gatehouse

@@ -1,0 +1,75 @@
+#include "store/sqlite/schema.h"
+
+namespace gatehouse::sqlite {
+namespace {
+
+// All times are INTEGER microseconds since the Unix epoch (UTC).
+constexpr const char kV1[] = R"sql(
+CREATE TABLE work_items (
+  key                TEXT PRIMARY KEY,
+  state              TEXT NOT NULL CHECK (state IN ('idle', 'pending', 'running', 'dead')),
+  requested_gen      INTEGER NOT NULL DEFAULT 0,
+  claimed_gen        INTEGER NOT NULL DEFAULT 0,
+  done_gen           INTEGER NOT NULL DEFAULT 0,
+  reasons            TEXT NOT NULL DEFAULT '',   -- arrived since the last claim
+  claimed_reasons    TEXT NOT NULL DEFAULT '',   -- covered by the running or failed pass
+  due_at             INTEGER,                    -- NULL: no pass wanted
+  backoff_until      INTEGER,                    -- floor for due_at after a failure
+  lease_owner        TEXT,
+  lease_until        INTEGER,
+  fence              INTEGER NOT NULL DEFAULT 0,
+  attempts           INTEGER NOT NULL DEFAULT 0, -- transient budget (count)
+  availability_since INTEGER,                    -- unavailable budget (wall clock)
+  last_error         TEXT NOT NULL DEFAULT '',
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL,
+  CHECK (claimed_gen <= requested_gen AND done_gen <= claimed_gen)
+) WITHOUT ROWID;
+CREATE INDEX work_items_due ON work_items (due_at) WHERE state = 'pending';
+CREATE INDEX work_items_lease ON work_items (lease_until) WHERE state = 'running';
+CREATE INDEX work_items_state ON work_items (state, key);
+
+-- The webhook inbox (DESIGN.md §4). A delivery is written here, durably, before GitHub gets
+-- its 2xx; routing moves it to a terminal state in the same transaction as its signals.
+CREATE TABLE inbox (
+  seq             INTEGER PRIMARY KEY,           -- arrival order
+  delivery_id     TEXT NOT NULL UNIQUE,          -- X-GitHub-Delivery
+  event           TEXT NOT NULL,                 -- X-GitHub-Event
+  action          TEXT NOT NULL DEFAULT '',
+  installation_id INTEGER,
+  body            BLOB NOT NULL,
+  body_encoding   TEXT NOT NULL DEFAULT 'identity' CHECK (body_encoding IN ('identity', 'zlib')),
+  body_sha256     TEXT NOT NULL,
+  received_at     INTEGER NOT NULL,
+  state           TEXT NOT NULL
+                  CHECK (state IN ('accepted', 'unresolved', 'routed', 'ignored', 'dead')),
+  state_reason    TEXT NOT NULL DEFAULT '',
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  finished_at     INTEGER
+);
+CREATE INDEX inbox_open ON inbox (seq) WHERE state IN ('accepted', 'unresolved');
+
+-- Same delivery id, different body: kept for the operator, never routed.
+CREATE TABLE inbox_conflicts (
+  id          INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL,
+  body_sha256 TEXT NOT NULL,
+  received_at INTEGER NOT NULL
+);
+
+-- Funnel and engine counters, updated in the same transaction as what they count.
+CREATE TABLE counters (
+  name  TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "work items, inbox, counters", kV1},
+};
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+}  // namespace gatehouse::sqlite

@@ -1,0 +1,367 @@
+#include "store/sqlite/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+#include "base/log.h"
+#include "store/sqlite/schema.h"
+
+namespace gatehouse {
+namespace {
+
+// reason_union(a, b): the sorted union of two comma-joined reason sets, so that merging
+// reasons is part of the single UPSERT statement instead of a read-modify-write.
+void ReasonUnionFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (argc != 2) {
+    sqlite3_result_error(ctx, "reason_union takes 2 arguments", -1);
+    return;
+  }
+  auto text = [](sqlite3_value* v) -> std::string_view {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+    if (p == nullptr) return {};
+    return {p, static_cast<size_t>(sqlite3_value_bytes(v))};
+  };
+  const std::string merged = UnionReasons(text(argv[0]), text(argv[1]));
+  sqlite3_result_text(ctx, merged.data(), static_cast<int>(merged.size()), SQLITE_TRANSIENT);
+}
+
+constexpr const char kWorkItemColumns[] =
+    "key, state, requested_gen, claimed_gen, done_gen, reasons, claimed_reasons, due_at, "
+    "backoff_until, lease_owner, lease_until, fence, attempts, availability_since, last_error, "
+    "created_at, updated_at";
+
+WorkItem ReadWorkItem(const sqlite::Stmt& s) {
+  WorkItem w;
+  w.key = s.Text(0);
+  ParseWorkState(s.Text(1), &w.state);
+  w.requested_gen = s.Int(2);
+  w.claimed_gen = s.Int(3);
+  w.done_gen = s.Int(4);
+  w.reasons = SplitReasons(s.Text(5));
+  w.claimed_reasons = SplitReasons(s.Text(6));
+  w.due_at = s.OptTime(7);
+  w.backoff_until = s.OptTime(8);
+  w.lease_owner = s.Text(9);
+  w.lease_until = s.OptTime(10);
+  w.fence = s.Int(11);
+  w.attempts = static_cast<int>(s.Int(12));
+  w.availability_since = s.OptTime(13);
+  w.last_error = s.Text(14);
+  w.created_at = s.TimeAt(15);
+  w.updated_at = s.TimeAt(16);
+  return w;
+}
+
+}  // namespace
+
+Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options) {
+  sqlite::SqliteDb::Options db_options;
+  db_options.busy_timeout_ms = options.busy_timeout_ms;
+  GH_ASSIGN_OR_RETURN(auto db, sqlite::SqliteDb::Open(path, db_options));
+  const int rc = sqlite3_create_function_v2(db->raw(), "reason_union", 2,
+                                            SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                                            &ReasonUnionFn, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return db->Error(rc, "registering reason_union");
+  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(db)));
+  GH_RETURN_IF_ERROR(store->Migrate().WithContext("migrating " + path));
+  return StorePtr(std::move(store));
+}
+
+Status SqliteStore::Migrate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_RETURN_IF_ERROR(db_->Exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations ("
+      " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
+  for (const sqlite::Migration& m : sqlite::Migrations()) {
+    Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+      GH_ASSIGN_OR_RETURN(auto q,
+                          db_->Prepare("SELECT 1 FROM schema_migrations WHERE version = ?1"));
+      q->Bind(1, static_cast<int64_t>(m.version));
+      GH_ASSIGN_OR_RETURN(bool applied, q->Step());
+      if (applied) return Status::Ok();  // another process got here first
+      GH_RETURN_IF_ERROR(db_->Exec(m.sql));
+      GH_ASSIGN_OR_RETURN(auto ins, db_->Prepare("INSERT INTO schema_migrations (version, name, "
+                                                 "applied_at) VALUES (?1, ?2, ?3)"));
+      ins->Bind(1, static_cast<int64_t>(m.version)).Bind(2, m.name).Bind(3, RealClock().Now());
+      GH_RETURN_IF_ERROR(ins->Run());
+      Log(LogLevel::kInfo, "store.migrated").Field("version", m.version).Field("name", m.name);
+      return Status::Ok();
+    });
+    GH_RETURN_IF_ERROR(s.WithContext("migration " + std::to_string(m.version)));
+  }
+  return Status::Ok();
+}
+
+Result<int> SqliteStore::SchemaVersion() {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT COALESCE(MAX(version), 0) FROM "
+                                           "schema_migrations"));
+  GH_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return Internal("schema_migrations: no row");
+  return static_cast<int>(q->Int(0));
+}
+
+Status SqliteStore::Bump(std::string_view name, int64_t delta) {
+  if (delta == 0) return Status::Ok();
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("INSERT INTO counters (name, value) VALUES (?1, ?2) "
+                                           "ON CONFLICT (name) DO UPDATE SET value = value + ?2"));
+  q->Bind(1, name).Bind(2, delta);
+  return q->Run();
+}
+
+Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durability durability) {
+  for (const Signal& sig : signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
+  if (signals.empty()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return db_->WriteTransaction(durability, [&]() -> Status {
+    for (const Signal& sig : signals) {
+      // Every column reference on the right of SET sees the row as it was before.
+      GH_ASSIGN_OR_RETURN(
+          auto q,
+          db_->Prepare(
+              "INSERT INTO work_items (key, state, requested_gen, reasons, due_at, created_at, "
+              "updated_at) VALUES (?1, 'pending', 1, ?2, ?3, ?4, ?4) "
+              "ON CONFLICT (key) DO UPDATE SET "
+              " requested_gen = requested_gen + 1,"
+              " reasons = reason_union(reasons, excluded.reasons),"
+              " state = CASE state WHEN 'idle' THEN 'pending' ELSE state END,"
+              " due_at = CASE state WHEN 'dead' THEN NULL ELSE"
+              "   MAX(MIN(COALESCE(due_at, excluded.due_at), excluded.due_at),"
+              "       COALESCE(backoff_until, 0)) END,"
+              " updated_at = excluded.updated_at"));
+      q->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, now + sig.debounce).Bind(4, now);
+      GH_RETURN_IF_ERROR(q->Run().WithContext("enqueue " + sig.key));
+    }
+    return Bump("work.signals", static_cast<int64_t>(signals.size()));
+  });
+}
+
+Result<std::vector<Lease>> SqliteStore::Claim(std::string_view owner, size_t max_items,
+                                              Duration lease, Time now) {
+  std::vector<Lease> leases;
+  if (max_items == 0) return leases;
+  std::lock_guard<std::mutex> lock(mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    leases.clear();
+    // Expired leases first: those passes were already under way.
+    std::vector<std::pair<std::string, bool>> keys;  // key, reclaimed
+    {
+      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items WHERE state = "
+                                               "'running' AND lease_until <= ?1 "
+                                               "ORDER BY lease_until LIMIT ?2"));
+      q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items));
+      while (true) {
+        GH_ASSIGN_OR_RETURN(bool row, q->Step());
+        if (!row) break;
+        keys.emplace_back(q->Text(0), true);
+      }
+    }
+    if (keys.size() < max_items) {
+      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items WHERE state = "
+                                               "'pending' AND due_at <= ?1 "
+                                               "ORDER BY due_at LIMIT ?2"));
+      q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items - keys.size()));
+      while (true) {
+        GH_ASSIGN_OR_RETURN(bool row, q->Step());
+        if (!row) break;
+        keys.emplace_back(q->Text(0), false);
+      }
+    }
+    const Time until = now + lease;
+    int64_t reclaimed = 0;
+    for (const auto& [key, was_running] : keys) {
+      GH_ASSIGN_OR_RETURN(
+          auto u, db_->Prepare("UPDATE work_items SET state = 'running', fence = fence + 1, "
+                               " claimed_gen = requested_gen,"
+                               " claimed_reasons = reason_union(claimed_reasons, reasons),"
+                               " reasons = '', due_at = NULL, lease_owner = ?2,"
+                               " lease_until = ?3, updated_at = ?4 "
+                               "WHERE key = ?1 "
+                               "RETURNING fence, claimed_gen, claimed_reasons, attempts, "
+                               " availability_since"));
+      u->Bind(1, key).Bind(2, owner).Bind(3, until).Bind(4, now);
+      GH_ASSIGN_OR_RETURN(bool row, u->Step());
+      if (!row) return Internal("claimed key vanished: " + key);
+      Lease l;
+      l.key = key;
+      l.fence = u->Int(0);
+      l.claimed_gen = u->Int(1);
+      l.reasons = SplitReasons(u->Text(2));
+      l.attempts = static_cast<int>(u->Int(3));
+      l.availability_since = u->OptTime(4);
+      l.owner = std::string(owner);
+      l.lease_until = until;
+      l.reclaimed = was_running;
+      reclaimed += was_running ? 1 : 0;
+      GH_RETURN_IF_ERROR(u->Run());
+      leases.push_back(std::move(l));
+    }
+    GH_RETURN_IF_ERROR(Bump("work.passes_claimed", static_cast<int64_t>(leases.size())));
+    return Bump("work.leases_expired", reclaimed);
+  });
+  if (!s.ok()) return s.WithContext("claiming work items");
+  return leases;
+}
+
+Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> renewals, Time now) {
+  std::vector<Status> out;
+  if (renewals.empty()) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    out.clear();
+    for (const LeaseRenewal& r : renewals) {
+      GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE work_items SET lease_until = ?3, "
+                                               "updated_at = ?4 WHERE key = ?1 AND fence = ?2 "
+                                               "AND state = 'running'"));
+      u->Bind(1, r.key).Bind(2, r.fence).Bind(3, r.lease_until).Bind(4, now);
+      GH_RETURN_IF_ERROR(u->Run());
+      if (sqlite3_changes(db_->raw()) == 1) {
+        out.push_back(Status::Ok());
+      } else {
+        out.push_back(FenceLost("renewing " + r.key + " fence " + std::to_string(r.fence)));
+      }
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("renewing leases");
+  return out;
+}
+
+Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> finishes, Time now) {
+  std::vector<Status> out;
+  if (finishes.empty()) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    out.clear();
+    int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+    for (const PassFinish& f : finishes) {
+      std::unique_ptr<sqlite::Stmt> u;
+      switch (f.kind) {
+        case PassFinish::Kind::kCompleted: {
+          GH_ASSIGN_OR_RETURN(
+              u, db_->Prepare(
+                     "UPDATE work_items SET done_gen = claimed_gen, claimed_reasons = '',"
+                     " state = CASE WHEN requested_gen > claimed_gen THEN 'pending' ELSE 'idle' "
+                     "END,"
+                     " due_at = CASE WHEN requested_gen > claimed_gen THEN COALESCE(due_at, ?3) "
+                     "ELSE NULL END,"
+                     " lease_owner = NULL, lease_until = NULL, attempts = 0,"
+                     " availability_since = NULL, backoff_until = NULL, last_error = '',"
+                     " updated_at = ?3 "
+                     "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, now);
+          break;
+        }
+        case PassFinish::Kind::kRetry: {
+          GH_ASSIGN_OR_RETURN(
+              u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?3,"
+                              " backoff_until = ?3, attempts = ?4, availability_since = ?5,"
+                              " last_error = ?6, lease_owner = NULL, lease_until = NULL,"
+                              " updated_at = ?7 "
+                              "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, f.retry_at);
+          u->Bind(4, static_cast<int64_t>(f.attempts)).Bind(5, f.availability_since);
+          u->Bind(6, f.error).Bind(7, now);
+          break;
+        }
+        case PassFinish::Kind::kDead: {
+          GH_ASSIGN_OR_RETURN(
+              u, db_->Prepare("UPDATE work_items SET state = 'dead', due_at = NULL,"
+                              " backoff_until = NULL, attempts = ?3, availability_since = ?4,"
+                              " last_error = ?5, lease_owner = NULL, lease_until = NULL,"
+                              " updated_at = ?6 "
+                              "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, static_cast<int64_t>(f.attempts));
+          u->Bind(4, f.availability_since).Bind(5, f.error).Bind(6, now);
+          break;
+        }
+      }
+      GH_RETURN_IF_ERROR(u->Run());
+      if (sqlite3_changes(db_->raw()) != 1) {
+        ++rejected;
+        out.push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
+        continue;
+      }
+      out.push_back(Status::Ok());
+      switch (f.kind) {
+        case PassFinish::Kind::kCompleted: ++completed; break;
+        case PassFinish::Kind::kRetry: ++retried; break;
+        case PassFinish::Kind::kDead: ++dead; break;
+      }
+    }
+    GH_RETURN_IF_ERROR(Bump("work.passes_completed", completed));
+    GH_RETURN_IF_ERROR(Bump("work.passes_retried", retried));
+    GH_RETURN_IF_ERROR(Bump("work.dead", dead));
+    return Bump("work.fence_rejections", rejected);
+  });
+  if (!s.ok()) return s.WithContext("finishing passes");
+  return out;
+}
+
+Status SqliteStore::Rearm(std::string_view key, Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state FROM work_items WHERE key = ?1"));
+    q->Bind(1, key);
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) return NotFound("no work item " + std::string(key));
+    const std::string state = q->Text(0);
+    if (state != "dead") {
+      return FailedPrecondition("work item " + std::string(key) + " is " + state +
+                                ", not dead; only dead items can be re-armed");
+    }
+    GH_ASSIGN_OR_RETURN(
+        auto u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
+                             " requested_gen = requested_gen + 1,"
+                             " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
+                             " availability_since = NULL, backoff_until = NULL,"
+                             " last_error = '', updated_at = ?2 WHERE key = ?1"));
+    u->Bind(1, key).Bind(2, now);
+    GH_RETURN_IF_ERROR(u->Run());
+    return Bump("work.rearmed", 1);
+  });
+}
+
+Result<std::optional<WorkItem>> SqliteStore::GetWorkItem(std::string_view key) {
+  static const std::string sql =
+      std::string("SELECT ") + kWorkItemColumns + " FROM work_items WHERE key = ?1";
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+  q->Bind(1, key);
+  GH_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return std::optional<WorkItem>();
+  return std::optional<WorkItem>(ReadWorkItem(*q));
+}
+
+Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filter) {
+  static const std::string all_sql =
+      std::string("SELECT ") + kWorkItemColumns + " FROM work_items ORDER BY key LIMIT ?1";
+  static const std::string state_sql = std::string("SELECT ") + kWorkItemColumns +
+                                       " FROM work_items WHERE state = ?2 ORDER BY key LIMIT ?1";
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(filter.state ? state_sql.c_str() : all_sql.c_str()));
+  q->Bind(1, static_cast<int64_t>(filter.limit));
+  if (filter.state) q->Bind(2, WorkStateName(*filter.state));
+  std::vector<WorkItem> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(ReadWorkItem(*q));
+  }
+  return out;
+}
+
+Result<Counters> SqliteStore::GetCounters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT name, value FROM counters"));
+  Counters out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out[q->Text(0)] = q->Int(1);
+  }
+  return out;
+}
+
+}  // namespace gatehouse

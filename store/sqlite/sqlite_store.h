@@ -1,0 +1,58 @@
+// SqliteStore: the embedded Store backend on one SQLite file.
+//
+// WAL mode, BEGIN IMMEDIATE for every write transaction, a busy timeout, and cached prepared
+// statements. Several processes on one host may open the same file; SQLite serializes their
+// writers, and fences keep their passes apart. Writes are synchronous=NORMAL unless the
+// caller asks for Durability::kAcknowledged (synchronous=FULL); docs/DURABILITY.md says
+// which writes need which and why.
+//
+// Thread-safe: one connection per store, guarded by a mutex. (SQLite admits one writer at a
+// time anyway; throughput comes from batching several items per transaction.)
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "store/sqlite/sqlite_db.h"
+#include "store/store.h"
+
+namespace gatehouse {
+
+struct SqliteStoreOptions {
+  int busy_timeout_ms = 10000;
+};
+
+// Opens (creating if needed) the database at `path` and applies pending migrations.
+Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options = {});
+
+class SqliteStore final : public Store {
+ public:
+  ~SqliteStore() override = default;
+
+  Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) override;
+  Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
+                                   Time now) override;
+  Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals, Time now) override;
+  Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes, Time now) override;
+  Status Rearm(std::string_view key, Time now) override;
+  Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override;
+  Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
+  Result<Counters> GetCounters() override;
+
+  // The highest applied migration.
+  Result<int> SchemaVersion();
+
+ private:
+  friend Result<StorePtr> OpenSqliteStore(const std::string&, const SqliteStoreOptions&);
+  explicit SqliteStore(std::unique_ptr<sqlite::SqliteDb> db) : db_(std::move(db)) {}
+
+  Status Migrate();
+  // Adds `delta` to counter `name`; call inside a write transaction.
+  Status Bump(std::string_view name, int64_t delta);
+
+  std::mutex mu_;
+  std::unique_ptr<sqlite::SqliteDb> db_;  // guarded by mu_
+};
+
+}  // namespace gatehouse

@@ -1,0 +1,78 @@
+#include "store/store.h"
+
+#include <algorithm>
+
+namespace gatehouse {
+
+std::string_view WorkStateName(WorkState state) {
+  switch (state) {
+    case WorkState::kIdle: return "idle";
+    case WorkState::kPending: return "pending";
+    case WorkState::kRunning: return "running";
+    case WorkState::kDead: return "dead";
+  }
+  return "idle";
+}
+
+bool ParseWorkState(std::string_view text, WorkState* out) {
+  for (WorkState s : {WorkState::kIdle, WorkState::kPending, WorkState::kRunning,
+                      WorkState::kDead}) {
+    if (text == WorkStateName(s)) {
+      *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+Status ValidateSignal(const Signal& signal) {
+  if (signal.key.empty() || signal.key.size() > 512) {
+    return InvalidArgument("signal key must be 1..512 bytes, got " +
+                           std::to_string(signal.key.size()));
+  }
+  if (signal.reason.empty() || signal.reason.size() > 64) {
+    return InvalidArgument("signal reason must be 1..64 bytes for " + signal.key);
+  }
+  for (char c : signal.reason) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+                    c == ':' || c == '-';
+    if (!ok) return InvalidArgument("signal reason '" + signal.reason + "' has a character outside [a-z0-9_.:-]");
+  }
+  if (signal.debounce.count() < 0) return InvalidArgument("negative debounce for " + signal.key);
+  return Status::Ok();
+}
+
+std::vector<std::string> SplitReasons(std::string_view joined) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < joined.size()) {
+    size_t comma = joined.find(',', start);
+    if (comma == std::string_view::npos) comma = joined.size();
+    if (comma > start) out.emplace_back(joined.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string JoinReasons(const std::vector<std::string>& reasons) {
+  std::vector<std::string> sorted = reasons;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string out;
+  for (const auto& r : sorted) {
+    if (r.empty()) continue;
+    if (!out.empty()) out.push_back(',');
+    out += r;
+  }
+  return out;
+}
+
+std::string UnionReasons(std::string_view a, std::string_view b) {
+  if (b.empty() || a == b) return std::string(a);
+  if (a.empty()) return std::string(b);
+  std::vector<std::string> all = SplitReasons(a);
+  for (auto& r : SplitReasons(b)) all.push_back(std::move(r));
+  return JoinReasons(all);
+}
+
+}  // namespace gatehouse

@@ -1,0 +1,163 @@
+// Store: the durable state of gatehouse, behind one backend-neutral interface.
+//
+// A Store holds the per-PR work items (DESIGN.md §2), the webhook inbox (§4) and the funnel
+// counters. Every method is one atomic transaction; every write that a pass makes after its
+// claim is conditional on the pass's fence and is rejected with kFenceLost once another claim
+// has superseded it. The Store never reads a clock: callers pass `now`, which keeps policy
+// (debounce, backoff, leases) in the engine and makes every behaviour testable with simulated
+// time.
+//
+// Implementations: sqlite/ (embedded, the default; several processes may share one file) and,
+// later, postgres/. Both must pass store_contract_test.cc. Implementations are safe for
+// concurrent use from multiple threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/status.h"
+
+namespace gatehouse {
+
+enum class WorkState { kIdle, kPending, kRunning, kDead };
+std::string_view WorkStateName(WorkState state);
+bool ParseWorkState(std::string_view text, WorkState* out);
+
+// How durable a write must be before the call returns.
+//  kAcknowledged: on stable storage (fsync'd) before returning. For anything acknowledged to
+//                 the outside world or preceding an external effect.
+//  kRecoverable:  survives a crash of the process, but the last moments may be lost on power
+//                 loss or kernel panic. Only for writes whose loss is repaired by re-running a
+//                 pass (see docs/DURABILITY.md).
+enum class Durability { kRecoverable, kAcknowledged };
+
+// One trigger for a subject: routed webhook, sweep, operator request, ...
+struct Signal {
+  std::string key;     // subject key, e.g. "acme/app#12"; at most 512 bytes
+  std::string reason;  // e.g. "pushed"; [a-z0-9_.:-]+, at most 64 bytes
+  Duration debounce{0};
+};
+
+// A full work-item row, for inspection (CLI, tests). Times are absent when not set.
+struct WorkItem {
+  std::string key;
+  WorkState state = WorkState::kIdle;
+  int64_t requested_gen = 0;
+  int64_t claimed_gen = 0;
+  int64_t done_gen = 0;
+  std::vector<std::string> reasons;          // arrived since the last claim
+  std::vector<std::string> claimed_reasons;  // what the running (or failed) pass covers
+  std::optional<Time> due_at;
+  std::optional<Time> backoff_until;
+  std::string lease_owner;
+  std::optional<Time> lease_until;
+  int64_t fence = 0;
+  int attempts = 0;
+  std::optional<Time> availability_since;
+  std::string last_error;
+  Time created_at;
+  Time updated_at;
+};
+
+// What a claim hands to a worker: the right to run one pass of `key` until `lease_until`,
+// proven by `fence` on every later write.
+struct Lease {
+  std::string key;
+  int64_t fence = 0;
+  int64_t claimed_gen = 0;
+  std::vector<std::string> reasons;  // everything this pass must cover
+  int attempts = 0;                  // consecutive transient failures so far
+  std::optional<Time> availability_since;
+  std::string owner;
+  Time lease_until;
+  bool reclaimed = false;  // the previous holder's lease had expired mid-pass
+};
+
+struct LeaseRenewal {
+  std::string key;
+  int64_t fence = 0;
+  Time lease_until;
+};
+
+// How a pass ended, as decided by the engine's retry policy.
+struct PassFinish {
+  enum class Kind { kCompleted, kRetry, kDead };
+  std::string key;
+  int64_t fence = 0;
+  Kind kind = Kind::kCompleted;
+  // kRetry only: no pass before this time, whatever signals arrive meanwhile.
+  Time retry_at;
+  // kRetry and kDead: the bookkeeping after this failure.
+  int attempts = 0;
+  std::optional<Time> availability_since;
+  std::string error;
+};
+
+struct WorkFilter {
+  std::optional<WorkState> state;
+  size_t limit = 1000;
+};
+
+// Named monotonic counters, e.g. "work.signals", "work.passes_completed", "inbox.received".
+using Counters = std::map<std::string, int64_t, std::less<>>;
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Folds each signal into its subject's work item (DESIGN.md §2 rule 1): creates the item
+  // if absent, requested_gen += 1, reasons merged, due_at = min(due_at, now + debounce) but
+  // never before a failure backoff. A running item becomes dirty; a dead item records the
+  // signal and stays dead until re-armed. All signals commit together or none does.
+  virtual Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) = 0;
+
+  // Claims up to `max_items` items that are due (pending with due_at <= now) or whose lease
+  // has expired (running with lease_until <= now), in one transaction. Each claim sets the
+  // lease, fence += 1 and claimed_gen = requested_gen (rule 2). Returns fewer, or none, when
+  // fewer are claimable.
+  virtual Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items,
+                                           Duration lease, Time now) = 0;
+
+  // Extends leases, each only if its fence is current. The outer Result fails only when the
+  // transaction could not run; per-lease outcomes are OK or kFenceLost.
+  virtual Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals,
+                                            Time now) = 0;
+
+  // Records how passes ended, each only if its fence is current (rules 3, 5, 6). A completed
+  // pass sets done_gen = claimed_gen and leaves the item pending if it got dirty, idle
+  // otherwise. Per-pass outcomes are OK or kFenceLost.
+  virtual Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes,
+                                             Time now) = 0;
+
+  // Brings a dead item back: pending, due now, budgets reset, one more generation requested.
+  // kNotFound for an unknown key, kFailedPrecondition if the item is not dead. Durable
+  // (kAcknowledged) on return.
+  virtual Status Rearm(std::string_view key, Time now) = 0;
+
+  // nullopt when the key has no item.
+  virtual Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) = 0;
+  // Ordered by key.
+  virtual Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) = 0;
+
+  virtual Result<Counters> GetCounters() = 0;
+};
+
+using StorePtr = std::unique_ptr<Store>;
+
+// Validation shared by every backend, so that they reject the same input the same way.
+Status ValidateSignal(const Signal& signal);
+
+// Reasons are kept as a sorted, de-duplicated set; on disk as "a,b,c".
+std::string JoinReasons(const std::vector<std::string>& reasons);
+std::vector<std::string> SplitReasons(std::string_view joined);
+std::string UnionReasons(std::string_view a, std::string_view b);
+
+}  // namespace gatehouse
