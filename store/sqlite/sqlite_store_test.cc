@@ -1,0 +1,121 @@
+// SQLite-specific behaviour beyond the Store contract: file settings, migrations, durability.
+#include "store/sqlite/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <thread>
+#include <vector>
+
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_db.h"
+#include "store/store_test_util.h"
+
+namespace gatehouse {
+namespace {
+
+using testing::TempDir;
+
+std::string PragmaText(const std::string& path, const char* pragma) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, pragma, -1, &st, nullptr), SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+TEST(SqliteStoreTest, OpensInWalModeWithTheLatestSchema) {
+  TempDir dir;
+  auto store = OpenSqliteStore(dir.File("g.db"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(PragmaText(dir.File("g.db"), "PRAGMA journal_mode"), "wal");
+  auto* sqlite = dynamic_cast<SqliteStore*>(store->get());
+  ASSERT_NE(sqlite, nullptr);
+  auto v = sqlite->SchemaVersion();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, sqlite::Migrations().back().version);
+}
+
+TEST(SqliteStoreTest, MigrationsApplyOnceEvenWhenManyProcessesStartTogether) {
+  TempDir dir;
+  const std::string path = dir.File("g.db");
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 6; ++i) {
+    threads.emplace_back([&] {
+      auto s = OpenSqliteStore(path);
+      if (!s.ok()) failures.fetch_add(1);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(PragmaText(path, "SELECT COUNT(*) FROM schema_migrations"),
+            std::to_string(sqlite::Migrations().size()));
+  // Reopening an up-to-date file changes nothing.
+  ASSERT_TRUE(OpenSqliteStore(path).ok());
+  EXPECT_EQ(PragmaText(path, "SELECT COUNT(*) FROM schema_migrations"),
+            std::to_string(sqlite::Migrations().size()));
+}
+
+TEST(SqliteStoreTest, InboxTableIsReadyForIngress) {
+  TempDir dir;
+  ASSERT_TRUE(OpenSqliteStore(dir.File("g.db")).ok());
+  EXPECT_EQ(PragmaText(dir.File("g.db"),
+                       "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
+                       "('inbox', 'inbox_conflicts', 'counters', 'work_items')"),
+            "4");
+}
+
+// Acknowledged writes run with synchronous=FULL, recoverable ones with NORMAL.
+TEST(SqliteStoreTest, DurabilitySelectsSynchronousMode) {
+  TempDir dir;
+  auto db = sqlite::SqliteDb::Open(dir.File("g.db"), {});
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (x INTEGER)").ok());
+  auto synchronous = [&]() {
+    auto q = (*db)->Prepare("PRAGMA synchronous");
+    EXPECT_TRUE(q.ok());
+    auto row = (*q)->Step();
+    EXPECT_TRUE(row.ok() && *row);
+    return (*q)->Int(0);
+  };
+  int64_t inside = -1;
+  ASSERT_TRUE((*db)->WriteTransaction(Durability::kAcknowledged, [&] {
+                     inside = synchronous();
+                     return (*db)->Exec("INSERT INTO t VALUES (1)");
+                   }).ok());
+  EXPECT_EQ(inside, 2);  // FULL
+  ASSERT_TRUE((*db)->WriteTransaction(Durability::kRecoverable, [&] {
+                     inside = synchronous();
+                     return (*db)->Exec("INSERT INTO t VALUES (2)");
+                   }).ok());
+  EXPECT_EQ(inside, 1);  // NORMAL
+}
+
+TEST(SqliteStoreTest, FailedTransactionRollsBack) {
+  TempDir dir;
+  auto db = sqlite::SqliteDb::Open(dir.File("g.db"), {});
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (x INTEGER)").ok());
+  Status s = (*db)->WriteTransaction(Durability::kRecoverable, [&] {
+    EXPECT_TRUE((*db)->Exec("INSERT INTO t VALUES (1)").ok());
+    return Internal("pass failed");
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_EQ(PragmaText(dir.File("g.db"), "SELECT COUNT(*) FROM t"), "0");
+}
+
+TEST(SqliteStoreTest, UnwritablePathIsAClearError) {
+  auto s = OpenSqliteStore("/nonexistent-dir/g.db");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("/nonexistent-dir/g.db"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gatehouse
