@@ -39,8 +39,8 @@ int RunServe(int argc, char** argv) {
   Flags flags({"db", "workers", "lease-seconds", "max-attempts", "log-level"}, {});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
-    PrintError("serve", parsed.ok() ? "unexpected argument " + flags.positional()[0]
-                                    : parsed.message());
+    PrintError("serve",
+               parsed.ok() ? "unexpected argument " + flags.positional()[0] : parsed.message());
     std::fputs(kServeUsage, stderr);
     return kExitUsage;
   }

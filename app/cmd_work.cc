@@ -56,8 +56,8 @@ boost::json::object ToJson(const WorkItem& w) {
   o["claimed_reasons"] = ToJsonArray(w.claimed_reasons);
   o["due_at"] = OptJsonTime(w.due_at);
   o["backoff_until"] = OptJsonTime(w.backoff_until);
-  o["lease_owner"] = w.lease_owner.empty() ? boost::json::value(nullptr)
-                                           : boost::json::value(w.lease_owner);
+  o["lease_owner"] =
+      w.lease_owner.empty() ? boost::json::value(nullptr) : boost::json::value(w.lease_owner);
   o["lease_until"] = OptJsonTime(w.lease_until);
   o["fence"] = w.fence;
   o["attempts"] = w.attempts;
@@ -94,8 +94,8 @@ int List(const Flags& flags, Store& store) {
     std::printf("%s\n", boost::json::serialize(out).c_str());
     return kExitOk;
   }
-  std::printf("%-32s %-8s %6s %6s %6s %5s %4s  %-24s %s\n", "KEY", "STATE", "REQ", "CLAIM",
-              "DONE", "FENCE", "TRY", "DUE", "LAST ERROR / REASONS");
+  std::printf("%-32s %-8s %6s %6s %6s %5s %4s  %-24s %s\n", "KEY", "STATE", "REQ", "CLAIM", "DONE",
+              "FENCE", "TRY", "DUE", "LAST ERROR / REASONS");
   for (const auto& w : *items) {
     std::string tail = w.last_error;
     if (tail.empty()) tail = JoinReasons(w.reasons);

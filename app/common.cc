@@ -22,8 +22,7 @@ bool ApplyLogLevel(const Flags& flags) {
 Result<StorePtr> OpenStoreFromFlags(const Flags& flags, bool must_exist) {
   const std::string path = flags.Get("db", kDefaultDb);
   if (must_exist && ::access(path.c_str(), F_OK) != 0) {
-    return NotFound("no database at " + path + " (gatehouse serve --db " + path +
-                    " creates it)");
+    return NotFound("no database at " + path + " (gatehouse serve --db " + path + " creates it)");
   }
   return OpenSqliteStore(path);
 }

@@ -60,8 +60,8 @@ Result<long long> Flags::GetInt(const std::string& name, long long fallback, lon
     return InvalidArgument("--" + name + ": '" + it->second + "' is not an integer");
   }
   if (v < lo || v > hi) {
-    return InvalidArgument("--" + name + ": " + it->second + " is outside " +
-                           std::to_string(lo) + ".." + std::to_string(hi));
+    return InvalidArgument("--" + name + ": " + it->second + " is outside " + std::to_string(lo) +
+                           ".." + std::to_string(hi));
   }
   return v;
 }

@@ -7,7 +7,8 @@
 
 namespace {
 
-constexpr const char kUsage[] = R"(gatehouse — acts on each pull request exactly once, never loses a webhook
+constexpr const char kUsage[] =
+    R"(gatehouse — acts on each pull request exactly once, never loses a webhook
 
 Usage:
   gatehouse serve [--db PATH] [--workers N] ...   run the engine (and, later, the webhook server)

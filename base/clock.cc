@@ -1,7 +1,7 @@
 #include "base/clock.h"
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 
 namespace gatehouse {
 

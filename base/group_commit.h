@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdlib>
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <optional>

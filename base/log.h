@@ -43,7 +43,9 @@ class Log {
   Log& operator=(const Log&) = delete;
 
   Log& Field(std::string_view key, std::string_view value);
-  Log& Field(std::string_view key, const char* value) { return Field(key, std::string_view(value)); }
+  Log& Field(std::string_view key, const char* value) {
+    return Field(key, std::string_view(value));
+  }
   Log& Field(std::string_view key, const std::string& value) {
     return Field(key, std::string_view(value));
   }

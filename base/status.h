@@ -68,7 +68,7 @@ inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::mo
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "Result constructed from an OK Status");
     if (status_.ok()) status_ = Internal("Result constructed from an OK Status");
@@ -101,10 +101,10 @@ class [[nodiscard]] Result {
 
 }  // namespace gatehouse
 
-#define GH_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::gatehouse::Status gh_status_ = (expr);     \
-    if (!gh_status_.ok()) return gh_status_;     \
+#define GH_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::gatehouse::Status gh_status_ = (expr); \
+    if (!gh_status_.ok()) return gh_status_; \
   } while (0)
 
 #define GH_CONCAT_INNER(a, b) a##b

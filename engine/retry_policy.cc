@@ -15,10 +15,14 @@ Duration Uniform(Duration hi, std::mt19937_64& rng) {
 
 std::string_view FailureClassName(FailureClass c) {
   switch (c) {
-    case FailureClass::kTransient: return "transient";
-    case FailureClass::kRateLimited: return "rate_limited";
-    case FailureClass::kUnavailable: return "unavailable";
-    case FailureClass::kPermanent: return "permanent";
+    case FailureClass::kTransient:
+      return "transient";
+    case FailureClass::kRateLimited:
+      return "rate_limited";
+    case FailureClass::kUnavailable:
+      return "unavailable";
+    case FailureClass::kPermanent:
+      return "permanent";
   }
   return "transient";
 }
@@ -71,13 +75,13 @@ PassFinish DecideFinish(const RetryPolicy& policy, const Lease& lease, const Pas
       const Duration elapsed = now - since;
       if (elapsed >= policy.unavailable_budget) {
         f.kind = PassFinish::Kind::kDead;
-        f.error = "unavailable for " +
-                  std::to_string(std::chrono::duration_cast<std::chrono::minutes>(elapsed).count()) +
-                  " min, budget spent: " + outcome.error;
+        f.error =
+            "unavailable for " +
+            std::to_string(std::chrono::duration_cast<std::chrono::minutes>(elapsed).count()) +
+            " min, budget spent: " + outcome.error;
         return f;
       }
-      const Duration ceiling =
-          std::clamp(elapsed, policy.unavailable_base, policy.unavailable_cap);
+      const Duration ceiling = std::clamp(elapsed, policy.unavailable_base, policy.unavailable_cap);
       f.kind = PassFinish::Kind::kRetry;
       f.retry_at = now + Uniform(ceiling, rng);
       f.error = "unavailable: " + outcome.error;

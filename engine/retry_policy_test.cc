@@ -38,8 +38,8 @@ TEST(RetryPolicyTest, FullJitterStaysUnderTheExponentialCeiling) {
 
 TEST(RetryPolicyTest, SuccessResetsBothBudgets) {
   std::mt19937_64 rng(1);
-  PassFinish f = DecideFinish(RetryPolicy{}, MakeLease(5, kT0 - hours(1)), PassOutcome::Done(),
-                              kT0, rng);
+  PassFinish f =
+      DecideFinish(RetryPolicy{}, MakeLease(5, kT0 - hours(1)), PassOutcome::Done(), kT0, rng);
   EXPECT_EQ(f.kind, PassFinish::Kind::kCompleted);
   EXPECT_EQ(f.attempts, 0);
   EXPECT_FALSE(f.availability_since.has_value());
@@ -68,15 +68,15 @@ TEST(RetryPolicyTest, TransientConsumesAttemptsThenDies) {
 TEST(RetryPolicyTest, RateLimitWaitsForTheResetAndConsumesNoAttempt) {
   RetryPolicy p;
   std::mt19937_64 rng(3);
-  PassFinish f = DecideFinish(p, MakeLease(2), PassOutcome::RateLimited(kT0 + minutes(20), "403"),
-                              kT0, rng);
+  PassFinish f =
+      DecideFinish(p, MakeLease(2), PassOutcome::RateLimited(kT0 + minutes(20), "403"), kT0, rng);
   EXPECT_EQ(f.kind, PassFinish::Kind::kRetry);
   EXPECT_EQ(f.attempts, 2);
   EXPECT_GE(f.retry_at, kT0 + minutes(20));
   EXPECT_LE(f.retry_at, kT0 + minutes(20) + p.rate_limit_jitter);
   // A reset already in the past means "now".
-  PassFinish g = DecideFinish(p, MakeLease(0), PassOutcome::RateLimited(kT0 - minutes(1), "429"),
-                              kT0, rng);
+  PassFinish g =
+      DecideFinish(p, MakeLease(0), PassOutcome::RateLimited(kT0 - minutes(1), "429"), kT0, rng);
   EXPECT_GE(g.retry_at, kT0);
 }
 
@@ -91,14 +91,14 @@ TEST(RetryPolicyTest, UnavailableUsesAWallClockBudget) {
   EXPECT_EQ(first.attempts, 1) << "unavailability does not consume transient attempts";
   EXPECT_LE(first.retry_at, kT0 + p.unavailable_base);
 
-  PassFinish later = DecideFinish(p, MakeLease(1, kT0), PassOutcome::Unavailable("paused"),
-                                  kT0 + hours(5), rng);
+  PassFinish later =
+      DecideFinish(p, MakeLease(1, kT0), PassOutcome::Unavailable("paused"), kT0 + hours(5), rng);
   EXPECT_EQ(later.kind, PassFinish::Kind::kRetry);
   EXPECT_EQ(later.availability_since, kT0);
   EXPECT_LE(later.retry_at, kT0 + hours(5) + p.unavailable_cap);
 
-  PassFinish spent = DecideFinish(p, MakeLease(1, kT0), PassOutcome::Unavailable("paused"),
-                                  kT0 + hours(6), rng);
+  PassFinish spent =
+      DecideFinish(p, MakeLease(1, kT0), PassOutcome::Unavailable("paused"), kT0 + hours(6), rng);
   EXPECT_EQ(spent.kind, PassFinish::Kind::kDead);
   EXPECT_NE(spent.error.find("budget spent"), std::string::npos) << spent.error;
 }

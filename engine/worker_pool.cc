@@ -52,9 +52,8 @@ Status WorkerPool::Start() {
       .Field("owner", options_.owner)
       .Field("workers", static_cast<int64_t>(options_.workers))
       .Field("lease_ms",
-             static_cast<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      options_.lease)
-                                      .count()));
+             static_cast<int64_t>(
+                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease).count()));
   return Status::Ok();
 }
 

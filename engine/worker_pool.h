@@ -122,14 +122,14 @@ class WorkerPool {
   std::mutex mu_;
   std::condition_variable dispatcher_cv_;
   std::condition_variable worker_cv_;
-  std::deque<Lease> ready_;                 // guarded by mu_: claimed, not yet picked up
-  std::vector<Finished> finished_;          // guarded by mu_: run, not yet recorded
+  std::deque<Lease> ready_;         // guarded by mu_: claimed, not yet picked up
+  std::vector<Finished> finished_;  // guarded by mu_: run, not yet recorded
   // Keyed by (key, fence): a pool can hold a stale pass and the reclaimed pass of one key.
   std::map<std::pair<std::string, int64_t>, Running> running_;  // guarded by mu_
-  size_t busy_ = 0;                         // guarded by mu_: claimed and not yet recorded
-  bool wake_ = false;                       // guarded by mu_
-  bool stopping_ = false;                   // guarded by mu_
-  bool workers_exit_ = false;               // guarded by mu_
+  size_t busy_ = 0;            // guarded by mu_: claimed and not yet recorded
+  bool wake_ = false;          // guarded by mu_
+  bool stopping_ = false;      // guarded by mu_
+  bool workers_exit_ = false;  // guarded by mu_
   bool started_ = false;
 
   std::vector<Finished> unrecorded_;  // dispatcher only: finishes whose commit failed

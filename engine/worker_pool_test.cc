@@ -54,8 +54,8 @@ class WorkerPoolTest : public ::testing::Test {
 
 TEST_F(WorkerPoolTest, RunsAPassForEachDueItem) {
   for (int i = 0; i < 20; ++i) Signal("acme/app#" + std::to_string(i));
-  WorkerPool pool(*store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_,
-                  rec_.Observer());
+  WorkerPool pool(
+      *store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_, rec_.Observer());
   ASSERT_TRUE(pool.Start().ok());
   ASSERT_TRUE(rec_.WaitForCount(20));
   pool.Stop();
@@ -201,8 +201,9 @@ TEST_F(WorkerPoolTest, UnavailableDiesWhenTheWallClockBudgetIsSpent) {
 
 TEST_F(WorkerPoolTest, PermanentFailureDiesAtOnce) {
   Signal("acme/app#1");
-  WorkerPool pool(*store_, clock_, [](PassContext&) { return PassOutcome::Permanent("gone"); },
-                  options_, rec_.Observer());
+  WorkerPool pool(
+      *store_, clock_, [](PassContext&) { return PassOutcome::Permanent("gone"); }, options_,
+      rec_.Observer());
   ASSERT_TRUE(pool.Start().ok());
   ASSERT_TRUE(rec_.WaitForCount(1));
   pool.Stop();
@@ -213,9 +214,8 @@ TEST_F(WorkerPoolTest, PermanentFailureDiesAtOnce) {
 TEST_F(WorkerPoolTest, ExceptionsFromAPassAreTransientFailures) {
   Signal("acme/app#1");
   WorkerPool pool(
-      *store_, clock_,
-      [](PassContext&) -> PassOutcome { throw std::runtime_error("boom"); }, options_,
-      rec_.Observer());
+      *store_, clock_, [](PassContext&) -> PassOutcome { throw std::runtime_error("boom"); },
+      options_, rec_.Observer());
   ASSERT_TRUE(pool.Start().ok());
   ASSERT_TRUE(rec_.WaitForCount(1));
   pool.Stop();
@@ -282,8 +282,9 @@ TEST_F(WorkerPoolTest, StalledPassLosesItsLeaseAndItsFinishIsRejected) {
   PassRecorder other_rec;
   EngineOptions other_options = options_;
   other_options.skip_renewal = nullptr;
-  WorkerPool other(**other_store, clock_, [](PassContext&) { return PassOutcome::Done(); },
-                   other_options, other_rec.Observer());
+  WorkerPool other(
+      **other_store, clock_, [](PassContext&) { return PassOutcome::Done(); }, other_options,
+      other_rec.Observer());
   ASSERT_TRUE(other.Start().ok());
   ASSERT_TRUE(other_rec.WaitForCount(1));
   other.Stop();
@@ -332,7 +333,8 @@ TEST_F(WorkerPoolTest, StopFinishesAndRecordsRunningPasses) {
 
 TEST_F(WorkerPoolTest, InvalidOptionsAreRejected) {
   options_.workers = 0;
-  WorkerPool pool(*store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_);
+  WorkerPool pool(
+      *store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_);
   EXPECT_EQ(pool.Start().code(), StatusCode::kInvalidArgument);
 }
 

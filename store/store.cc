@@ -6,17 +6,21 @@ namespace gatehouse {
 
 std::string_view WorkStateName(WorkState state) {
   switch (state) {
-    case WorkState::kIdle: return "idle";
-    case WorkState::kPending: return "pending";
-    case WorkState::kRunning: return "running";
-    case WorkState::kDead: return "dead";
+    case WorkState::kIdle:
+      return "idle";
+    case WorkState::kPending:
+      return "pending";
+    case WorkState::kRunning:
+      return "running";
+    case WorkState::kDead:
+      return "dead";
   }
   return "idle";
 }
 
 bool ParseWorkState(std::string_view text, WorkState* out) {
-  for (WorkState s : {WorkState::kIdle, WorkState::kPending, WorkState::kRunning,
-                      WorkState::kDead}) {
+  for (WorkState s :
+       {WorkState::kIdle, WorkState::kPending, WorkState::kRunning, WorkState::kDead}) {
     if (text == WorkStateName(s)) {
       *out = s;
       return true;
@@ -36,7 +40,9 @@ Status ValidateSignal(const Signal& signal) {
   for (char c : signal.reason) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
                     c == ':' || c == '-';
-    if (!ok) return InvalidArgument("signal reason '" + signal.reason + "' has a character outside [a-z0-9_.:-]");
+    if (!ok)
+      return InvalidArgument("signal reason '" + signal.reason +
+                             "' has a character outside [a-z0-9_.:-]");
   }
   if (signal.debounce.count() < 0) return InvalidArgument("negative debounce for " + signal.key);
   return Status::Ok();

@@ -123,19 +123,17 @@ class Store {
   // has expired (running with lease_until <= now), in one transaction. Each claim sets the
   // lease, fence += 1 and claimed_gen = requested_gen (rule 2). Returns fewer, or none, when
   // fewer are claimable.
-  virtual Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items,
-                                           Duration lease, Time now) = 0;
+  virtual Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
+                                           Time now) = 0;
 
   // Extends leases, each only if its fence is current. The outer Result fails only when the
   // transaction could not run; per-lease outcomes are OK or kFenceLost.
-  virtual Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals,
-                                            Time now) = 0;
+  virtual Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals, Time now) = 0;
 
   // Records how passes ended, each only if its fence is current (rules 3, 5, 6). A completed
   // pass sets done_gen = claimed_gen and leaves the item pending if it got dirty, idle
   // otherwise. Per-pass outcomes are OK or kFenceLost.
-  virtual Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes,
-                                             Time now) = 0;
+  virtual Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes, Time now) = 0;
 
   // Brings a dead item back: pending, due now, budgets reset, one more generation requested.
   // kNotFound for an unknown key, kFailedPrecondition if the item is not dead. Durable

@@ -292,8 +292,7 @@ TEST_P(StoreContractTest, DeadItemsKeepSignalsUntilRearmed) {
 
   EXPECT_EQ(store_->Rearm("acme/app#404", kT0).code(), StatusCode::kNotFound);
   ASSERT_TRUE(store_->Rearm("acme/app#1", kT0 + seconds(3)).ok());
-  EXPECT_EQ(store_->Rearm("acme/app#1", kT0 + seconds(3)).code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->Rearm("acme/app#1", kT0 + seconds(3)).code(), StatusCode::kFailedPrecondition);
   WorkItem armed = Get("acme/app#1");
   EXPECT_EQ(armed.state, WorkState::kPending);
   EXPECT_EQ(armed.attempts, 0);

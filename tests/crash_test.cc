@@ -32,8 +32,8 @@ TEST(CrashTest, KilledMidPassIsReclaimedWithAHigherFenceAndNothingIsLost) {
   ASSERT_TRUE((*store)->Enqueue(first, RealClock().Now(), Durability::kAcknowledged).ok());
 
   // 1. A process claims the item and hangs mid-pass (its heartbeat still renewing).
-  ChildProcess victim({STORM_CHILD_PATH, "--mode", "crash", "--db", db, "--log", log,
-                       "--workers", "2", "--lease-ms", "500"});
+  ChildProcess victim({STORM_CHILD_PATH, "--mode", "crash", "--db", db, "--log", log, "--workers",
+                       "2", "--lease-ms", "500"});
   ASSERT_TRUE(victim.ok());
   ASSERT_EQ(Words(victim.ReadLine())[0], "ready");
   const auto in_pass = Words(victim.ReadLine());

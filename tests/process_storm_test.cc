@@ -27,9 +27,9 @@ uint64_t StormSeed() {
 
 std::unique_ptr<ChildProcess> SpawnEngine(const testing::TempDir& dir, uint64_t seed) {
   auto child = std::make_unique<ChildProcess>(std::vector<std::string>{
-      STORM_CHILD_PATH, "--mode", "storm", "--db", dir.File("g.db"), "--log",
-      dir.File("storm.log"), "--heal", dir.File("healed"), "--workers", "4", "--lease-ms", "200",
-      "--seed", std::to_string(seed)});
+      STORM_CHILD_PATH, "--mode", "storm", "--db", dir.File("g.db"), "--log", dir.File("storm.log"),
+      "--heal", dir.File("healed"), "--workers", "4", "--lease-ms", "200", "--seed",
+      std::to_string(seed)});
   EXPECT_TRUE(child->ok());
   EXPECT_EQ(child->ReadLine().rfind("ready ", 0), 0u) << "child did not start";
   return child;
@@ -80,12 +80,13 @@ TEST(ProcessStormTest, ProcessesSharingOneFileKeepEveryInvariant) {
   std::map<std::string, int64_t> stats;
   auto violations = CheckStormInvariants(ParseStormLog(dir.File("storm.log")), want, &stats);
   for (const auto& v : violations) ADD_FAILURE() << v;
-  std::printf("process storm: %zu signals, %lld passes (%lld completed, %lld retries, %lld dead, "
-              "%lld overlaps, %lld stale finishes rejected)\n",
-              plan.signals.size(), static_cast<long long>(stats["passes"]),
-              static_cast<long long>(stats["completed"]), static_cast<long long>(stats["retries"]),
-              static_cast<long long>(stats["deaths"]), static_cast<long long>(stats["overlaps"]),
-              static_cast<long long>(stats["rejected"]));
+  std::printf(
+      "process storm: %zu signals, %lld passes (%lld completed, %lld retries, %lld dead, "
+      "%lld overlaps, %lld stale finishes rejected)\n",
+      plan.signals.size(), static_cast<long long>(stats["passes"]),
+      static_cast<long long>(stats["completed"]), static_cast<long long>(stats["retries"]),
+      static_cast<long long>(stats["deaths"]), static_cast<long long>(stats["overlaps"]),
+      static_cast<long long>(stats["rejected"]));
   EXPECT_GT(stats["retries"], 0);
   EXPECT_GE(stats["deaths"], 6);
   auto counters = (*store)->GetCounters();

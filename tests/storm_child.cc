@@ -29,13 +29,20 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--mode") mode = value;
-    else if (flag == "--db") db = value;
-    else if (flag == "--log") log_path = value;
-    else if (flag == "--heal") heal = value;
-    else if (flag == "--workers") workers = std::atoi(value.c_str());
-    else if (flag == "--lease-ms") lease_ms = std::atoi(value.c_str());
-    else if (flag == "--seed") seed = std::strtoull(value.c_str(), nullptr, 10);
+    if (flag == "--mode")
+      mode = value;
+    else if (flag == "--db")
+      db = value;
+    else if (flag == "--log")
+      log_path = value;
+    else if (flag == "--heal")
+      heal = value;
+    else if (flag == "--workers")
+      workers = std::atoi(value.c_str());
+    else if (flag == "--lease-ms")
+      lease_ms = std::atoi(value.c_str());
+    else if (flag == "--seed")
+      seed = std::strtoull(value.c_str(), nullptr, 10);
     else {
       std::fprintf(stderr, "storm_child: unknown flag %s\n", flag.c_str());
       return 2;

@@ -46,12 +46,12 @@ void StormLog::Recorded(const PassReport& r) {
   const char* kind = r.finish.kind == PassFinish::Kind::kCompleted ? "completed"
                      : r.finish.kind == PassFinish::Kind::kRetry   ? "retry"
                                                                    : "dead";
-  Write("F " + r.lease.key + " " + std::to_string(r.lease.fence) + " " +
-        (r.recorded.ok() ? "ok" : "rejected") + " " + kind + " " +
-        std::to_string(r.finish.attempts) + " " +
-        std::to_string(r.finish.kind == PassFinish::Kind::kRetry ? ToMicros(r.finish.retry_at)
-                                                                 : 0) +
-        "\n");
+  Write(
+      "F " + r.lease.key + " " + std::to_string(r.lease.fence) + " " +
+      (r.recorded.ok() ? "ok" : "rejected") + " " + kind + " " + std::to_string(r.finish.attempts) +
+      " " +
+      std::to_string(r.finish.kind == PassFinish::Kind::kRetry ? ToMicros(r.finish.retry_at) : 0) +
+      "\n");
 }
 
 void StallSet::Add(const std::string& key, int64_t fence) {

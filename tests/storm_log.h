@@ -86,7 +86,7 @@ struct StormExpectations {
   std::map<std::string, int64_t> requested;
   std::map<std::string, WorkItem> final_items;
   int max_attempts = 0;
-  std::set<std::string> doomed;               // must have died with the attempts reason
+  std::set<std::string> doomed;                    // must have died with the attempts reason
   std::map<std::string, std::string> dead_errors;  // key -> last_error when found dead
   std::set<int> crashed_pids;  // passes of these processes may lack their E and F lines
 };

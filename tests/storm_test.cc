@@ -56,9 +56,9 @@ TEST(StormTest, ThreadsKeepEveryInvariant) {
     ASSERT_TRUE(s.ok());
     pool_stores.push_back(std::move(s).value());
     options.seed = seed + static_cast<uint64_t>(i) * 1000;
-    pools.push_back(std::make_unique<WorkerPool>(
-        *pool_stores.back(), std::make_shared<RealClock>(), MakeStormPass(&log, config, stalls),
-        options, observer));
+    pools.push_back(std::make_unique<WorkerPool>(*pool_stores.back(), std::make_shared<RealClock>(),
+                                                 MakeStormPass(&log, config, stalls), options,
+                                                 observer));
     ASSERT_TRUE(pools.back()->Start().ok());
   }
   auto wake_all = [&] {
@@ -82,15 +82,16 @@ TEST(StormTest, ThreadsKeepEveryInvariant) {
   std::map<std::string, int64_t> stats;
   auto violations = CheckStormInvariants(ParseStormLog(log_path), want, &stats);
   for (const auto& v : violations) ADD_FAILURE() << v;
-  std::printf("storm: %zu signals, %lld passes (%lld completed, %lld retries, %lld dead, "
-              "%lld overlaps with a stalled pass, %lld stale finishes rejected), "
-              "%.1f signals per completed pass\n",
-              plan.signals.size(), static_cast<long long>(stats["passes"]),
-              static_cast<long long>(stats["completed"]), static_cast<long long>(stats["retries"]),
-              static_cast<long long>(stats["deaths"]), static_cast<long long>(stats["overlaps"]),
-              static_cast<long long>(stats["rejected"]),
-              static_cast<double>(plan.signals.size()) /
-                  static_cast<double>(std::max<int64_t>(1, stats["completed"])));
+  std::printf(
+      "storm: %zu signals, %lld passes (%lld completed, %lld retries, %lld dead, "
+      "%lld overlaps with a stalled pass, %lld stale finishes rejected), "
+      "%.1f signals per completed pass\n",
+      plan.signals.size(), static_cast<long long>(stats["passes"]),
+      static_cast<long long>(stats["completed"]), static_cast<long long>(stats["retries"]),
+      static_cast<long long>(stats["deaths"]), static_cast<long long>(stats["overlaps"]),
+      static_cast<long long>(stats["rejected"]),
+      static_cast<double>(plan.signals.size()) /
+          static_cast<double>(std::max<int64_t>(1, stats["completed"])));
   // The storm must actually have exercised what it claims to test.
   EXPECT_GT(stats["retries"], 0);
   EXPECT_GE(stats["deaths"], 8);

@@ -64,8 +64,7 @@ std::optional<Time> Stmt::OptTime(int col) const {
   return FromMicros(Int(col));
 }
 
-Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
-                                                 const Options& options) {
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, const Options& options) {
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

@@ -59,9 +59,9 @@ Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptio
   sqlite::SqliteDb::Options db_options;
   db_options.busy_timeout_ms = options.busy_timeout_ms;
   GH_ASSIGN_OR_RETURN(auto db, sqlite::SqliteDb::Open(path, db_options));
-  const int rc = sqlite3_create_function_v2(db->raw(), "reason_union", 2,
-                                            SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                                            &ReasonUnionFn, nullptr, nullptr, nullptr);
+  const int rc =
+      sqlite3_create_function_v2(db->raw(), "reason_union", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                 nullptr, &ReasonUnionFn, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return db->Error(rc, "registering reason_union");
   std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(db)));
   GH_RETURN_IF_ERROR(store->Migrate().WithContext("migrating " + path));
@@ -70,9 +70,9 @@ Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptio
 
 Status SqliteStore::Migrate() {
   std::lock_guard<std::mutex> lock(mu_);
-  GH_RETURN_IF_ERROR(db_->Exec(
-      "CREATE TABLE IF NOT EXISTS schema_migrations ("
-      " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
+  GH_RETURN_IF_ERROR(
+      db_->Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
   for (const sqlite::Migration& m : sqlite::Migrations()) {
     Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
       GH_ASSIGN_OR_RETURN(auto q,
@@ -285,9 +285,15 @@ Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> fini
       }
       out.push_back(Status::Ok());
       switch (f.kind) {
-        case PassFinish::Kind::kCompleted: ++completed; break;
-        case PassFinish::Kind::kRetry: ++retried; break;
-        case PassFinish::Kind::kDead: ++dead; break;
+        case PassFinish::Kind::kCompleted:
+          ++completed;
+          break;
+        case PassFinish::Kind::kRetry:
+          ++retried;
+          break;
+        case PassFinish::Kind::kDead:
+          ++dead;
+          break;
       }
     }
     GH_RETURN_IF_ERROR(Bump("work.passes_completed", completed));
@@ -311,12 +317,12 @@ Status SqliteStore::Rearm(std::string_view key, Time now) {
       return FailedPrecondition("work item " + std::string(key) + " is " + state +
                                 ", not dead; only dead items can be re-armed");
     }
-    GH_ASSIGN_OR_RETURN(
-        auto u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
-                             " requested_gen = requested_gen + 1,"
-                             " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
-                             " availability_since = NULL, backoff_until = NULL,"
-                             " last_error = '', updated_at = ?2 WHERE key = ?1"));
+    GH_ASSIGN_OR_RETURN(auto u,
+                        db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
+                                     " requested_gen = requested_gen + 1,"
+                                     " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
+                                     " availability_since = NULL, backoff_until = NULL,"
+                                     " last_error = '', updated_at = ?2 WHERE key = ?1"));
     u->Bind(1, key).Bind(2, now);
     GH_RETURN_IF_ERROR(u->Run());
     return Bump("work.rearmed", 1);

@@ -86,15 +86,21 @@ TEST(SqliteStoreTest, DurabilitySelectsSynchronousMode) {
     return (*q)->Int(0);
   };
   int64_t inside = -1;
-  ASSERT_TRUE((*db)->WriteTransaction(Durability::kAcknowledged, [&] {
-                     inside = synchronous();
-                     return (*db)->Exec("INSERT INTO t VALUES (1)");
-                   }).ok());
+  ASSERT_TRUE((*db)
+                  ->WriteTransaction(Durability::kAcknowledged,
+                                     [&] {
+                                       inside = synchronous();
+                                       return (*db)->Exec("INSERT INTO t VALUES (1)");
+                                     })
+                  .ok());
   EXPECT_EQ(inside, 2);  // FULL
-  ASSERT_TRUE((*db)->WriteTransaction(Durability::kRecoverable, [&] {
-                     inside = synchronous();
-                     return (*db)->Exec("INSERT INTO t VALUES (2)");
-                   }).ok());
+  ASSERT_TRUE((*db)
+                  ->WriteTransaction(Durability::kRecoverable,
+                                     [&] {
+                                       inside = synchronous();
+                                       return (*db)->Exec("INSERT INTO t VALUES (2)");
+                                     })
+                  .ok());
   EXPECT_EQ(inside, 1);  // NORMAL
 }
 
