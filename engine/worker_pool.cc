@@ -24,6 +24,7 @@ Status ValidateEngineOptions(const EngineOptions& o) {
   if (o.lease < std::chrono::milliseconds(10)) return InvalidArgument("engine: lease below 10ms");
   if (o.max_pass.count() <= 0) return InvalidArgument("engine: max_pass must be positive");
   if (o.poll_interval.count() <= 0) return InvalidArgument("engine: poll_interval must be > 0");
+  if (o.prefetch > 1024) return InvalidArgument("engine: prefetch must be 0..1024");
   return ValidateRetryPolicy(o.retry);
 }
 
@@ -123,43 +124,29 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
 
 void WorkerPool::DispatcherLoop() {
   while (true) {
-    std::vector<Finished> done;
+    std::vector<Finished> done = std::move(unrecorded_);
+    unrecorded_.clear();
     bool stopping;
+    size_t idle;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      done.swap(finished_);
+      for (auto& f : finished_) done.push_back(std::move(f));
+      finished_.clear();
       stopping = stopping_;
       wake_ = false;
+      // Slots free once `done` is recorded: workers plus the prefetch allowance.
+      idle = options_.workers + options_.prefetch - busy_ + done.size();
     }
-    if (!unrecorded_.empty()) {
-      done.insert(done.begin(), std::make_move_iterator(unrecorded_.begin()),
-                  std::make_move_iterator(unrecorded_.end()));
-      unrecorded_.clear();
-    }
-    if (!done.empty()) CommitFinishes(done);
-
     const Time now = clock_->Now();
     RenewLeases(now);
-
-    size_t idle = 0;
+    const size_t want = stopping ? 0 : idle;
+    const size_t claimed = Step(done, want, now);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      idle = options_.workers - busy_;
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
     }
-    bool claimed_full_batch = false;
-    if (!stopping && idle > 0) {
-      size_t before;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        before = busy_;
-      }
-      ClaimAndDispatch(idle, now);
-      std::lock_guard<std::mutex> lock(mu_);
-      claimed_full_batch = busy_ - before == idle;
-    }
+    if (want > 0 && claimed == want) continue;  // more may be due right now
     std::unique_lock<std::mutex> lock(mu_);
-    if (claimed_full_batch && busy_ < options_.workers) continue;  // more may be due
     dispatcher_cv_.wait_for(lock, options_.poll_interval, [&] {
       return !finished_.empty() || wake_ || (stopping_ && !stopping);
     });
@@ -167,31 +154,41 @@ void WorkerPool::DispatcherLoop() {
   Log(LogLevel::kInfo, "engine.stopped").Field("owner", options_.owner);
 }
 
-void WorkerPool::CommitFinishes(std::vector<Finished>& done) {
+size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
+  if (done.empty() && want == 0) return 0;
   std::vector<PassFinish> batch;
   batch.reserve(done.size());
   for (const auto& f : done) batch.push_back(f.report.finish);
-  auto results = store_.Finish(batch, clock_->Now());
-  if (!results.ok()) {
-    // Nothing was recorded; keep the finishes and try again on the next loop. If this lasts
-    // past the lease, another worker reclaims the items and these finishes will be rejected.
-    Log(LogLevel::kWarn, "engine.finish_failed")
-        .Field("error", results.status().ToString())
+  // Recording the finished passes and claiming their successors share one transaction.
+  auto cycle = store_.FinishAndClaim(batch, options_.owner, want, options_.lease, now);
+  if (!cycle.ok()) {
+    Log(LogLevel::kWarn, "engine.step_failed")
+        .Field("error", cycle.status().ToString())
         .Field("passes", static_cast<int64_t>(done.size()));
     bool give_up;
     {
       std::lock_guard<std::mutex> lock(mu_);
       give_up = stopping_;
     }
+    if (done.empty()) return 0;
     if (!give_up) {
+      // Nothing was recorded; try again on the next loop. If this lasts past the lease,
+      // another worker reclaims the items and these finishes will be rejected.
       unrecorded_ = std::move(done);
-      return;
+      return 0;
     }
-    results = std::vector<Status>(done.size(), results.status());
+    RecordFinishes(done, std::vector<Status>(done.size(), cycle.status()));
+    return 0;
   }
+  if (!done.empty()) RecordFinishes(done, cycle->finished);
+  Dispatch(cycle->claimed, now);
+  return cycle->claimed.size();
+}
+
+void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<Status>& results) {
   for (size_t i = 0; i < done.size(); ++i) {
     PassReport& r = done[i].report;
-    r.recorded = (*results)[i];
+    r.recorded = results[i];
     if (!r.recorded.ok()) {
       Log(LogLevel::kWarn, "pass.fence_lost")
           .Field("key", r.lease.key)
@@ -247,16 +244,11 @@ void WorkerPool::RenewLeases(Time now) {
   }
 }
 
-void WorkerPool::ClaimAndDispatch(size_t idle, Time now) {
-  auto leases = store_.Claim(options_.owner, idle, options_.lease, now);
-  if (!leases.ok()) {
-    Log(LogLevel::kWarn, "engine.claim_failed").Field("error", leases.status().ToString());
-    return;
-  }
-  if (leases->empty()) return;
+void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
+  if (leases.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (Lease& l : *leases) {
+    for (Lease& l : leases) {
       if (l.reclaimed) {
         Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
       }

@@ -1,11 +1,11 @@
 // WorkerPool: runs passes over due work items (DESIGN.md §2).
 //
 // One dispatcher thread owns every store write the pool makes; `workers` threads run passes.
-// The dispatcher loops: commit the finishes that workers reported (all in one transaction),
-// renew leases that are past half-life (one transaction), claim as many due items as there
-// are idle workers (one transaction), hand them out, then sleep until a worker finishes, Wake()
-// is called, or the poll interval passes. Batching every step is what lets a pool complete
-// more passes per second than the disk can fsync.
+// The dispatcher loops: renew leases that are past half-life (one transaction); record every
+// finish that workers reported and claim as many due items as there are idle workers (one
+// transaction together); hand them out; then sleep until a worker finishes, Wake() is called,
+// or the poll interval passes. Batching every step is what lets a pool complete more passes
+// per second than the disk can fsync.
 //
 // Correctness does not depend on the pool: every write it makes is fenced in the store, so
 // two pools (threads or processes) on one store never run two passes of one key at once
@@ -59,6 +59,12 @@ struct EngineOptions {
   // Real time between claim attempts when nothing wakes the dispatcher (other processes'
   // signals, debounce and backoff expiry are found by this poll).
   std::chrono::milliseconds poll_interval{200};
+  // Items claimed beyond the number of idle workers, so that a worker finishing a pass finds
+  // the next one ready while the dispatcher records the finish: the pass and the store
+  // transaction overlap instead of alternating. A prefetched item is leased (exclusive, and
+  // renewed like a running one) while it waits; keep this small so one process does not
+  // hoard items other processes could run.
+  size_t prefetch = 1;
   RetryPolicy retry;
   std::string owner;  // default: "<hostname>:<pid>:<random>"
   uint64_t seed = 0;  // 0: random
@@ -109,9 +115,12 @@ class WorkerPool {
 
   void DispatcherLoop();
   void WorkerLoop(uint64_t seed);
-  void CommitFinishes(std::vector<Finished>& done);
+  // Records `done` and claims up to `want` items in one store transaction; returns how many
+  // were claimed. On failure the finishes are kept in unrecorded_ for the next loop.
+  size_t Step(std::vector<Finished>& done, size_t want, Time now);
+  void RecordFinishes(std::vector<Finished>& done, const std::vector<Status>& results);
   void RenewLeases(Time now);
-  void ClaimAndDispatch(size_t idle, Time now);
+  void Dispatch(std::vector<Lease>& leases, Time now);
 
   Store& store_;
   ClockPtr clock_;

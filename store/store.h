@@ -135,6 +135,16 @@ class Store {
   // otherwise. Per-pass outcomes are OK or kFenceLost.
   virtual Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes, Time now) = 0;
 
+  // Finish(finishes) and then Claim(owner, max_items, lease, now) in one transaction: the
+  // worker pool's steady-state step, one commit per cycle instead of two. `max_items` may be
+  // 0 (finish only) and `finishes` may be empty (claim only).
+  struct Cycle {
+    std::vector<Status> finished;  // one per finish: OK or kFenceLost
+    std::vector<Lease> claimed;
+  };
+  virtual Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
+                                       size_t max_items, Duration lease, Time now) = 0;
+
   // Brings a dead item back: pending, due now, budgets reset, one more generation requested.
   // kNotFound for an unknown key, kFailedPrecondition if the item is not dead. Durable
   // (kAcknowledged) on return.

@@ -27,7 +27,6 @@ CREATE TABLE work_items (
 ) WITHOUT ROWID;
 CREATE INDEX work_items_due ON work_items (due_at) WHERE state = 'pending';
 CREATE INDEX work_items_lease ON work_items (lease_until) WHERE state = 'running';
-CREATE INDEX work_items_state ON work_items (state, key);
 
 -- The webhook inbox (DESIGN.md §4). A delivery is written here, durably, before GitHub gets
 -- its 2xx; routing moves it to a terminal state in the same transaction as its signals.

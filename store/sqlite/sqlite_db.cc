@@ -130,17 +130,22 @@ Status SqliteDb::SetDurability(Durability durability) {
   return Status::Ok();
 }
 
+Status SqliteDb::RunCached(const char* sql) {
+  GH_ASSIGN_OR_RETURN(auto stmt, Prepare(sql));
+  return stmt->Run().WithContext(sql);
+}
+
 Status SqliteDb::WriteTransaction(Durability durability, const std::function<Status()>& body) {
   GH_RETURN_IF_ERROR(SetDurability(durability));
-  GH_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  GH_RETURN_IF_ERROR(RunCached("BEGIN IMMEDIATE"));
   Status s = body();
   if (!s.ok()) {
-    (void)Exec("ROLLBACK");
+    (void)RunCached("ROLLBACK");
     return s;
   }
-  s = Exec("COMMIT");
+  s = RunCached("COMMIT");
   if (!s.ok()) {
-    (void)Exec("ROLLBACK");
+    if (!sqlite3_get_autocommit(db_)) (void)RunCached("ROLLBACK");
     return s;
   }
   return Status::Ok();

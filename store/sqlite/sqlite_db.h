@@ -63,6 +63,8 @@ class SqliteDb {
   Result<std::unique_ptr<Stmt>> Prepare(const char* sql);
   // Runs one or more statements without results (schema, pragmas).
   Status Exec(const char* sql);
+  // Runs one statement without results through the statement cache (BEGIN, COMMIT, ...).
+  Status RunCached(const char* sql);
 
   // Runs `body` inside BEGIN IMMEDIATE ... COMMIT with the requested durability; rolls back
   // if `body` returns an error. SQLITE_BUSY after the busy timeout becomes kUnavailable.

@@ -10,6 +10,27 @@
 namespace gatehouse {
 namespace {
 
+// True when every reason in `b` is already in `a` (both comma-joined).
+bool ContainsAllReasons(std::string_view a, std::string_view b) {
+  size_t start = 0;
+  while (start < b.size()) {
+    size_t comma = b.find(',', start);
+    if (comma == std::string_view::npos) comma = b.size();
+    const std::string_view r = b.substr(start, comma - start);
+    bool found = false;
+    size_t pos = 0;
+    while (!found && (pos = a.find(r, pos)) != std::string_view::npos) {
+      const bool left = pos == 0 || a[pos - 1] == ',';
+      const bool right = pos + r.size() == a.size() || a[pos + r.size()] == ',';
+      found = left && right;
+      pos += 1;
+    }
+    if (!found) return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
 // reason_union(a, b): the sorted union of two comma-joined reason sets, so that merging
 // reasons is part of the single UPSERT statement instead of a read-modify-write.
 void ReasonUnionFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
@@ -22,7 +43,12 @@ void ReasonUnionFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     if (p == nullptr) return {};
     return {p, static_cast<size_t>(sqlite3_value_bytes(v))};
   };
-  const std::string merged = UnionReasons(text(argv[0]), text(argv[1]));
+  const std::string_view a = text(argv[0]), b = text(argv[1]);
+  if (ContainsAllReasons(a, b)) {  // the common case: nothing new, no allocation
+    sqlite3_result_value(ctx, argv[0]);
+    return;
+  }
+  const std::string merged = UnionReasons(a, b);
   sqlite3_result_text(ctx, merged.data(), static_cast<int>(merged.size()), SQLITE_TRANSIENT);
 }
 
@@ -116,7 +142,20 @@ Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durabilit
   std::lock_guard<std::mutex> lock(mu_);
   return db_->WriteTransaction(durability, [&]() -> Status {
     for (const Signal& sig : signals) {
-      // Every column reference on the right of SET sees the row as it was before.
+      const Time due = now + sig.debounce;
+      // Fast path, the common case under a burst: the item already waits for a pass that is
+      // due no later than this signal wants (or is dead). Only the generation and reasons
+      // change; no indexed column is assigned, so no index page is rewritten.
+      GH_ASSIGN_OR_RETURN(auto fast,
+                          db_->Prepare("UPDATE work_items SET requested_gen = requested_gen + 1,"
+                                       " reasons = reason_union(reasons, ?2), updated_at = ?4 "
+                                       "WHERE key = ?1 AND (state = 'dead' OR (state IN ('pending',"
+                                       " 'running') AND due_at IS NOT NULL AND due_at <= ?3))"));
+      fast->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, due).Bind(4, now);
+      GH_RETURN_IF_ERROR(fast->Run().WithContext("enqueue " + sig.key));
+      if (sqlite3_changes(db_->raw()) == 1) continue;
+      // General case, rule 1 in one statement. Every column reference on the right of SET
+      // sees the row as it was before.
       GH_ASSIGN_OR_RETURN(
           auto q,
           db_->Prepare(
@@ -130,7 +169,7 @@ Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durabilit
               "   MAX(MIN(COALESCE(due_at, excluded.due_at), excluded.due_at),"
               "       COALESCE(backoff_until, 0)) END,"
               " updated_at = excluded.updated_at"));
-      q->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, now + sig.debounce).Bind(4, now);
+      q->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, due).Bind(4, now);
       GH_RETURN_IF_ERROR(q->Run().WithContext("enqueue " + sig.key));
     }
     return Bump("work.signals", static_cast<int64_t>(signals.size()));
@@ -144,64 +183,72 @@ Result<std::vector<Lease>> SqliteStore::Claim(std::string_view owner, size_t max
   std::lock_guard<std::mutex> lock(mu_);
   Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
     leases.clear();
-    // Expired leases first: those passes were already under way.
-    std::vector<std::pair<std::string, bool>> keys;  // key, reclaimed
-    {
-      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items WHERE state = "
-                                               "'running' AND lease_until <= ?1 "
-                                               "ORDER BY lease_until LIMIT ?2"));
-      q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items));
-      while (true) {
-        GH_ASSIGN_OR_RETURN(bool row, q->Step());
-        if (!row) break;
-        keys.emplace_back(q->Text(0), true);
-      }
-    }
-    if (keys.size() < max_items) {
-      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items WHERE state = "
-                                               "'pending' AND due_at <= ?1 "
-                                               "ORDER BY due_at LIMIT ?2"));
-      q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items - keys.size()));
-      while (true) {
-        GH_ASSIGN_OR_RETURN(bool row, q->Step());
-        if (!row) break;
-        keys.emplace_back(q->Text(0), false);
-      }
-    }
-    const Time until = now + lease;
-    int64_t reclaimed = 0;
-    for (const auto& [key, was_running] : keys) {
-      GH_ASSIGN_OR_RETURN(
-          auto u, db_->Prepare("UPDATE work_items SET state = 'running', fence = fence + 1, "
-                               " claimed_gen = requested_gen,"
-                               " claimed_reasons = reason_union(claimed_reasons, reasons),"
-                               " reasons = '', due_at = NULL, lease_owner = ?2,"
-                               " lease_until = ?3, updated_at = ?4 "
-                               "WHERE key = ?1 "
-                               "RETURNING fence, claimed_gen, claimed_reasons, attempts, "
-                               " availability_since"));
-      u->Bind(1, key).Bind(2, owner).Bind(3, until).Bind(4, now);
-      GH_ASSIGN_OR_RETURN(bool row, u->Step());
-      if (!row) return Internal("claimed key vanished: " + key);
-      Lease l;
-      l.key = key;
-      l.fence = u->Int(0);
-      l.claimed_gen = u->Int(1);
-      l.reasons = SplitReasons(u->Text(2));
-      l.attempts = static_cast<int>(u->Int(3));
-      l.availability_since = u->OptTime(4);
-      l.owner = std::string(owner);
-      l.lease_until = until;
-      l.reclaimed = was_running;
-      reclaimed += was_running ? 1 : 0;
-      GH_RETURN_IF_ERROR(u->Run());
-      leases.push_back(std::move(l));
-    }
-    GH_RETURN_IF_ERROR(Bump("work.passes_claimed", static_cast<int64_t>(leases.size())));
-    return Bump("work.leases_expired", reclaimed);
+    return ClaimInTx(owner, max_items, lease, now, &leases);
   });
   if (!s.ok()) return s.WithContext("claiming work items");
   return leases;
+}
+
+Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
+                              std::vector<Lease>* out) {
+  if (max_items == 0) return Status::Ok();
+  // Expired leases first: those passes were already under way. INDEXED BY pins the partial
+  // indexes: without statistics the planner may otherwise scan every pending row and sort.
+  std::vector<std::pair<std::string, bool>> keys;  // key, reclaimed
+  {
+    GH_ASSIGN_OR_RETURN(auto q,
+                        db_->Prepare("SELECT key FROM work_items INDEXED BY work_items_lease "
+                                     "WHERE state = 'running' AND lease_until <= ?1 "
+                                     "ORDER BY lease_until LIMIT ?2"));
+    q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items));
+    while (true) {
+      GH_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      keys.emplace_back(q->Text(0), true);
+    }
+  }
+  if (keys.size() < max_items) {
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items INDEXED BY work_items_due "
+                                             "WHERE state = 'pending' AND due_at <= ?1 "
+                                             "ORDER BY due_at LIMIT ?2"));
+    q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items - keys.size()));
+    while (true) {
+      GH_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      keys.emplace_back(q->Text(0), false);
+    }
+  }
+  const Time until = now + lease;
+  int64_t reclaimed = 0;
+  for (const auto& [key, was_running] : keys) {
+    GH_ASSIGN_OR_RETURN(auto u,
+                        db_->Prepare("UPDATE work_items SET state = 'running', fence = fence + 1, "
+                                     " claimed_gen = requested_gen,"
+                                     " claimed_reasons = reason_union(claimed_reasons, reasons),"
+                                     " reasons = '', due_at = NULL, lease_owner = ?2,"
+                                     " lease_until = ?3, updated_at = ?4 "
+                                     "WHERE key = ?1 "
+                                     "RETURNING fence, claimed_gen, claimed_reasons, attempts, "
+                                     " availability_since"));
+    u->Bind(1, key).Bind(2, owner).Bind(3, until).Bind(4, now);
+    GH_ASSIGN_OR_RETURN(bool row, u->Step());
+    if (!row) return Internal("claimed key vanished: " + key);
+    Lease l;
+    l.key = key;
+    l.fence = u->Int(0);
+    l.claimed_gen = u->Int(1);
+    l.reasons = SplitReasons(u->Text(2));
+    l.attempts = static_cast<int>(u->Int(3));
+    l.availability_since = u->OptTime(4);
+    l.owner = std::string(owner);
+    l.lease_until = until;
+    l.reclaimed = was_running;
+    reclaimed += was_running ? 1 : 0;
+    GH_RETURN_IF_ERROR(u->Run());
+    out->push_back(std::move(l));
+  }
+  GH_RETURN_IF_ERROR(Bump("work.passes_claimed", static_cast<int64_t>(out->size())));
+  return Bump("work.leases_expired", reclaimed);
 }
 
 Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> renewals, Time now) {
@@ -234,75 +281,96 @@ Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> fini
   std::lock_guard<std::mutex> lock(mu_);
   Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
     out.clear();
-    int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
-    for (const PassFinish& f : finishes) {
-      std::unique_ptr<sqlite::Stmt> u;
-      switch (f.kind) {
-        case PassFinish::Kind::kCompleted: {
-          GH_ASSIGN_OR_RETURN(
-              u, db_->Prepare(
-                     "UPDATE work_items SET done_gen = claimed_gen, claimed_reasons = '',"
-                     " state = CASE WHEN requested_gen > claimed_gen THEN 'pending' ELSE 'idle' "
-                     "END,"
-                     " due_at = CASE WHEN requested_gen > claimed_gen THEN COALESCE(due_at, ?3) "
-                     "ELSE NULL END,"
-                     " lease_owner = NULL, lease_until = NULL, attempts = 0,"
-                     " availability_since = NULL, backoff_until = NULL, last_error = '',"
-                     " updated_at = ?3 "
-                     "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
-          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, now);
-          break;
-        }
-        case PassFinish::Kind::kRetry: {
-          GH_ASSIGN_OR_RETURN(
-              u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?3,"
-                              " backoff_until = ?3, attempts = ?4, availability_since = ?5,"
-                              " last_error = ?6, lease_owner = NULL, lease_until = NULL,"
-                              " updated_at = ?7 "
-                              "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
-          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, f.retry_at);
-          u->Bind(4, static_cast<int64_t>(f.attempts)).Bind(5, f.availability_since);
-          u->Bind(6, f.error).Bind(7, now);
-          break;
-        }
-        case PassFinish::Kind::kDead: {
-          GH_ASSIGN_OR_RETURN(
-              u, db_->Prepare("UPDATE work_items SET state = 'dead', due_at = NULL,"
-                              " backoff_until = NULL, attempts = ?3, availability_since = ?4,"
-                              " last_error = ?5, lease_owner = NULL, lease_until = NULL,"
-                              " updated_at = ?6 "
-                              "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
-          u->Bind(1, f.key).Bind(2, f.fence).Bind(3, static_cast<int64_t>(f.attempts));
-          u->Bind(4, f.availability_since).Bind(5, f.error).Bind(6, now);
-          break;
-        }
-      }
-      GH_RETURN_IF_ERROR(u->Run());
-      if (sqlite3_changes(db_->raw()) != 1) {
-        ++rejected;
-        out.push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
-        continue;
-      }
-      out.push_back(Status::Ok());
-      switch (f.kind) {
-        case PassFinish::Kind::kCompleted:
-          ++completed;
-          break;
-        case PassFinish::Kind::kRetry:
-          ++retried;
-          break;
-        case PassFinish::Kind::kDead:
-          ++dead;
-          break;
-      }
-    }
-    GH_RETURN_IF_ERROR(Bump("work.passes_completed", completed));
-    GH_RETURN_IF_ERROR(Bump("work.passes_retried", retried));
-    GH_RETURN_IF_ERROR(Bump("work.dead", dead));
-    return Bump("work.fence_rejections", rejected);
+    return FinishInTx(finishes, now, &out);
   });
   if (!s.ok()) return s.WithContext("finishing passes");
   return out;
+}
+
+Result<Store::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish> finishes,
+                                                 std::string_view owner, size_t max_items,
+                                                 Duration lease, Time now) {
+  Cycle cycle;
+  if (finishes.empty() && max_items == 0) return cycle;
+  std::lock_guard<std::mutex> lock(mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    cycle.finished.clear();
+    cycle.claimed.clear();
+    GH_RETURN_IF_ERROR(FinishInTx(finishes, now, &cycle.finished));
+    return ClaimInTx(owner, max_items, lease, now, &cycle.claimed);
+  });
+  if (!s.ok()) return s.WithContext("finishing and claiming");
+  return cycle;
+}
+
+Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
+                               std::vector<Status>* out) {
+  int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+  for (const PassFinish& f : finishes) {
+    std::unique_ptr<sqlite::Stmt> u;
+    switch (f.kind) {
+      case PassFinish::Kind::kCompleted: {
+        GH_ASSIGN_OR_RETURN(
+            u, db_->Prepare(
+                   "UPDATE work_items SET done_gen = claimed_gen, claimed_reasons = '',"
+                   " state = CASE WHEN requested_gen > claimed_gen THEN 'pending' ELSE 'idle' "
+                   "END,"
+                   " due_at = CASE WHEN requested_gen > claimed_gen THEN COALESCE(due_at, ?3) "
+                   "ELSE NULL END,"
+                   " lease_owner = NULL, lease_until = NULL, attempts = 0,"
+                   " availability_since = NULL, backoff_until = NULL, last_error = '',"
+                   " updated_at = ?3 "
+                   "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+        u->Bind(1, f.key).Bind(2, f.fence).Bind(3, now);
+        break;
+      }
+      case PassFinish::Kind::kRetry: {
+        GH_ASSIGN_OR_RETURN(
+            u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?3,"
+                            " backoff_until = ?3, attempts = ?4, availability_since = ?5,"
+                            " last_error = ?6, lease_owner = NULL, lease_until = NULL,"
+                            " updated_at = ?7 "
+                            "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+        u->Bind(1, f.key).Bind(2, f.fence).Bind(3, f.retry_at);
+        u->Bind(4, static_cast<int64_t>(f.attempts)).Bind(5, f.availability_since);
+        u->Bind(6, f.error).Bind(7, now);
+        break;
+      }
+      case PassFinish::Kind::kDead: {
+        GH_ASSIGN_OR_RETURN(
+            u, db_->Prepare("UPDATE work_items SET state = 'dead', due_at = NULL,"
+                            " backoff_until = NULL, attempts = ?3, availability_since = ?4,"
+                            " last_error = ?5, lease_owner = NULL, lease_until = NULL,"
+                            " updated_at = ?6 "
+                            "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
+        u->Bind(1, f.key).Bind(2, f.fence).Bind(3, static_cast<int64_t>(f.attempts));
+        u->Bind(4, f.availability_since).Bind(5, f.error).Bind(6, now);
+        break;
+      }
+    }
+    GH_RETURN_IF_ERROR(u->Run());
+    if (sqlite3_changes(db_->raw()) != 1) {
+      ++rejected;
+      out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
+      continue;
+    }
+    out->push_back(Status::Ok());
+    switch (f.kind) {
+      case PassFinish::Kind::kCompleted:
+        ++completed;
+        break;
+      case PassFinish::Kind::kRetry:
+        ++retried;
+        break;
+      case PassFinish::Kind::kDead:
+        ++dead;
+        break;
+    }
+  }
+  GH_RETURN_IF_ERROR(Bump("work.passes_completed", completed));
+  GH_RETURN_IF_ERROR(Bump("work.passes_retried", retried));
+  GH_RETURN_IF_ERROR(Bump("work.dead", dead));
+  return Bump("work.fence_rejections", rejected);
 }
 
 Status SqliteStore::Rearm(std::string_view key, Time now) {

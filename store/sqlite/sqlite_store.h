@@ -35,6 +35,8 @@ class SqliteStore final : public Store {
                                    Time now) override;
   Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals, Time now) override;
   Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes, Time now) override;
+  Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
+                               size_t max_items, Duration lease, Time now) override;
   Status Rearm(std::string_view key, Time now) override;
   Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override;
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
@@ -50,6 +52,10 @@ class SqliteStore final : public Store {
   Status Migrate();
   // Adds `delta` to counter `name`; call inside a write transaction.
   Status Bump(std::string_view name, int64_t delta);
+  // The bodies of Claim and Finish; call inside a write transaction with mu_ held.
+  Status ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
+                   std::vector<Lease>* out);
+  Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out);
 
   std::mutex mu_;
   std::unique_ptr<sqlite::SqliteDb> db_;  // guarded by mu_
