@@ -107,6 +107,24 @@ TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
   EXPECT_TRUE(found) << after.out;
 }
 
+TEST(CliTest, SignalWithDebounceWaits) {
+  testing::TempDir dir;
+  const std::string db = dir.File("g.db");
+  CliRun sig = Gatehouse("work signal Acme/App#3 --reason pushed --debounce-ms 60000 --db " + db);
+  ASSERT_EQ(sig.code, 0) << sig.out;
+  CliRun bad = Gatehouse("work signal acme/app#3 --reason 'Not Valid' --db " + db);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("outside [a-z0-9_.:-]"), std::string::npos) << bad.out;
+  auto store = OpenSqliteStore(db);
+  ASSERT_TRUE(store.ok());
+  auto item = (*store)->GetWorkItem("acme/app#3");
+  ASSERT_TRUE(item.ok() && item->has_value());
+  EXPECT_EQ((*item)->state, WorkState::kPending);
+  EXPECT_EQ((*item)->requested_gen, 1);
+  ASSERT_TRUE((*item)->due_at.has_value());
+  EXPECT_GE(*(*item)->due_at, RealClock().Now() + std::chrono::seconds(50));
+}
+
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
 TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   testing::TempDir dir;

@@ -18,8 +18,10 @@ constexpr const char kWorkUsage[] = R"(Usage:
   gatehouse work rearm KEY [--db PATH]
       Bring a dead work item back: pending, due now, retry budgets reset. KEY is
       owner/repo#number (case-insensitive). Exits 1 if the item is unknown or not dead.
-  gatehouse work signal KEY [--reason REASON] [--db PATH]
-      Route one signal to KEY by hand (reason default "manual"), as a webhook would.
+  gatehouse work signal KEY [--reason REASON] [--debounce-ms MS] [--db PATH]
+      Route one signal to KEY by hand (reason default "manual", debounce default 0), as a
+      webhook would: the pass runs once the debounce has passed, together with any other
+      signal for KEY that arrived meanwhile.
 
 Options:
   --db PATH        SQLite database file (default ./gatehouse.db)
@@ -129,7 +131,13 @@ int SignalByHand(const Flags& flags, Store& store) {
     PrintError("work signal", "expected exactly one KEY (owner/repo#number)");
     return kExitUsage;
   }
-  Signal sig{Lower(flags.positional()[1]), flags.Get("reason", "manual"), Duration(0)};
+  auto debounce = flags.GetInt("debounce-ms", 0, 0, 24LL * 3600 * 1000);
+  if (!debounce.ok()) {
+    PrintError("work signal", debounce.status().message());
+    return kExitUsage;
+  }
+  Signal sig{Lower(flags.positional()[1]), flags.Get("reason", "manual"),
+             std::chrono::milliseconds(*debounce)};
   Status s = store.Enqueue({&sig, 1}, RealClock().Now(), Durability::kAcknowledged);
   if (!s.ok()) {
     PrintError("work signal", s.ToString());
@@ -142,7 +150,7 @@ int SignalByHand(const Flags& flags, Store& store) {
 }  // namespace
 
 int RunWork(int argc, char** argv) {
-  Flags flags({"db", "state", "limit", "reason", "log-level"}, {"json"});
+  Flags flags({"db", "state", "limit", "reason", "debounce-ms", "log-level"}, {"json"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     PrintError("work", parsed.message());
