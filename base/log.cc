@@ -125,29 +125,29 @@ Log::~Log() {
   WriteAll(g_fd.load(std::memory_order_relaxed), line_);
 }
 
-Log& Log::Field(std::string_view key, std::string_view value) {
-  if (!enabled_) return *this;
+void Log::AppendKey(std::string_view key) {
   line_.push_back(',');
   AppendJsonString(line_, key);
   line_.push_back(':');
+}
+
+Log& Log::Field(std::string_view key, std::string_view value) {
+  if (!enabled_) return *this;
+  AppendKey(key);
   AppendJsonString(line_, value);
   return *this;
 }
 
 Log& Log::Field(std::string_view key, int64_t value) {
   if (!enabled_) return *this;
-  line_.push_back(',');
-  AppendJsonString(line_, key);
-  line_.push_back(':');
+  AppendKey(key);
   line_ += std::to_string(value);
   return *this;
 }
 
 Log& Log::Field(std::string_view key, uint64_t value) {
   if (!enabled_) return *this;
-  line_.push_back(',');
-  AppendJsonString(line_, key);
-  line_.push_back(':');
+  AppendKey(key);
   line_ += std::to_string(value);
   return *this;
 }
@@ -156,18 +156,14 @@ Log& Log::Field(std::string_view key, double value) {
   if (!enabled_) return *this;
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", value);
-  line_.push_back(',');
-  AppendJsonString(line_, key);
-  line_.push_back(':');
+  AppendKey(key);
   line_ += buf;
   return *this;
 }
 
 Log& Log::Field(std::string_view key, bool value) {
   if (!enabled_) return *this;
-  line_.push_back(',');
-  AppendJsonString(line_, key);
-  line_.push_back(':');
+  AppendKey(key);
   line_ += value ? "true" : "false";
   return *this;
 }

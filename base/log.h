@@ -56,6 +56,8 @@ class Log {
   Log& Field(std::string_view key, bool value);
 
  private:
+  void AppendKey(std::string_view key);  // ,"key":
+
   bool enabled_;
   std::string line_;
 };
