@@ -149,6 +149,11 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   EXPECT_EQ(w.done_gen, 1);
   serve.Signal(SIGTERM);
   EXPECT_EQ(serve.Wait(), 0);
+  CliRun counters = Gatehouse("work counters --json --db " + db);
+  ASSERT_EQ(counters.code, 0) << counters.out;
+  boost::json::value c = boost::json::parse(counters.out);
+  EXPECT_EQ(c.at("work.signals").as_int64(), 1);
+  EXPECT_EQ(c.at("work.passes_completed").as_int64(), 1);
 }
 
 }  // namespace

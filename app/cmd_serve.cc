@@ -5,8 +5,11 @@
 // the engine around it (claims, leases, heartbeats, fences, retries) is the real one.
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "app/commands.h"
 #include "app/common.h"
@@ -26,7 +29,11 @@ Options:
   --db PATH              SQLite database file (default ./gatehouse.db; created if absent)
   --workers N            passes run in parallel (default 4)
   --lease-seconds S      lease length; renewed at half-life while a pass runs (default 60)
-  --max-attempts N       transient failures in a row before an item is dead (default 8)
+  --max-attempts N       failed attempts (transient errors, expired leases) before an item
+                         is dead (default 8)
+  --shutdown-grace-seconds S
+                         on SIGINT/SIGTERM, wait this long for running passes to finish
+                         and be recorded, then exit 1 anyway (default 30)
   --log-level L          debug|info|warn|error|off (default info); JSON lines on stderr
   -h, --help             this text
 
@@ -36,7 +43,9 @@ Several `gatehouse serve` processes may share one --db file.
 }  // namespace
 
 int RunServe(int argc, char** argv) {
-  Flags flags({"db", "workers", "lease-seconds", "max-attempts", "log-level"}, {});
+  Flags flags(
+      {"db", "workers", "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level"},
+      {});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("serve",
@@ -54,7 +63,8 @@ int RunServe(int argc, char** argv) {
   auto workers = flags.GetInt("workers", 4, 1, 1024);
   auto lease = flags.GetInt("lease-seconds", 60, 1, 3600);
   auto attempts = flags.GetInt("max-attempts", 8, 1, 1000);
-  for (const auto* r : {&workers, &lease, &attempts}) {
+  auto grace = flags.GetInt("shutdown-grace-seconds", 30, 0, 3600);
+  for (const auto* r : {&workers, &lease, &attempts, &grace}) {
     if (!r->ok()) {
       PrintError("serve", r->status().message());
       return kExitUsage;
@@ -97,8 +107,25 @@ int RunServe(int argc, char** argv) {
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  Log(LogLevel::kInfo, "serve.stopping").Field("signal", sig);
-  pool.Stop();
+  Log(LogLevel::kInfo, "serve.stopping")
+      .Field("signal", sig)
+      .Field("grace_s", static_cast<int64_t>(*grace));
+  // Let running passes finish and be recorded, but not forever: a hung pass cannot be
+  // interrupted, and its lease will run out and another process will take the item over.
+  std::promise<void> stopped;
+  std::future<void> stopped_future = stopped.get_future();
+  std::thread stopper([&] {
+    pool.Stop();
+    stopped.set_value();
+  });
+  if (stopped_future.wait_for(std::chrono::seconds(*grace)) != std::future_status::ready) {
+    Log(LogLevel::kError, "serve.stop_timeout")
+        .Field("grace_s", static_cast<int64_t>(*grace))
+        .Field("note", "passes still running; their leases will expire");
+    std::_Exit(kExitFailure);
+  }
+  stopper.join();
+  Log(LogLevel::kInfo, "serve.stopped");
   return kExitOk;
 }
 

@@ -23,6 +23,10 @@ constexpr const char kWorkUsage[] = R"(Usage:
       webhook would: the pass runs once the debounce has passed, together with any other
       signal for KEY that arrived meanwhile.
 
+  gatehouse work counters [--json] [--db PATH]
+      The engine's counters: signals, passes claimed/completed/retried, dead items, leases
+      that expired mid-pass, stale writes rejected by a fence, re-arms.
+
 Options:
   --db PATH        SQLite database file (default ./gatehouse.db)
   --log-level L    debug|info|warn|error|off (default warn for these commands)
@@ -147,6 +151,24 @@ int SignalByHand(const Flags& flags, Store& store) {
   return kExitOk;
 }
 
+int ShowCounters(const Flags& flags, Store& store) {
+  auto counters = store.GetCounters();
+  if (!counters.ok()) {
+    PrintError("work counters", counters.status().ToString());
+    return kExitFailure;
+  }
+  if (flags.Has("json")) {
+    boost::json::object o;
+    for (const auto& [name, value] : *counters) o[name] = value;
+    std::printf("%s\n", boost::json::serialize(o).c_str());
+    return kExitOk;
+  }
+  for (const auto& [name, value] : *counters) {
+    std::printf("%-28s %lld\n", name.c_str(), static_cast<long long>(value));
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunWork(int argc, char** argv) {
@@ -168,7 +190,7 @@ int RunWork(int argc, char** argv) {
   SetLogLevel(LogLevel::kWarn);
   if (flags.Has("log-level") && !ApplyLogLevel(flags)) return kExitUsage;
   const std::string sub = flags.positional()[0];
-  if (sub != "ls" && sub != "rearm" && sub != "signal") {
+  if (sub != "ls" && sub != "rearm" && sub != "signal" && sub != "counters") {
     PrintError("work", "unknown subcommand '" + sub + "'");
     std::fputs(kWorkUsage, stderr);
     return kExitUsage;
@@ -180,6 +202,7 @@ int RunWork(int argc, char** argv) {
   }
   if (sub == "ls") return List(flags, **store);
   if (sub == "rearm") return Rearm(flags, **store);
+  if (sub == "counters") return ShowCounters(flags, **store);
   return SignalByHand(flags, **store);
 }
 

@@ -15,6 +15,7 @@ Usage:
   gatehouse work ls [--state STATE] [--json]      list work items
   gatehouse work rearm KEY                        bring a dead work item back
   gatehouse work signal KEY [--reason R]          route a signal to a work item by hand
+  gatehouse work counters [--json]                engine counters (signals, passes, ...)
   gatehouse help | --help                         this text
   gatehouse --version
 

@@ -29,8 +29,12 @@ class GroupCommitter {
   // Commits `batch` and returns exactly one outcome per item, in order.
   using CommitFn = std::function<std::vector<Outcome>(std::vector<Item>& batch)>;
 
-  explicit GroupCommitter(CommitFn commit, size_t max_batch = 1024)
-      : commit_(std::move(commit)), max_batch_(max_batch == 0 ? 1 : max_batch) {}
+  // `on_throw` is every caller's outcome for a batch whose commit function threw (the
+  // exception itself is rethrown to the leader only).
+  GroupCommitter(CommitFn commit, Outcome on_throw, size_t max_batch = 1024)
+      : commit_(std::move(commit)),
+        on_throw_(std::move(on_throw)),
+        max_batch_(max_batch == 0 ? 1 : max_batch) {}
 
   Outcome Submit(Item item) {
     Slot slot;
@@ -75,7 +79,19 @@ class GroupCommitter {
     }
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
     lock.unlock();
-    std::vector<Outcome> outcomes = commit_(items);
+    std::vector<Outcome> outcomes;
+    try {
+      outcomes = commit_(items);
+    } catch (...) {
+      // Hand every caller of this batch an outcome and free the leadership, or they would
+      // all wait forever; then let the leader see the exception.
+      lock.lock();
+      ++commits_;
+      for (Slot* slot : slots) slot->outcome.emplace(on_throw_);
+      leader_active_ = false;
+      cv_.notify_all();
+      throw;
+    }
     lock.lock();
     ++commits_;
     if (outcomes.size() != slots.size()) std::abort();  // a commit function bug; never guess
@@ -85,6 +101,7 @@ class GroupCommitter {
   }
 
   CommitFn commit_;
+  const Outcome on_throw_;
   const size_t max_batch_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

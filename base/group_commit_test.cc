@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -11,14 +12,16 @@ namespace {
 
 TEST(GroupCommitTest, SingleCallerCommitsAlone) {
   std::vector<int> seen;
-  GroupCommitter<int, int> gc([&](std::vector<int>& batch) {
-    std::vector<int> out;
-    for (int x : batch) {
-      seen.push_back(x);
-      out.push_back(x * 10);
-    }
-    return out;
-  });
+  GroupCommitter<int, int> gc(
+      [&](std::vector<int>& batch) {
+        std::vector<int> out;
+        for (int x : batch) {
+          seen.push_back(x);
+          out.push_back(x * 10);
+        }
+        return out;
+      },
+      -1);
   EXPECT_EQ(gc.Submit(1), 10);
   EXPECT_EQ(gc.Submit(2), 20);
   EXPECT_EQ(seen, (std::vector<int>{1, 2}));
@@ -46,7 +49,7 @@ TEST(GroupCommitTest, ConcurrentCallersShareCommitsAndGetTheirOwnOutcome) {
         inside.fetch_sub(1);
         return out;
       },
-      64);
+      0, 64);
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -64,6 +67,21 @@ TEST(GroupCommitTest, ConcurrentCallersShareCommitsAndGetTheirOwnOutcome) {
   std::sort(committed.begin(), committed.end());
   for (int i = 0; i < kThreads * kPerThread; ++i) ASSERT_EQ(committed[i], i + 1);
   EXPECT_LE(gc.commits(), static_cast<size_t>(kThreads * kPerThread));
+}
+
+// A commit function that throws must not strand anyone: the leader sees the exception, and
+// later callers can still commit.
+TEST(GroupCommitTest, ThrowingCommitReleasesEveryCaller) {
+  std::atomic<bool> fail{true};
+  GroupCommitter<int, int> gc(
+      [&](std::vector<int>& batch) {
+        if (fail.load()) throw std::runtime_error("disk on fire");
+        return std::vector<int>(batch.size(), 1);
+      },
+      -1);
+  EXPECT_THROW(gc.Submit(1), std::runtime_error);
+  fail = false;
+  EXPECT_EQ(gc.Submit(2), 1);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@ Enqueuer::Enqueuer(Store& store, ClockPtr clock, Durability durability,
       clock_(std::move(clock)),
       durability_(durability),
       on_committed_(std::move(on_committed)),
-      committer_([this](std::vector<Signal>& batch) { return CommitBatch(batch); }, max_batch) {}
+      committer_([this](std::vector<Signal>& batch) { return CommitBatch(batch); },
+                 Internal("enqueue: the commit threw"), max_batch) {}
 
 Status Enqueuer::Enqueue(Signal signal) {
   GH_RETURN_IF_ERROR(ValidateSignal(signal));

@@ -5,10 +5,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <thread>
 
 #include "base/log.h"
 
 namespace gatehouse {
+namespace {
+
+// Failed attempts to record finishes during Stop() before they are given up (their leases
+// then run out and the items are reclaimed).
+constexpr int kStopRetries = 5;
+
+}  // namespace
 
 std::string DefaultOwnerId() {
   char host[256] = {0};
@@ -88,31 +96,42 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
   std::mt19937_64 rng(seed);
   while (true) {
     Lease lease;
-    std::shared_ptr<std::atomic<bool>> lost;
+    std::shared_ptr<LeaseState> state;
     {
       std::unique_lock<std::mutex> lock(mu_);
       worker_cv_.wait(lock, [&] { return !ready_.empty() || workers_exit_; });
       if (ready_.empty()) return;
       lease = std::move(ready_.front());
       ready_.pop_front();
-      lost = running_.at({lease.key, lease.fence}).lost;
+      Running& r = running_.at({lease.key, lease.fence});
+      r.started = clock_->Now();  // max_pass counts from here, not from a prefetch claim
+      state = r.state;
     }
-    PassContext ctx(lease, lost);
-    const Time started = clock_->Now();
+    Finished f;
+    f.report.started = clock_->Now();
     PassOutcome outcome;
-    try {
-      outcome = pass_(ctx);
-    } catch (const std::exception& e) {
-      outcome = PassOutcome::Transient(std::string("pass threw: ") + e.what());
-    } catch (...) {
-      outcome = PassOutcome::Transient("pass threw a non-standard exception");
+    if (lease.reclaimed && lease.attempts >= options_.retry.max_attempts) {
+      // Its passes keep losing their lease (a pass that hangs, or crashes its process): the
+      // reclaims spent the budget. Running it again would only repeat that.
+      f.report.ran = false;
+      outcome = PassOutcome::Permanent("gave up after " + std::to_string(lease.attempts) +
+                                       " attempts: the lease expired mid-pass each time (the "
+                                       "pass hung or its process died)");
+    } else {
+      PassContext ctx(lease, state, *clock_);
+      try {
+        outcome = pass_(ctx);
+      } catch (const std::exception& e) {
+        outcome = PassOutcome::Transient(std::string("pass threw: ") + e.what());
+      } catch (...) {
+        outcome = PassOutcome::Transient("pass threw a non-standard exception");
+      }
     }
     const Time ended = clock_->Now();
-    Finished f;
     f.report.finish = DecideFinish(options_.retry, lease, outcome, ended, rng);
+    if (!f.report.ran) f.report.finish.error = outcome.error;  // no "permanent: " prefix
     f.report.lease = std::move(lease);
     f.report.outcome = std::move(outcome);
-    f.report.started = started;
     f.report.ended = ended;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -139,8 +158,15 @@ void WorkerPool::DispatcherLoop() {
     }
     const Time now = clock_->Now();
     RenewLeases(now);
-    const size_t want = stopping ? 0 : idle;
+    // After a failed step, record the finishes alone first, so that a claim that keeps
+    // failing cannot keep finished passes from being recorded.
+    const size_t want = stopping || failed_steps_ > 0 ? 0 : idle;
     const size_t claimed = Step(done, want, now);
+    if (failed_steps_ > 0) {
+      // The store is failing (busy past its timeout, disk full): pause before the next try.
+      std::this_thread::sleep_for(
+          std::min(options_.poll_interval * failed_steps_, std::chrono::milliseconds(2000)));
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
@@ -158,28 +184,35 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
   if (done.empty() && want == 0) return 0;
   std::vector<PassFinish> batch;
   batch.reserve(done.size());
-  for (const auto& f : done) batch.push_back(f.report.finish);
+  for (auto& f : done) {
+    f.report.submitted = now;
+    batch.push_back(f.report.finish);
+  }
   // Recording the finished passes and claiming their successors share one transaction.
   auto cycle = store_.FinishAndClaim(batch, options_.owner, want, options_.lease, now);
   if (!cycle.ok()) {
+    ++failed_steps_;
     Log(LogLevel::kWarn, "engine.step_failed")
         .Field("error", cycle.status().ToString())
-        .Field("passes", static_cast<int64_t>(done.size()));
-    bool give_up;
+        .Field("passes", static_cast<int64_t>(done.size()))
+        .Field("failures_in_a_row", failed_steps_);
+    if (done.empty()) return 0;
+    bool stopping;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      give_up = stopping_;
+      stopping = stopping_;
     }
-    if (done.empty()) return 0;
-    if (!give_up) {
-      // Nothing was recorded; try again on the next loop. If this lasts past the lease,
-      // another worker reclaims the items and these finishes will be rejected.
+    // Keep the finishes for the next loop. If this outlasts the lease, another worker
+    // reclaims the items and these finishes will be rejected by the fence. When stopping,
+    // give up after a few tries: the leases will run out and the items be reclaimed.
+    if (!stopping || failed_steps_ < kStopRetries) {
       unrecorded_ = std::move(done);
       return 0;
     }
     RecordFinishes(done, std::vector<Status>(done.size(), cycle.status()));
     return 0;
   }
+  failed_steps_ = 0;
   if (!done.empty()) RecordFinishes(done, cycle->finished);
   Dispatch(cycle->claimed, now);
   return cycle->claimed.size();
@@ -189,8 +222,13 @@ void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<S
   for (size_t i = 0; i < done.size(); ++i) {
     PassReport& r = done[i].report;
     r.recorded = results[i];
-    if (!r.recorded.ok()) {
+    if (r.recorded.code() == StatusCode::kFenceLost) {
       Log(LogLevel::kWarn, "pass.fence_lost")
+          .Field("key", r.lease.key)
+          .Field("fence", r.lease.fence)
+          .Field("error", r.recorded.ToString());
+    } else if (!r.recorded.ok()) {
+      Log(LogLevel::kError, "pass.unrecorded")
           .Field("key", r.lease.key)
           .Field("fence", r.lease.fence)
           .Field("error", r.recorded.ToString());
@@ -212,16 +250,16 @@ void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<S
 
 void WorkerPool::RenewLeases(Time now) {
   std::vector<LeaseRenewal> renewals;
-  std::vector<std::shared_ptr<std::atomic<bool>>> flags;
+  std::vector<std::shared_ptr<LeaseState>> states;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, r] : running_) {
-      if (r.lost->load()) continue;
+      if (r.state->lost.load()) continue;
       if (r.lease.lease_until - now > options_.lease / 2) continue;  // not yet at half-life
       if (now - r.started >= options_.max_pass) continue;            // hung: let it expire
       if (options_.skip_renewal && options_.skip_renewal(r.lease)) continue;
       renewals.push_back(LeaseRenewal{id.first, id.second, now + options_.lease});
-      flags.push_back(r.lost);
+      states.push_back(r.state);
     }
   }
   if (renewals.empty()) return;
@@ -235,8 +273,9 @@ void WorkerPool::RenewLeases(Time now) {
     if ((*results)[i].ok()) {
       auto it = running_.find({renewals[i].key, renewals[i].fence});
       if (it != running_.end()) it->second.lease.lease_until = renewals[i].lease_until;
+      states[i]->until_us.store(ToMicros(renewals[i].lease_until), std::memory_order_release);
     } else {
-      flags[i]->store(true, std::memory_order_release);
+      states[i]->lost.store(true, std::memory_order_release);
       Log(LogLevel::kWarn, "pass.lease_lost")
           .Field("key", renewals[i].key)
           .Field("fence", renewals[i].fence);
@@ -252,7 +291,9 @@ void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
       if (l.reclaimed) {
         Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
       }
-      running_[{l.key, l.fence}] = Running{l, now, std::make_shared<std::atomic<bool>>(false)};
+      auto state = std::make_shared<LeaseState>();
+      state->until_us.store(ToMicros(l.lease_until));
+      running_[{l.key, l.fence}] = Running{l, now, std::move(state)};
       ready_.push_back(std::move(l));
       ++busy_;
     }

@@ -33,19 +33,30 @@
 
 namespace gatehouse {
 
+// The live state of one claim, shared by the dispatcher (which renews it) and the pass.
+struct LeaseState {
+  std::atomic<bool> lost{false};     // a renewal was rejected: someone else holds the item
+  std::atomic<int64_t> until_us{0};  // lease_until as last renewed
+};
+
 // What a pass sees of its claim.
 class PassContext {
  public:
-  PassContext(const Lease& lease, std::shared_ptr<const std::atomic<bool>> lost)
-      : lease_(lease), lost_(std::move(lost)) {}
+  PassContext(const Lease& lease, std::shared_ptr<const LeaseState> state, const Clock& clock)
+      : lease_(lease), state_(std::move(state)), clock_(clock) {}
   const Lease& lease() const { return lease_; }
-  // True once a renewal was rejected: another worker holds the item now, and nothing this
-  // pass writes through a fence will be accepted. A pass should stop early when it sees it.
-  bool lease_lost() const { return lost_->load(std::memory_order_acquire); }
+  // True once the lease ran out or a renewal was rejected: another worker may hold the item
+  // now, and nothing this pass writes through its fence will be accepted. A pass should stop
+  // early when it sees it.
+  bool lease_lost() const {
+    return state_->lost.load(std::memory_order_acquire) ||
+           ToMicros(clock_.Now()) >= state_->until_us.load(std::memory_order_acquire);
+  }
 
  private:
   const Lease& lease_;
-  std::shared_ptr<const std::atomic<bool>> lost_;
+  std::shared_ptr<const LeaseState> state_;
+  const Clock& clock_;
 };
 
 using PassFn = std::function<PassOutcome(PassContext&)>;
@@ -80,9 +91,12 @@ struct PassReport {
   Lease lease;
   PassOutcome outcome;
   PassFinish finish;
-  Status recorded;  // OK, or kFenceLost when the finish was rejected
+  Status recorded;  // OK; kFenceLost when the finish was rejected; another error if the
+                    // store could not record it at all (the lease then runs out)
+  bool ran = true;  // false: not run, the item had used up its attempts on expired leases
   Time started;
   Time ended;
+  Time submitted;  // when the transaction recording this finish began
 };
 
 using PassObserver = std::function<void(const PassReport&)>;
@@ -106,8 +120,8 @@ class WorkerPool {
  private:
   struct Running {
     Lease lease;
-    Time started;
-    std::shared_ptr<std::atomic<bool>> lost;
+    Time started;  // claim time, then the time a worker picked it up
+    std::shared_ptr<LeaseState> state;
   };
   struct Finished {
     PassReport report;
@@ -142,6 +156,7 @@ class WorkerPool {
   bool started_ = false;
 
   std::vector<Finished> unrecorded_;  // dispatcher only: finishes whose commit failed
+  int failed_steps_ = 0;              // dispatcher only: consecutive failed store steps
   std::thread dispatcher_;
   std::vector<std::thread> workers_;
 };

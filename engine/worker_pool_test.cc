@@ -299,6 +299,77 @@ TEST_F(WorkerPoolTest, StalledPassLosesItsLeaseAndItsFinishIsRejected) {
   EXPECT_EQ(w.done_gen, 2);
 }
 
+// A pass that always hangs (or crashes its process) keeps losing its lease. Each reclaim is
+// a failed attempt, so the item ends dead instead of being reclaimed forever.
+TEST_F(WorkerPoolTest, PassesThatKeepLosingTheirLeaseSpendTheBudget) {
+  options_.retry.max_attempts = 2;
+  options_.skip_renewal = [](const Lease&) { return true; };  // every pass "hangs"
+  Latch release;
+  std::atomic<int> started{0};
+  Signal("acme/app#1");
+  WorkerPool pool(
+      *store_, clock_,
+      [&](PassContext&) {
+        started.fetch_add(1);
+        release.Wait();
+        return PassOutcome::Done();
+      },
+      options_, rec_.Observer());
+  ASSERT_TRUE(pool.Start().ok());
+  // Let each hung pass's lease run out, until the item is declared dead.
+  bool dead = false;
+  for (int i = 0; i < 2000000 && !dead; ++i) {
+    if (i % 64 == 0) {
+      clock_->Advance(options_.lease);
+      pool.Wake();
+    }
+    std::this_thread::yield();
+    dead = Get("acme/app#1").state == WorkState::kDead;
+  }
+  release.Open();
+  ASSERT_TRUE(dead);
+  ASSERT_TRUE(rec_.WaitForCount(3));
+  pool.Stop();
+  EXPECT_EQ(started.load(), 2) << "the third claim must not run the pass again";
+  WorkItem w = Get("acme/app#1");
+  EXPECT_EQ(w.attempts, 2);
+  EXPECT_NE(w.last_error.find("gave up after 2 attempts: the lease expired"), std::string::npos)
+      << w.last_error;
+  for (const auto& r : rec_.Reports()) {
+    if (r.lease.fence < 3) {
+      EXPECT_EQ(r.recorded.code(), StatusCode::kFenceLost) << "fence " << r.lease.fence;
+    } else {
+      EXPECT_FALSE(r.ran);
+      EXPECT_TRUE(r.recorded.ok());
+    }
+  }
+}
+
+TEST_F(WorkerPoolTest, LeaseLostIsVisibleToThePassOnceTheLeaseRunsOut) {
+  options_.skip_renewal = [](const Lease&) { return true; };
+  Latch started, checked;
+  std::atomic<bool> before{true}, after{false};
+  Signal("acme/app#1");
+  WorkerPool pool(
+      *store_, clock_,
+      [&](PassContext& ctx) {
+        before = ctx.lease_lost();
+        started.Open();
+        checked.Wait();
+        after = ctx.lease_lost();
+        return PassOutcome::Done();
+      },
+      options_, rec_.Observer());
+  ASSERT_TRUE(pool.Start().ok());
+  started.Wait();
+  clock_->Advance(options_.lease);
+  checked.Open();
+  ASSERT_TRUE(rec_.WaitForCount(1));
+  pool.Stop();
+  EXPECT_FALSE(before.load());
+  EXPECT_TRUE(after.load());
+}
+
 TEST_F(WorkerPoolTest, StopFinishesAndRecordsRunningPasses) {
   Latch started, release;
   Signal("acme/app#1");

@@ -121,8 +121,9 @@ class Store {
 
   // Claims up to `max_items` items that are due (pending with due_at <= now) or whose lease
   // has expired (running with lease_until <= now), in one transaction. Each claim sets the
-  // lease, fence += 1 and claimed_gen = requested_gen (rule 2). Returns fewer, or none, when
-  // fewer are claimable.
+  // lease, fence += 1 and claimed_gen = requested_gen (rule 2). Reclaiming an expired lease
+  // counts as one failed attempt (attempts += 1, last_error says so). Returns fewer, or none,
+  // when fewer are claimable.
   virtual Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
                                            Time now) = 0;
 

@@ -176,6 +176,8 @@ TEST_P(StoreContractTest, StaleFenceIsRejectedAfterReclaim) {
   ASSERT_EQ(b.size(), 1u);
   EXPECT_TRUE(b[0].reclaimed);
   EXPECT_EQ(b[0].fence, a[0].fence + 1);
+  EXPECT_EQ(b[0].attempts, 1) << "an expired lease is a failed attempt";
+  EXPECT_NE(Get("acme/app#1").last_error.find("lease expired"), std::string::npos);
   EXPECT_EQ(b[0].claimed_gen, 2);
   // The reclaiming pass covers what the lost pass was covering, too.
   EXPECT_EQ(b[0].reasons, (std::vector<std::string>{"ci-completed", "pushed"}));

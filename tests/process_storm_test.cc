@@ -82,12 +82,14 @@ TEST(ProcessStormTest, ProcessesSharingOneFileKeepEveryInvariant) {
   for (const auto& v : violations) ADD_FAILURE() << v;
   std::printf(
       "process storm: %zu signals, %lld passes (%lld completed, %lld retries, %lld dead, "
-      "%lld overlaps, %lld stale finishes rejected)\n",
+      "%lld overlaps, %lld stale finishes rejected, %lld while the successor ran)\n",
       plan.signals.size(), static_cast<long long>(stats["passes"]),
       static_cast<long long>(stats["completed"]), static_cast<long long>(stats["retries"]),
       static_cast<long long>(stats["deaths"]), static_cast<long long>(stats["overlaps"]),
-      static_cast<long long>(stats["rejected"]));
+      static_cast<long long>(stats["rejected"]),
+      static_cast<long long>(stats["rejected_while_successor_ran"]));
   EXPECT_GT(stats["retries"], 0);
+  EXPECT_GT(stats["rejected_while_successor_ran"], 0) << "fences were never exercised";
   EXPECT_GE(stats["deaths"], 6);
   auto counters = (*store)->GetCounters();
   ASSERT_TRUE(counters.ok());

@@ -4,7 +4,8 @@
 // single O_APPEND write, so threads and processes can share the file):
 //   S key fence claimed_gen attempts start_us pid         a pass started (after its claim)
 //   E key fence outcome end_us                            the pass returned
-//   F key fence recorded kind attempts retry_at_us        the engine recorded (or was refused)
+//   F key fence recorded kind attempts retry_at_us submitted_us ran|skipped
+//                                                         the engine recorded (or was refused)
 // The checker then proves the engine's invariants from the log and the final store state.
 #pragma once
 
@@ -76,6 +77,8 @@ struct PassRecord {
   std::string kind;       // completed | retry | dead
   int finish_attempts = 0;
   int64_t retry_at_us = 0;
+  int64_t submitted_us = 0;  // when the engine began the transaction recording the finish
+  bool ran = true;           // false: finished as dead without running (budget spent)
 };
 
 // Per key, ordered by fence. A line that does not parse aborts the test run loudly.

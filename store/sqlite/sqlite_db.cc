@@ -1,6 +1,9 @@
 #include "store/sqlite/sqlite_db.h"
 
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace gatehouse::sqlite {
 
@@ -15,7 +18,9 @@ Stmt& Stmt::Bind(int i, int64_t v) {
 }
 
 Stmt& Stmt::Bind(int i, std::string_view v) {
-  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  // A null data pointer would bind SQL NULL; an empty string must stay an empty string.
+  sqlite3_bind_text(stmt_, i, v.data() != nullptr ? v.data() : "", static_cast<int>(v.size()),
+                    SQLITE_TRANSIENT);
   return *this;
 }
 
@@ -77,9 +82,32 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, const 
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   // WAL: readers never block the writer; several processes on one host may share the file.
-  GH_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL").WithContext("enabling WAL on " + path));
+  GH_RETURN_IF_ERROR(db->EnableWal(options.busy_timeout_ms).WithContext("enabling WAL on " + path));
   GH_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;"));
   return db;
+}
+
+Status SqliteDb::EnableWal(int busy_timeout_ms) {
+  // Switching a new file to WAL needs an exclusive lock, and SQLite does not call the busy
+  // handler for it: when several processes open a fresh file at once, all but one get
+  // SQLITE_BUSY at once. Retry with a growing pause, within the busy timeout. (WAL mode is
+  // persistent, so on an existing file the pragma only confirms it.)
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    GH_ASSIGN_OR_RETURN(auto q, Prepare("PRAGMA journal_mode=WAL"));
+    auto row = q->Step();
+    if (row.ok() && *row && q->Text(0) == "wal") return Status::Ok();
+    if (row.ok()) return Internal("journal_mode stayed " + (*row ? q->Text(0) : "unknown"));
+    if (row.status().code() != StatusCode::kUnavailable ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return row.status();
+    }
+    q.reset();  // releases the statement before sleeping
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
 }
 
 SqliteDb::~SqliteDb() {
@@ -138,7 +166,14 @@ Status SqliteDb::RunCached(const char* sql) {
 Status SqliteDb::WriteTransaction(Durability durability, const std::function<Status()>& body) {
   GH_RETURN_IF_ERROR(SetDurability(durability));
   GH_RETURN_IF_ERROR(RunCached("BEGIN IMMEDIATE"));
-  Status s = body();
+  Status s;
+  try {
+    s = body();
+  } catch (...) {
+    // Never leave the write lock held: every other process would block behind it.
+    (void)RunCached("ROLLBACK");
+    throw;
+  }
   if (!s.ok()) {
     (void)RunCached("ROLLBACK");
     return s;

@@ -78,6 +78,7 @@ class SqliteDb {
  private:
   explicit SqliteDb(sqlite3* db) : db_(db) {}
   Status SetDurability(Durability durability);
+  Status EnableWal(int busy_timeout_ms);
 
   sqlite3* db_;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;  // keyed by the literal's address

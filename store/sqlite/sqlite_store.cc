@@ -48,8 +48,12 @@ void ReasonUnionFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     sqlite3_result_value(ctx, argv[0]);
     return;
   }
-  const std::string merged = UnionReasons(a, b);
-  sqlite3_result_text(ctx, merged.data(), static_cast<int>(merged.size()), SQLITE_TRANSIENT);
+  try {
+    const std::string merged = UnionReasons(a, b);
+    sqlite3_result_text(ctx, merged.data(), static_cast<int>(merged.size()), SQLITE_TRANSIENT);
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(ctx);  // exceptions must not unwind through SQLite's C code
+  }
 }
 
 constexpr const char kWorkItemColumns[] =
@@ -226,7 +230,14 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
                                      " claimed_gen = requested_gen,"
                                      " claimed_reasons = reason_union(claimed_reasons, reasons),"
                                      " reasons = '', due_at = NULL, lease_owner = ?2,"
-                                     " lease_until = ?3, updated_at = ?4 "
+                                     " lease_until = ?3, updated_at = ?4,"
+                                     // An expired lease is a failed attempt: the pass hung or
+                                     // its process died. Otherwise a pass that always crashes
+                                     // would be reclaimed forever.
+                                     " attempts = attempts + (state = 'running'),"
+                                     " last_error = CASE state WHEN 'running' THEN"
+                                     "   'lease expired mid-pass (held by ' ||"
+                                     "   COALESCE(lease_owner, '?') || ')' ELSE last_error END "
                                      "WHERE key = ?1 "
                                      "RETURNING fence, claimed_gen, claimed_reasons, attempts, "
                                      " availability_since"));

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thread>
 #include <vector>
@@ -61,6 +63,39 @@ TEST(SqliteStoreTest, MigrationsApplyOnceEvenWhenManyProcessesStartTogether) {
   ASSERT_TRUE(OpenSqliteStore(path).ok());
   EXPECT_EQ(PragmaText(path, "SELECT COUNT(*) FROM schema_migrations"),
             std::to_string(sqlite::Migrations().size()));
+}
+
+// Switching a fresh file to WAL needs an exclusive lock and SQLite does not wait for it;
+// several processes opening a new file at once must all succeed anyway.
+TEST(SqliteStoreTest, ManyProcessesOpenAFreshFileAtOnce) {
+  for (int round = 0; round < 30; ++round) {
+    TempDir dir;
+    const std::string path = dir.File("g.db");
+    int gate[2];
+    ASSERT_EQ(pipe(gate), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < 8; ++i) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        close(gate[1]);
+        char c;
+        (void)!read(gate[0], &c, 1);  // all children start opening at the same moment
+        auto s = OpenSqliteStore(path);
+        _exit(s.ok() ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    close(gate[0]);
+    close(gate[1]);  // EOF releases every child at once
+    int failures = 0;
+    for (pid_t pid : children) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+    }
+    ASSERT_EQ(failures, 0) << "round " << round;
+  }
 }
 
 TEST(SqliteStoreTest, InboxTableIsReadyForIngress) {
