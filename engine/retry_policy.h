@@ -4,12 +4,14 @@
 //
 //  transient     5xx, timeouts, resets: consumes one attempt; retried after a full-jitter
 //                exponential backoff, U[0, min(cap, base * 2^(attempts-1))]; `dead` once
-//                `max_attempts` consecutive attempts failed.
+//                `max_attempts` attempts failed since the last completed pass (a lease that
+//                expired mid-pass also counts as one, see Store::Claim).
 //  rate-limited  waits until the given time (plus a little jitter so that every waiting item
 //                does not stampede at the reset); consumes no attempt.
 //  unavailable   "not now" (a paused reviewer, CI not reported yet): a separate wall-clock
-//                budget, measured from the first unavailable outcome in a row; backoff grows
-//                with the time already spent unavailable; `dead` once the budget is spent.
+//                budget, measured from the first unavailable outcome since the last completed
+//                pass; backoff grows with the time already spent unavailable; `dead` once the
+//                budget is spent.
 //  permanent     `dead` at once.
 // A completed pass resets both budgets.
 #pragma once
