@@ -101,6 +101,64 @@ struct PassFinish {
   std::string error;
 };
 
+// One webhook delivery as received (DESIGN.md §4).
+struct Delivery {
+  std::string delivery_id;  // X-GitHub-Delivery
+  std::string event;        // X-GitHub-Event
+  std::string action;       // the payload's "action", or ""
+  std::optional<int64_t> installation_id;
+  std::string body;         // the raw body, exactly as signed
+  std::string body_sha256;  // lower-case hex
+  Time received_at;
+};
+
+enum class AcceptOutcome {
+  kAccepted,   // new: stored, to be routed
+  kDuplicate,  // same id, same body hash: stored before, nothing to do
+  kConflict,   // same id, different body: recorded as a conflict, not stored
+};
+
+enum class InboxState { kAccepted, kUnresolved, kRouted, kIgnored, kDead };
+std::string_view InboxStateName(InboxState state);
+
+// A stored delivery, as routing and the CLI see it.
+struct InboxEntry {
+  int64_t seq = 0;
+  std::string delivery_id;
+  std::string event;
+  std::string action;
+  std::optional<int64_t> installation_id;
+  std::string body;  // decompressed
+  InboxState state = InboxState::kAccepted;
+  std::string state_reason;
+  int attempts = 0;
+  Time received_at;
+};
+
+// What routing decided for one delivery; applied atomically with its signals.
+struct RouteDecision {
+  int64_t seq = 0;
+  InboxState state = InboxState::kRouted;  // kRouted, kIgnored, kUnresolved or kDead
+  std::string reason;                      // why ignored / unresolved / dead, or a summary
+  std::vector<Signal> signals;             // folded into work items in the same transaction
+  // PR heads learned from the payload: (subject key, head SHA), remembered so that a later
+  // check or status with an empty PR list can be resolved by its SHA.
+  std::vector<std::pair<std::string, std::string>> heads;
+};
+
+// The ingress funnel: received = routed + ignored + duplicate + rejected + dead + in_flight.
+struct Funnel {
+  int64_t received = 0;
+  int64_t routed = 0;
+  int64_t ignored = 0;
+  int64_t duplicate = 0;
+  int64_t rejected = 0;
+  int64_t dead = 0;
+  int64_t in_flight = 0;    // accepted or unresolved, not yet terminal
+  int64_t unresolved = 0;   // part of in_flight: waiting for a SHA → PR lookup
+  int64_t conflicts = 0;    // part of rejected
+};
+
 struct WorkFilter {
   std::optional<WorkState> state;
   size_t limit = 1000;
@@ -157,6 +215,32 @@ class Store {
   virtual Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) = 0;
 
   virtual Result<Counters> GetCounters() = 0;
+
+  // --- The inbox (DESIGN.md §4) ---
+
+  // Stores new deliveries durably (Durability::kAcknowledged: on return they survive power
+  // loss, so the caller may answer 2xx) and classifies each. `rejected` are counts of
+  // requests refused before reaching the inbox (bad signature, headers, JSON, size), by
+  // reason, added to the funnel in the same transaction. One outcome per delivery.
+  virtual Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
+                                                              const Counters& rejected,
+                                                              Time now) = 0;
+
+  // Deliveries not yet in a terminal state, oldest first: `accepted` ones, and `unresolved`
+  // ones too when `include_unresolved`.
+  virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit,
+                                                         bool include_unresolved) = 0;
+
+  // Applies routing decisions, each with its signals and learned heads, in one transaction.
+  // A decision for a delivery that is no longer open is skipped (another router got there).
+  virtual Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) = 0;
+
+  // Open pull requests of `repo` ("owner/repo", lower-case) whose last known head is `sha`,
+  // as subject keys.
+  virtual Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
+                                                                std::string_view sha) = 0;
+
+  virtual Result<Funnel> GetFunnel() = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -1,0 +1,45 @@
+// Routing: which work items a webhook delivery concerns, and why (DESIGN.md §2, §4).
+//
+// Pure functions over the decoded payload: no I/O, no clock. The server's router loop and the
+// `gatehouse route` explain tool share this code. Subject keys are "owner/repo#number",
+// lower-cased.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gatehouse {
+
+struct RouteTarget {
+  std::string key;     // "owner/repo#12"
+  std::string reason;  // "pushed", "ci-completed", ... ([a-z0-9_.:-]+)
+};
+
+struct RouteResult {
+  enum class Kind {
+    kRoute,         // signal `targets` (may be empty for recorded events, e.g. installation)
+    kIgnore,        // an event or action gatehouse does not use: `why`
+    kResolveBySha,  // a check or status with no PR list: find the PRs whose head is `sha`
+  };
+  Kind kind = Kind::kIgnore;
+  std::vector<RouteTarget> targets;
+  std::string why;     // kIgnore: why; kRoute: a short summary (e.g. "installation recorded")
+  std::string repo;    // kResolveBySha: "owner/repo", lower-case
+  std::string sha;     // kResolveBySha: the commit
+  std::string reason;  // kResolveBySha: the reason to use for every PR found
+  // PR heads learned from this payload: (subject key, head SHA); an empty SHA means the PR
+  // is no longer open (closed) and should be forgotten.
+  std::vector<std::pair<std::string, std::string>> heads;
+};
+
+// Routes one delivery. `event` is X-GitHub-Event; `payload` the parsed body. Never fails: a
+// payload missing the fields an event needs is ignored with a `why` that names the field.
+RouteResult RouteWebhook(std::string_view event, const boost::json::value& payload);
+
+// "owner/repo#12" from a repository full name and a number, lower-cased.
+std::string SubjectKey(std::string_view repo_full_name, int64_t number);
+
+}  // namespace gatehouse
