@@ -206,6 +206,23 @@ class CountingStore final : public Store {
     return inner_.ListWorkItems(filter);
   }
   Result<Counters> GetCounters() override { return inner_.GetCounters(); }
+  Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
+                                                      const Counters& rejected,
+                                                      Time now) override {
+    return inner_.AcceptDeliveries(deliveries, rejected, now);
+  }
+  Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override {
+    return inner_.OpenDeliveries(limit, include_unresolved);
+  }
+  Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override {
+    return inner_.ApplyRouting(decisions, now);
+  }
+  Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
+                                                        std::string_view sha) override {
+    return inner_.PullRequestsWithHead(repo, sha);
+  }
+  Result<Funnel> GetFunnel() override { return inner_.GetFunnel(); }
+  Status CheckWritable() override { return inner_.CheckWritable(); }
 
   CallStats enqueue;
   CallStats claim;

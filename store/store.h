@@ -154,9 +154,9 @@ struct Funnel {
   int64_t duplicate = 0;
   int64_t rejected = 0;
   int64_t dead = 0;
-  int64_t in_flight = 0;    // accepted or unresolved, not yet terminal
-  int64_t unresolved = 0;   // part of in_flight: waiting for a SHA → PR lookup
-  int64_t conflicts = 0;    // part of rejected
+  int64_t in_flight = 0;   // accepted or unresolved, not yet terminal
+  int64_t unresolved = 0;  // part of in_flight: waiting for a SHA → PR lookup
+  int64_t conflicts = 0;   // part of rejected
 };
 
 struct WorkFilter {
@@ -228,8 +228,7 @@ class Store {
 
   // Deliveries not yet in a terminal state, oldest first: `accepted` ones, and `unresolved`
   // ones too when `include_unresolved`.
-  virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit,
-                                                         bool include_unresolved) = 0;
+  virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) = 0;
 
   // Applies routing decisions, each with its signals and learned heads, in one transaction.
   // A decision for a delivery that is no longer open is skipped (another router got there).
@@ -241,6 +240,9 @@ class Store {
                                                                 std::string_view sha) = 0;
 
   virtual Result<Funnel> GetFunnel() = 0;
+
+  // OK when a write transaction can be started now (for readiness probes). Writes nothing.
+  virtual Status CheckWritable() = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -380,19 +380,8 @@ TEST_P(StoreContractTest, ConcurrentClaimersNeverShareAnItem) {
   EXPECT_EQ(all.size(), static_cast<size_t>(kKeys));
 }
 
-StoreBackend SqliteBackend() {
-  auto open = [](const TempDir& dir) {
-    auto s = OpenSqliteStore(dir.File("gatehouse.db"));
-    if (!s.ok()) {
-      ADD_FAILURE() << s.status().ToString();
-      return StorePtr();
-    }
-    return std::move(s).value();
-  };
-  return StoreBackend{"sqlite", open, open};
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest, ::testing::Values(SqliteBackend()),
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
+                         ::testing::Values(testing::SqliteTestBackend()),
                          [](const ::testing::TestParamInfo<StoreBackend>& p) {
                            return p.param.name;
                          });

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "store/sqlite/sqlite_store.h"
 #include "store/store.h"
 
 namespace gatehouse::testing {
@@ -41,5 +42,15 @@ struct StoreBackend {
   // Opens another store on the database that open_fresh made in this TempDir.
   std::function<StorePtr(const TempDir&)> open_again;
 };
+
+// The embedded backend: a fresh SQLite file per test.
+inline StoreBackend SqliteTestBackend() {
+  auto open = [](const TempDir& dir) {
+    auto s = OpenSqliteStore(dir.File("gatehouse.db"));
+    if (!s.ok()) std::abort();
+    return std::move(s).value();
+  };
+  return StoreBackend{"sqlite", open, open};
+}
 
 }  // namespace gatehouse::testing

@@ -63,8 +63,21 @@ CREATE TABLE counters (
 ) WITHOUT ROWID;
 )sql";
 
+// The last known head of each open pull request, so that a check or status whose PR list is
+// empty (PRs from forks) can be resolved by its commit SHA.
+constexpr const char kV2[] = R"sql(
+CREATE TABLE pr_heads (
+  key        TEXT PRIMARY KEY,  -- subject key, owner/repo#number
+  repo       TEXT NOT NULL,     -- owner/repo
+  head_sha   TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX pr_heads_sha ON pr_heads (repo, head_sha);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
+    {2, "pull request heads", kV2},
 };
 
 }  // namespace

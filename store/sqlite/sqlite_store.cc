@@ -144,7 +144,11 @@ Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durabilit
   for (const Signal& sig : signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
   if (signals.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(durability, [&]() -> Status {
+  return db_->WriteTransaction(durability, [&]() -> Status { return EnqueueInTx(signals, now); });
+}
+
+Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
+  {
     for (const Signal& sig : signals) {
       const Time due = now + sig.debounce;
       // Fast path, the common case under a burst: the item already waits for a pass that is
@@ -177,7 +181,7 @@ Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durabilit
       GH_RETURN_IF_ERROR(q->Run().WithContext("enqueue " + sig.key));
     }
     return Bump("work.signals", static_cast<int64_t>(signals.size()));
-  });
+  }
 }
 
 Result<std::vector<Lease>> SqliteStore::Claim(std::string_view owner, size_t max_items,

@@ -42,6 +42,17 @@ class SqliteStore final : public Store {
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
   Result<Counters> GetCounters() override;
 
+  // The inbox: store/sqlite/sqlite_inbox.cc.
+  Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
+                                                      const Counters& rejected,
+                                                      Time now) override;
+  Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override;
+  Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override;
+  Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
+                                                        std::string_view sha) override;
+  Result<Funnel> GetFunnel() override;
+  Status CheckWritable() override;
+
   // The highest applied migration.
   Result<int> SchemaVersion();
 
@@ -52,7 +63,8 @@ class SqliteStore final : public Store {
   Status Migrate();
   // Adds `delta` to counter `name`; call inside a write transaction.
   Status Bump(std::string_view name, int64_t delta);
-  // The bodies of Claim and Finish; call inside a write transaction with mu_ held.
+  // The bodies of Enqueue, Claim and Finish; call inside a write transaction with mu_ held.
+  Status EnqueueInTx(std::span<const Signal> signals, Time now);
   Status ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
                    std::vector<Lease>* out);
   Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out);

@@ -1,0 +1,214 @@
+// The inbox part of the Store contract (DESIGN.md §4): durable acceptance, de-duplication,
+// conflicts, routing with its signals in one transaction, PR heads, and the funnel.
+#include <gtest/gtest.h>
+
+#include "store/store.h"
+#include "store/store_test_util.h"
+
+namespace gatehouse {
+namespace {
+
+using std::chrono::seconds;
+using testing::StoreBackend;
+using testing::TempDir;
+
+const Time kT0 = FromMicros(1'800'000'000'000'000);
+
+Delivery MakeDelivery(const std::string& id, const std::string& body = "{\"action\":\"opened\"}",
+                      const std::string& sha = "aaaa") {
+  Delivery d;
+  d.delivery_id = id;
+  d.event = "pull_request";
+  d.action = "opened";
+  d.installation_id = 42;
+  d.body = body;
+  d.body_sha256 = sha;
+  d.received_at = kT0;
+  return d;
+}
+
+class InboxContractTest : public ::testing::TestWithParam<StoreBackend> {
+ protected:
+  void SetUp() override { store_ = GetParam().open_fresh(dir_); }
+
+  std::vector<AcceptOutcome> Accept(std::vector<Delivery> ds, const Counters& rejected = {}) {
+    auto r = store_->AcceptDeliveries(ds, rejected, kT0);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<AcceptOutcome>{};
+  }
+  Funnel GetFunnel() {
+    auto f = store_->GetFunnel();
+    EXPECT_TRUE(f.ok());
+    return f.ok() ? *f : Funnel{};
+  }
+  static void ExpectBalanced(const Funnel& f) {
+    EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight)
+        << "received " << f.received << " routed " << f.routed << " ignored " << f.ignored
+        << " duplicate " << f.duplicate << " rejected " << f.rejected << " dead " << f.dead
+        << " in_flight " << f.in_flight;
+  }
+
+  TempDir dir_;
+  StorePtr store_;
+};
+
+TEST_P(InboxContractTest, AcceptsStoresAndReturnsOpenDeliveriesInOrder) {
+  auto out = Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
+  EXPECT_EQ(out, (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kAccepted}));
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2u);
+  EXPECT_EQ((*open)[0].delivery_id, "d-1");
+  EXPECT_EQ((*open)[1].delivery_id, "d-2");
+  EXPECT_LT((*open)[0].seq, (*open)[1].seq);
+  EXPECT_EQ((*open)[0].event, "pull_request");
+  EXPECT_EQ((*open)[0].action, "opened");
+  EXPECT_EQ((*open)[0].installation_id, 42);
+  EXPECT_EQ((*open)[0].body, "{\"action\":\"opened\"}");
+  EXPECT_EQ((*open)[0].state, InboxState::kAccepted);
+  Funnel f = GetFunnel();
+  EXPECT_EQ(f.received, 2);
+  EXPECT_EQ(f.in_flight, 2);
+  ExpectBalanced(f);
+}
+
+TEST_P(InboxContractTest, SameIdSameBodyIsADuplicateDifferentBodyAConflict) {
+  Accept({MakeDelivery("d-1")});
+  auto out = Accept({MakeDelivery("d-1"), MakeDelivery("d-1", "{\"other\":1}", "bbbb")});
+  EXPECT_EQ(out, (std::vector<AcceptOutcome>{AcceptOutcome::kDuplicate, AcceptOutcome::kConflict}));
+  // Within one batch, too.
+  auto batch = Accept({MakeDelivery("d-2"), MakeDelivery("d-2")});
+  EXPECT_EQ(batch,
+            (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kDuplicate}));
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(open->size(), 2u) << "nothing stored twice";
+  Funnel f = GetFunnel();
+  EXPECT_EQ(f.received, 5);
+  EXPECT_EQ(f.duplicate, 2);
+  EXPECT_EQ(f.rejected, 1);
+  EXPECT_EQ(f.conflicts, 1);
+  ExpectBalanced(f);
+}
+
+TEST_P(InboxContractTest, RejectedRequestsCountInTheFunnel) {
+  Accept({}, Counters{{"signature", 3}, {"json", 1}});
+  Funnel f = GetFunnel();
+  EXPECT_EQ(f.received, 4);
+  EXPECT_EQ(f.rejected, 4);
+  ExpectBalanced(f);
+  auto c = store_->GetCounters();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)["inbox.rejected.signature"], 3);
+  EXPECT_EQ((*c)["inbox.rejected.json"], 1);
+}
+
+TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
+  Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3"), MakeDelivery("d-4")});
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 4u);
+  std::vector<RouteDecision> decisions(4);
+  decisions[0].seq = (*open)[0].seq;
+  decisions[0].state = InboxState::kRouted;
+  decisions[0].signals = {{"acme/app#1", "opened", seconds(1)}, {"acme/app#2", "pushed", {}}};
+  decisions[0].heads = {{"acme/app#1", "sha1"}};
+  decisions[1].seq = (*open)[1].seq;
+  decisions[1].state = InboxState::kIgnored;
+  decisions[1].reason = "event star is not used";
+  decisions[2].seq = (*open)[2].seq;
+  decisions[2].state = InboxState::kUnresolved;
+  decisions[2].reason = "no known PR has head abc";
+  decisions[3].seq = (*open)[3].seq;
+  decisions[3].state = InboxState::kDead;
+  decisions[3].reason = "body is not JSON";
+  ASSERT_TRUE(store_->ApplyRouting(decisions, kT0).ok());
+
+  auto w1 = store_->GetWorkItem("acme/app#1");
+  ASSERT_TRUE(w1.ok() && w1->has_value());
+  EXPECT_EQ((*w1)->requested_gen, 1);
+  EXPECT_EQ((*w1)->due_at, kT0 + seconds(1));
+  auto heads = store_->PullRequestsWithHead("acme/app", "sha1");
+  ASSERT_TRUE(heads.ok());
+  EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
+
+  auto still_open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(still_open.ok());
+  EXPECT_TRUE(still_open->empty());
+  auto unresolved = store_->OpenDeliveries(10, true);
+  ASSERT_TRUE(unresolved.ok());
+  ASSERT_EQ(unresolved->size(), 1u);
+  EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
+  EXPECT_EQ((*unresolved)[0].state_reason, "no known PR has head abc");
+
+  Funnel f = GetFunnel();
+  EXPECT_EQ(f.routed, 1);
+  EXPECT_EQ(f.ignored, 1);
+  EXPECT_EQ(f.dead, 1);
+  EXPECT_EQ(f.in_flight, 1);
+  EXPECT_EQ(f.unresolved, 1);
+  ExpectBalanced(f);
+
+  // Routing an already-routed delivery again changes nothing (a second router, a retry).
+  ASSERT_TRUE(store_->ApplyRouting({&decisions[0], 1}, kT0).ok());
+  EXPECT_EQ((*store_->GetWorkItem("acme/app#1"))->requested_gen, 1);
+  EXPECT_EQ(GetFunnel().routed, 1);
+
+  // The unresolved one resolves later.
+  RouteDecision later;
+  later.seq = decisions[2].seq;
+  later.state = InboxState::kRouted;
+  later.signals = {{"acme/app#1", "ci-completed", {}}};
+  ASSERT_TRUE(store_->ApplyRouting({&later, 1}, kT0).ok());
+  Funnel g = GetFunnel();
+  EXPECT_EQ(g.in_flight, 0);
+  EXPECT_EQ(g.routed, 2);
+  ExpectBalanced(g);
+}
+
+TEST_P(InboxContractTest, InvalidDecisionsWriteNothing) {
+  Accept({MakeDelivery("d-1")});
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  RouteDecision d;
+  d.seq = (*open)[0].seq;
+  d.signals = {{"acme/app#1", "Bad Reason", {}}};
+  EXPECT_EQ(store_->ApplyRouting({&d, 1}, kT0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(GetFunnel().in_flight, 1);
+}
+
+TEST_P(InboxContractTest, ClosedPullRequestsAreForgottenAsHeads) {
+  Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  RouteDecision a;
+  a.seq = (*open)[0].seq;
+  a.heads = {{"acme/app#1", "sha1"}, {"acme/app#2", "sha1"}};
+  RouteDecision b;
+  b.seq = (*open)[1].seq;
+  b.heads = {{"acme/app#2", ""}};
+  ASSERT_TRUE(store_->ApplyRouting({&a, 1}, kT0).ok());
+  ASSERT_TRUE(store_->ApplyRouting({&b, 1}, kT0).ok());
+  auto heads = store_->PullRequestsWithHead("acme/app", "sha1");
+  ASSERT_TRUE(heads.ok());
+  EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
+}
+
+TEST_P(InboxContractTest, DeliveriesSurviveReopen) {
+  Accept({MakeDelivery("d-1")});
+  store_.reset();
+  store_ = GetParam().open_again(dir_);
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_TRUE(store_->CheckWritable().ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, InboxContractTest,
+                         ::testing::Values(testing::SqliteTestBackend()),
+                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
+                           return p.param.name;
+                         });
+
+}  // namespace
+}  // namespace gatehouse

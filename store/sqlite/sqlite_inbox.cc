@@ -1,0 +1,244 @@
+// SqliteStore: the webhook inbox (DESIGN.md §4) and the PR heads used to resolve commits.
+#include <sqlite3.h>
+
+#include <string>
+
+#include "store/sqlite/sqlite_store.h"
+
+namespace gatehouse {
+namespace {
+
+bool IsTerminal(InboxState s) {
+  return s == InboxState::kRouted || s == InboxState::kIgnored || s == InboxState::kDead;
+}
+
+InboxState ParseInboxState(const std::string& s) {
+  if (s == "unresolved") return InboxState::kUnresolved;
+  if (s == "routed") return InboxState::kRouted;
+  if (s == "ignored") return InboxState::kIgnored;
+  if (s == "dead") return InboxState::kDead;
+  return InboxState::kAccepted;
+}
+
+}  // namespace
+
+std::string_view InboxStateName(InboxState state) {
+  switch (state) {
+    case InboxState::kAccepted:
+      return "accepted";
+    case InboxState::kUnresolved:
+      return "unresolved";
+    case InboxState::kRouted:
+      return "routed";
+    case InboxState::kIgnored:
+      return "ignored";
+    case InboxState::kDead:
+      return "dead";
+  }
+  return "accepted";
+}
+
+Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
+    std::span<const Delivery> deliveries, const Counters& rejected, Time now) {
+  std::vector<AcceptOutcome> out;
+  if (deliveries.empty() && rejected.empty()) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
+  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+    out.clear();
+    int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0;
+    for (const Delivery& d : deliveries) {
+      GH_ASSIGN_OR_RETURN(auto q,
+                          db_->Prepare("SELECT body_sha256 FROM inbox WHERE delivery_id = ?1"));
+      q->Bind(1, d.delivery_id);
+      GH_ASSIGN_OR_RETURN(bool exists, q->Step());
+      if (exists) {
+        const bool same = q->Text(0) == d.body_sha256;
+        q.reset();
+        if (same) {
+          ++duplicate;
+          out.push_back(AcceptOutcome::kDuplicate);
+          continue;
+        }
+        GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("INSERT INTO inbox_conflicts (delivery_id, "
+                                                 "body_sha256, received_at) VALUES (?1, ?2, ?3)"));
+        c->Bind(1, d.delivery_id).Bind(2, d.body_sha256).Bind(3, now);
+        GH_RETURN_IF_ERROR(c->Run());
+        ++conflict;
+        out.push_back(AcceptOutcome::kConflict);
+        continue;
+      }
+      q.reset();
+      GH_ASSIGN_OR_RETURN(
+          auto ins,
+          db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
+                       "body_encoding, body_sha256, received_at, state) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, 'identity', ?6, ?7, 'accepted')"));
+      ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
+      if (d.installation_id) {
+        ins->Bind(4, *d.installation_id);
+      } else {
+        ins->BindNull(4);
+      }
+      ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
+      GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
+      ++accepted;
+      out.push_back(AcceptOutcome::kAccepted);
+    }
+    for (const auto& [reason, n] : rejected) {
+      refused += n;
+      GH_RETURN_IF_ERROR(Bump("inbox.rejected." + reason, n));
+    }
+    GH_RETURN_IF_ERROR(Bump("inbox.received", accepted + duplicate + conflict + refused));
+    GH_RETURN_IF_ERROR(Bump("inbox.accepted", accepted));
+    GH_RETURN_IF_ERROR(Bump("inbox.duplicate", duplicate));
+    GH_RETURN_IF_ERROR(Bump("inbox.rejected.conflict", conflict));
+    return Bump("inbox.rejected", refused + conflict);
+  });
+  if (!s.ok()) return s.WithContext("accepting deliveries");
+  return out;
+}
+
+Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool include_unresolved) {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(
+      auto q, db_->Prepare("SELECT seq, delivery_id, event, action, installation_id, body, state, "
+                           "state_reason, attempts, received_at FROM inbox INDEXED BY inbox_open "
+                           "WHERE state IN ('accepted', 'unresolved') "
+                           "AND (state = 'accepted' OR ?2) ORDER BY seq LIMIT ?1"));
+  q->Bind(1, static_cast<int64_t>(limit)).Bind(2, static_cast<int64_t>(include_unresolved));
+  std::vector<InboxEntry> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    InboxEntry e;
+    e.seq = q->Int(0);
+    e.delivery_id = q->Text(1);
+    e.event = q->Text(2);
+    e.action = q->Text(3);
+    if (!q->IsNull(4)) e.installation_id = q->Int(4);
+    e.body = q->Text(5);
+    e.state = ParseInboxState(q->Text(6));
+    e.state_reason = q->Text(7);
+    e.attempts = static_cast<int>(q->Int(8));
+    e.received_at = q->TimeAt(9);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
+  for (const RouteDecision& d : decisions) {
+    for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
+    if (d.state == InboxState::kAccepted) {
+      return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
+                             " out of 'accepted'");
+    }
+  }
+  if (decisions.empty()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
+  // open and is routed again (and signals are idempotent in effect: one more pass at most).
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    int64_t routed = 0, ignored = 0, dead = 0;
+    for (const RouteDecision& d : decisions) {
+      GH_ASSIGN_OR_RETURN(auto u,
+                          db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
+                                       "attempts = attempts + 1, finished_at = ?4 "
+                                       "WHERE seq = ?1 AND state IN ('accepted', 'unresolved')"));
+      u->Bind(1, d.seq).Bind(2, InboxStateName(d.state)).Bind(3, d.reason);
+      if (IsTerminal(d.state)) {
+        u->Bind(4, now);
+      } else {
+        u->BindNull(4);
+      }
+      GH_RETURN_IF_ERROR(u->Run());
+      if (sqlite3_changes(db_->raw()) != 1) continue;  // no longer open: someone routed it
+      GH_RETURN_IF_ERROR(EnqueueInTx(d.signals, now));
+      for (const auto& [key, sha] : d.heads) {
+        if (sha.empty()) {
+          GH_ASSIGN_OR_RETURN(auto del, db_->Prepare("DELETE FROM pr_heads WHERE key = ?1"));
+          del->Bind(1, key);
+          GH_RETURN_IF_ERROR(del->Run());
+          continue;
+        }
+        GH_ASSIGN_OR_RETURN(
+            auto up,
+            db_->Prepare("INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
+                         "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO UPDATE SET "
+                         "head_sha = excluded.head_sha, updated_at = excluded.updated_at"));
+        const std::string repo = key.substr(0, key.find('#'));
+        up->Bind(1, key).Bind(2, repo).Bind(3, sha).Bind(4, now);
+        GH_RETURN_IF_ERROR(up->Run());
+      }
+      routed += d.state == InboxState::kRouted;
+      ignored += d.state == InboxState::kIgnored;
+      dead += d.state == InboxState::kDead;
+    }
+    GH_RETURN_IF_ERROR(Bump("inbox.routed", routed));
+    GH_RETURN_IF_ERROR(Bump("inbox.ignored", ignored));
+    return Bump("inbox.dead", dead);
+  });
+  return s.WithContext("applying routing");
+}
+
+Result<std::vector<std::string>> SqliteStore::PullRequestsWithHead(std::string_view repo,
+                                                                   std::string_view sha) {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM pr_heads WHERE repo = ?1 AND "
+                                           "head_sha = ?2 ORDER BY key"));
+  q->Bind(1, repo).Bind(2, sha);
+  std::vector<std::string> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(q->Text(0));
+  }
+  return out;
+}
+
+Result<Funnel> SqliteStore::GetFunnel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Funnel f;
+  // One snapshot, so that the funnel adds up even while deliveries arrive.
+  Status s = db_->ReadTransaction([&]() -> Status {
+    GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("SELECT name, value FROM counters WHERE name IN "
+                                             "('inbox.received', 'inbox.routed', "
+                                             "'inbox.ignored', 'inbox.duplicate', "
+                                             "'inbox.rejected', 'inbox.dead', "
+                                             "'inbox.rejected.conflict')"));
+    while (true) {
+      GH_ASSIGN_OR_RETURN(bool row, c->Step());
+      if (!row) break;
+      const std::string name = c->Text(0);
+      const int64_t v = c->Int(1);
+      if (name == "inbox.received") f.received = v;
+      if (name == "inbox.routed") f.routed = v;
+      if (name == "inbox.ignored") f.ignored = v;
+      if (name == "inbox.duplicate") f.duplicate = v;
+      if (name == "inbox.rejected") f.rejected = v;
+      if (name == "inbox.dead") f.dead = v;
+      if (name == "inbox.rejected.conflict") f.conflicts = v;
+    }
+    c.reset();
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT COUNT(*), COALESCE(SUM(state = "
+                                             "'unresolved'), 0) FROM inbox INDEXED BY inbox_open "
+                                             "WHERE state IN ('accepted', 'unresolved')"));
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (row) {
+      f.in_flight = q->Int(0);
+      f.unresolved = q->Int(1);
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading the funnel");
+  return f;
+}
+
+Status SqliteStore::CheckWritable() {
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_RETURN_IF_ERROR(db_->RunCached("BEGIN IMMEDIATE"));
+  return db_->RunCached("ROLLBACK");
+}
+
+}  // namespace gatehouse
