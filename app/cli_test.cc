@@ -33,7 +33,8 @@ CliRun Gatehouse(const std::string& args) {
 }
 
 TEST(CliTest, HelpEverywhere) {
-  for (const char* args : {"--help", "help", "serve --help", "work --help"}) {
+  for (const char* args :
+       {"--help", "help", "serve --help", "work --help", "route --help", "status --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -125,12 +126,60 @@ TEST(CliTest, SignalWithDebounceWaits) {
   EXPECT_GE(*(*item)->due_at, RealClock().Now() + std::chrono::seconds(50));
 }
 
+TEST(CliTest, ServeRefusesToStartWithoutASecret) {
+  testing::TempDir dir;
+  unsetenv("GATEHOUSE_WEBHOOK_SECRET");
+  CliRun r = Gatehouse("serve --listen 127.0.0.1:0 --db " + dir.File("g.db"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("no webhook secret"), std::string::npos) << r.out;
+  setenv("GATEHOUSE_WEBHOOK_SECRET_FILE", "/nonexistent/secret", 1);
+  CliRun f = Gatehouse("serve --listen 127.0.0.1:0 --db " + dir.File("g.db"));
+  unsetenv("GATEHOUSE_WEBHOOK_SECRET_FILE");
+  EXPECT_EQ(f.code, 2);
+  EXPECT_NE(f.out.find("cannot read /nonexistent/secret"), std::string::npos) << f.out;
+}
+
+TEST(CliTest, RouteExplainsAPayload) {
+  const std::string fx = std::string(GATEHOUSE_FIXTURES) + "/";
+  CliRun r =
+      Gatehouse("route --event pull_request " + fx + "pull_request/synchronize.payload.json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto v = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(v["keys"].as_array()[0].as_string(), "codertocat/hello-world#2");
+  EXPECT_EQ(v["reasons"].as_array()[0].as_string(), "pushed");
+  EXPECT_NE(Gatehouse("route --event push " + fx + "push/payload.json")
+                .out.find(R"("ignored":"event push is not used")"),
+            std::string::npos);
+  EXPECT_EQ(Gatehouse("route " + fx + "push/payload.json").code, 2);  // no --event
+  EXPECT_EQ(Gatehouse("route --event push").code, 2);                 // no FILE
+  CliRun bad = Gatehouse("route --event push /dev/null");             // empty: invalid JSON
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("invalid JSON"), std::string::npos) << bad.out;
+}
+
+TEST(CliTest, StatusShowsABalancedFunnel) {
+  testing::TempDir dir;
+  EXPECT_EQ(Gatehouse("status --db " + dir.File("none.db")).code, 1);
+  ASSERT_EQ(Gatehouse("work signal acme/app#1 --db " + dir.File("g.db")).code, 0);
+  CliRun s = Gatehouse("status --json --db " + dir.File("g.db"));
+  ASSERT_EQ(s.code, 0) << s.out;
+  auto v = boost::json::parse(s.out).as_object();
+  EXPECT_TRUE(v["balanced"].as_bool());
+  EXPECT_EQ(v["received"].as_int64(), 0);
+  EXPECT_EQ(v["counters"].as_object()["work.signals"].as_int64(), 1);
+  CliRun table = Gatehouse("status --db " + dir.File("g.db"));
+  EXPECT_NE(table.out.find("funnel balanced      yes"), std::string::npos) << table.out;
+}
+
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
 TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   testing::TempDir dir;
   const std::string db = dir.File("g.db");
-  testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--workers", "2"});
+  setenv("GATEHOUSE_WEBHOOK_SECRET", "cli-test-secret", 1);
+  testing::ChildProcess serve(
+      {GATEHOUSE_BIN, "serve", "--db", db, "--workers", "2", "--listen", "127.0.0.1:0"});
   ASSERT_TRUE(serve.ok());
+  EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on http://127.0.0.1:", 0), 0u);
   CliRun sig = Gatehouse("work signal acme/app#7 --reason pushed --db " + db);
   ASSERT_EQ(sig.code, 0) << sig.out;
   auto store = OpenSqliteStore(db);

@@ -4,8 +4,10 @@
 
 namespace gatehouse::app {
 
-int RunServe(int argc, char** argv);  // argv[0] is "serve"
-int RunWork(int argc, char** argv);   // argv[0] is "work"
+int RunServe(int argc, char** argv);   // argv[0] is "serve"
+int RunWork(int argc, char** argv);    // argv[0] is "work"
+int RunRoute(int argc, char** argv);   // argv[0] is "route"
+int RunStatus(int argc, char** argv);  // argv[0] is "status"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

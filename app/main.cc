@@ -16,10 +16,13 @@ Usage:
   gatehouse work rearm KEY                        bring a dead work item back
   gatehouse work signal KEY [--reason R]          route a signal to a work item by hand
   gatehouse work counters [--json]                engine counters (signals, passes, ...)
+  gatehouse route --event EVENT FILE              explain how a webhook payload is routed
+  gatehouse status [--json]                       the webhook funnel and engine counters
   gatehouse help | --help                         this text
   gatehouse --version
 
-Every command takes --db PATH (default ./gatehouse.db) and --help.
+Every command takes --help; those that use the database take --db PATH (default
+./gatehouse.db).
 Logs are JSON lines on stderr; --log-level debug|info|warn|error (default info).
 )";
 
@@ -41,6 +44,8 @@ int main(int argc, char** argv) {
   }
   if (cmd == "serve") return gatehouse::app::RunServe(argc - 1, argv + 1);
   if (cmd == "work") return gatehouse::app::RunWork(argc - 1, argv + 1);
+  if (cmd == "route") return gatehouse::app::RunRoute(argc - 1, argv + 1);
+  if (cmd == "status") return gatehouse::app::RunStatus(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;
 }

@@ -222,6 +222,9 @@ class CountingStore final : public Store {
     return inner_.PullRequestsWithHead(repo, sha);
   }
   Result<Funnel> GetFunnel() override { return inner_.GetFunnel(); }
+  Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override {
+    return inner_.GetDelivery(delivery_id);
+  }
   Status CheckWritable() override { return inner_.CheckWritable(); }
 
   CallStats enqueue;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,5 +42,11 @@ RouteResult RouteWebhook(std::string_view event, const boost::json::value& paylo
 
 // "owner/repo#12" from a repository full name and a number, lower-cased.
 std::string SubjectKey(std::string_view repo_full_name, int64_t number);
+
+// True when a comment body addresses gatehouse: its first non-empty line, trimmed, starts
+// with "/gatehouse" or "@gatehouse" (ASCII case-insensitive) followed by the end of the line
+// or a character that cannot continue a login ("@gatehouse-bot" is someone else). A quoted
+// command ("> /gatehouse merge") does not count.
+bool AddressesGatehouse(std::string_view comment_body);
 
 }  // namespace gatehouse

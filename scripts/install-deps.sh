@@ -16,6 +16,7 @@ packages=(
   libbenchmark-dev
   libpq-dev postgresql
   clang-format clang-tidy
+  wrk openssl
 )
 
 missing=()

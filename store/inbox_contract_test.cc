@@ -194,6 +194,17 @@ TEST_P(InboxContractTest, ClosedPullRequestsAreForgottenAsHeads) {
   EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
 }
 
+TEST_P(InboxContractTest, GetDeliveryFindsItById) {
+  Accept({MakeDelivery("d-1")});
+  auto d = store_->GetDelivery("d-1");
+  ASSERT_TRUE(d.ok() && d->has_value());
+  EXPECT_EQ((*d)->event, "pull_request");
+  EXPECT_EQ((*d)->state, InboxState::kAccepted);
+  auto none = store_->GetDelivery("nope");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
 TEST_P(InboxContractTest, DeliveriesSurviveReopen) {
   Accept({MakeDelivery("d-1")});
   store_.reset();

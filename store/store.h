@@ -241,6 +241,9 @@ class Store {
 
   virtual Result<Funnel> GetFunnel() = 0;
 
+  // One stored delivery by its X-GitHub-Delivery id; nullopt when unknown.
+  virtual Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) = 0;
+
   // OK when a write transaction can be started now (for readiness probes). Writes nothing.
   virtual Status CheckWritable() = 0;
 };

@@ -99,6 +99,40 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
   return out;
 }
 
+namespace {
+
+constexpr const char kInboxColumns[] =
+    "seq, delivery_id, event, action, installation_id, body, state, state_reason, attempts, "
+    "received_at";
+
+InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
+  InboxEntry e;
+  e.seq = q.Int(0);
+  e.delivery_id = q.Text(1);
+  e.event = q.Text(2);
+  e.action = q.Text(3);
+  if (!q.IsNull(4)) e.installation_id = q.Int(4);
+  e.body = q.Text(5);
+  e.state = ParseInboxState(q.Text(6));
+  e.state_reason = q.Text(7);
+  e.attempts = static_cast<int>(q.Int(8));
+  e.received_at = q.TimeAt(9);
+  return e;
+}
+
+}  // namespace
+
+Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view delivery_id) {
+  static const std::string sql =
+      std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = ?1";
+  std::lock_guard<std::mutex> lock(mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+  q->Bind(1, delivery_id);
+  GH_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return std::optional<InboxEntry>();
+  return std::optional<InboxEntry>(ReadInboxEntry(*q));
+}
+
 Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool include_unresolved) {
   std::lock_guard<std::mutex> lock(mu_);
   GH_ASSIGN_OR_RETURN(
@@ -111,18 +145,7 @@ Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool i
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, q->Step());
     if (!row) break;
-    InboxEntry e;
-    e.seq = q->Int(0);
-    e.delivery_id = q->Text(1);
-    e.event = q->Text(2);
-    e.action = q->Text(3);
-    if (!q->IsNull(4)) e.installation_id = q->Int(4);
-    e.body = q->Text(5);
-    e.state = ParseInboxState(q->Text(6));
-    e.state_reason = q->Text(7);
-    e.attempts = static_cast<int>(q->Int(8));
-    e.received_at = q->TimeAt(9);
-    out.push_back(std::move(e));
+    out.push_back(ReadInboxEntry(*q));
   }
   return out;
 }

@@ -51,6 +51,7 @@ class SqliteStore final : public Store {
   Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
                                                         std::string_view sha) override;
   Result<Funnel> GetFunnel() override;
+  Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override;
   Status CheckWritable() override;
 
   // The highest applied migration.

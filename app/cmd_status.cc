@@ -1,0 +1,98 @@
+// gatehouse status: the ingress funnel and the engine's counters.
+#include <boost/json.hpp>
+#include <cstdio>
+
+#include "app/commands.h"
+#include "app/common.h"
+#include "base/log.h"
+
+namespace gatehouse::app {
+namespace {
+
+constexpr const char kStatusUsage[] = R"(Usage: gatehouse status [--json] [--db PATH]
+
+The webhook funnel: every delivery received ends routed, ignored, duplicate, rejected or dead,
+or is still in flight (accepted or unresolved, not yet routed):
+
+  received = routed + ignored + duplicate + rejected + dead + in_flight
+
+and the engine's counters (signals, passes). Exits 1 if the database does not exist.
+
+Options:
+  --db PATH      SQLite database file (default ./gatehouse.db)
+  --json         one JSON object instead of the table
+  -h, --help     this text
+)";
+
+}  // namespace
+
+int RunStatus(int argc, char** argv) {
+  Flags flags({"db", "log-level"}, {"json"});
+  Status parsed = flags.Parse(argc, argv, 1);
+  if (!parsed.ok() || !flags.positional().empty()) {
+    PrintError("status",
+               parsed.ok() ? "unexpected argument " + flags.positional()[0] : parsed.message());
+    std::fputs(kStatusUsage, stderr);
+    return kExitUsage;
+  }
+  if (flags.Has("help")) {
+    std::fputs(kStatusUsage, stdout);
+    return kExitOk;
+  }
+  SetLogLevel(LogLevel::kWarn);
+  if (flags.Has("log-level") && !ApplyLogLevel(flags)) return kExitUsage;
+  auto store = OpenStoreFromFlags(flags, /*must_exist=*/true);
+  if (!store.ok()) {
+    PrintError("status", store.status().ToString());
+    return kExitFailure;
+  }
+  auto funnel = (*store)->GetFunnel();
+  auto counters = (*store)->GetCounters();
+  if (!funnel.ok() || !counters.ok()) {
+    PrintError("status", (!funnel.ok() ? funnel.status() : counters.status()).ToString());
+    return kExitFailure;
+  }
+  const Funnel& f = *funnel;
+  const bool balanced =
+      f.received == f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight;
+  auto counter = [&](const char* name) {
+    auto it = counters->find(name);
+    return it == counters->end() ? int64_t{0} : it->second;
+  };
+  if (flags.Has("json")) {
+    boost::json::object o;
+    o["received"] = f.received;
+    o["routed"] = f.routed;
+    o["ignored"] = f.ignored;
+    o["duplicate"] = f.duplicate;
+    o["rejected"] = f.rejected;
+    o["dead"] = f.dead;
+    o["in_flight"] = f.in_flight;
+    o["unresolved"] = f.unresolved;
+    o["conflicts"] = f.conflicts;
+    o["balanced"] = balanced;
+    boost::json::object c;
+    for (const auto& [name, value] : *counters) c[name] = value;
+    o["counters"] = std::move(c);
+    std::printf("%s\n", boost::json::serialize(o).c_str());
+    return kExitOk;
+  }
+  std::printf("deliveries received  %lld\n", static_cast<long long>(f.received));
+  std::printf("  routed             %lld\n", static_cast<long long>(f.routed));
+  std::printf("  ignored            %lld\n", static_cast<long long>(f.ignored));
+  std::printf("  duplicate          %lld\n", static_cast<long long>(f.duplicate));
+  std::printf("  rejected           %lld  (conflicts %lld)\n", static_cast<long long>(f.rejected),
+              static_cast<long long>(f.conflicts));
+  std::printf("  dead               %lld\n", static_cast<long long>(f.dead));
+  std::printf("  in flight          %lld  (unresolved %lld)\n", static_cast<long long>(f.in_flight),
+              static_cast<long long>(f.unresolved));
+  std::printf("funnel balanced      %s\n", balanced ? "yes" : "NO");
+  std::printf("signals routed       %lld\n", static_cast<long long>(counter("work.signals")));
+  std::printf("passes completed     %lld\n",
+              static_cast<long long>(counter("work.passes_completed")));
+  std::printf("work items dead      %lld (gatehouse work ls --state dead)\n",
+              static_cast<long long>(counter("work.dead") - counter("work.rearmed")));
+  return kExitOk;
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,41 @@
+#include "app/webhook_secrets.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace gatehouse::app {
+namespace {
+
+Result<std::string> LoadOne(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  const std::string file_var = name + "_FILE";
+  const char* file = std::getenv(file_var.c_str());
+  if (value != nullptr && file != nullptr) {
+    return InvalidArgument(name + " and " + file_var + " are both set; set one");
+  }
+  if (value != nullptr) return std::string(value);
+  if (file == nullptr) return std::string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return InvalidArgument(file_var + ": cannot read " + std::string(file));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string secret = ss.str();
+  if (!secret.empty() && secret.back() == '\n') secret.pop_back();
+  if (!secret.empty() && secret.back() == '\r') secret.pop_back();
+  if (secret.empty()) return InvalidArgument(file_var + ": " + std::string(file) + " is empty");
+  return secret;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> LoadWebhookSecrets() {
+  std::vector<std::string> out;
+  GH_ASSIGN_OR_RETURN(std::string current, LoadOne("GATEHOUSE_WEBHOOK_SECRET"));
+  GH_ASSIGN_OR_RETURN(std::string previous, LoadOne("GATEHOUSE_WEBHOOK_SECRET_PREVIOUS"));
+  if (!current.empty()) out.push_back(std::move(current));
+  if (!previous.empty()) out.push_back(std::move(previous));
+  return out;
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,125 @@
+#include "engine/inbox_router.h"
+
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <map>
+
+#include "base/log.h"
+#include "engine/router.h"
+
+namespace gatehouse {
+
+InboxRouter::InboxRouter(Store& store, ClockPtr clock, RouterOptions options,
+                         std::function<void()> on_routed)
+    : store_(store),
+      clock_(std::move(clock)),
+      options_(options),
+      on_routed_(std::move(on_routed)) {}
+
+InboxRouter::~InboxRouter() { Stop(); }
+
+void InboxRouter::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void InboxRouter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void InboxRouter::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = true;
+  }
+  cv_.notify_one();
+}
+
+Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
+  GH_ASSIGN_OR_RETURN(auto entries, store_.OpenDeliveries(options_.batch, include_unresolved));
+  if (entries.empty()) return size_t{0};
+  std::vector<RouteDecision> decisions;
+  decisions.reserve(entries.size());
+  // Heads learned earlier in this batch, for checks that follow their PR's push closely.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> batch_heads;
+  bool any_signal = false;
+  for (const InboxEntry& e : entries) {
+    RouteDecision d;
+    d.seq = e.seq;
+    boost::system::error_code ec;
+    boost::json::value payload = boost::json::parse(e.body, ec);
+    if (ec) {
+      d.state = InboxState::kDead;
+      d.reason = "body is not valid JSON: " + ec.message();
+      decisions.push_back(std::move(d));
+      continue;
+    }
+    RouteResult r = RouteWebhook(e.event, payload);
+    for (const auto& [key, sha] : r.heads) {
+      if (!sha.empty()) batch_heads[{key.substr(0, key.find('#')), sha}].push_back(key);
+    }
+    d.heads = std::move(r.heads);
+    switch (r.kind) {
+      case RouteResult::Kind::kRoute:
+        d.state = InboxState::kRouted;
+        d.reason = r.why;
+        for (auto& t : r.targets) {
+          d.signals.push_back(Signal{std::move(t.key), std::move(t.reason), options_.debounce});
+        }
+        break;
+      case RouteResult::Kind::kIgnore:
+        d.state = InboxState::kIgnored;
+        d.reason = r.why;
+        break;
+      case RouteResult::Kind::kResolveBySha: {
+        GH_ASSIGN_OR_RETURN(auto keys, store_.PullRequestsWithHead(r.repo, r.sha));
+        auto it = batch_heads.find({r.repo, r.sha});
+        if (it != batch_heads.end()) keys.insert(keys.end(), it->second.begin(), it->second.end());
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        if (keys.empty()) {
+          d.state = InboxState::kUnresolved;
+          d.reason = "no known open pull request of " + r.repo + " has head " + r.sha;
+        } else {
+          d.state = InboxState::kRouted;
+          d.reason = "resolved by head " + r.sha;
+          for (auto& k : keys) d.signals.push_back(Signal{k, r.reason, options_.debounce});
+        }
+        break;
+      }
+    }
+    any_signal |= !d.signals.empty();
+    decisions.push_back(std::move(d));
+  }
+  GH_RETURN_IF_ERROR(store_.ApplyRouting(decisions, clock_->Now()));
+  if (any_signal && on_routed_) on_routed_();
+  return decisions.size();
+}
+
+void InboxRouter::Loop() {
+  Time next_recheck = clock_->Now();
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+      wake_ = false;
+    }
+    const Time now = clock_->Now();
+    const bool recheck = now >= next_recheck;
+    if (recheck) next_recheck = now + options_.unresolved_recheck;
+    auto routed = RouteOnce(recheck);
+    if (!routed.ok()) {
+      Log(LogLevel::kWarn, "router.failed").Field("error", routed.status().ToString());
+    } else if (*routed == options_.batch && !recheck) {
+      continue;  // more are waiting
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, options_.poll_interval, [&] { return wake_ || stopping_; });
+  }
+}
+
+}  // namespace gatehouse

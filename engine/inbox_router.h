@@ -1,0 +1,62 @@
+// InboxRouter: moves accepted deliveries out of the inbox and into work items.
+//
+// One thread loops: take the oldest open deliveries, route each with RouteWebhook (the same
+// code as `gatehouse route`), resolve checks and statuses that carry no PR list through the
+// PR heads the store knows, and apply the decisions — each delivery's terminal state together
+// with its signals — in one transaction. A delivery whose commit matches no known PR head
+// stays `unresolved`, visible in the funnel, and is looked at again every
+// `unresolved_recheck` (the sweep and the GitHub client resolve the rest in later issues).
+//
+// Several routers (processes) may share one store: applying a decision for a delivery that is
+// no longer open changes nothing.
+//
+// Thread-safe. Start() once; Stop() finishes the batch in hand and joins.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "base/clock.h"
+#include "store/store.h"
+
+namespace gatehouse {
+
+struct RouterOptions {
+  Duration debounce = std::chrono::seconds(1);  // for every signal routed
+  size_t batch = 256;
+  std::chrono::milliseconds poll_interval{500};  // deliveries accepted by other processes
+  Duration unresolved_recheck = std::chrono::seconds(30);
+};
+
+class InboxRouter {
+ public:
+  // `on_routed` runs after each batch that enqueued signals (wired to WorkerPool::Wake).
+  InboxRouter(Store& store, ClockPtr clock, RouterOptions options,
+              std::function<void()> on_routed = nullptr);
+  ~InboxRouter();
+
+  void Start();
+  void Stop();
+  void Wake();
+
+  // Routes one batch now, on the caller's thread; returns how many deliveries it decided.
+  Result<size_t> RouteOnce(bool include_unresolved);
+
+ private:
+  void Loop();
+
+  Store& store_;
+  ClockPtr clock_;
+  RouterOptions options_;
+  std::function<void()> on_routed_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool wake_ = false;      // guarded by mu_
+  bool stopping_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace gatehouse

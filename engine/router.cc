@@ -1,0 +1,418 @@
+#include "engine/router.h"
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+
+namespace gatehouse {
+namespace {
+
+namespace json = boost::json;
+
+// Event and action names are echoed into `why`; a hostile or broken sender should not be able
+// to make that string (stored with the delivery, printed by the CLI) arbitrarily long.
+constexpr size_t kMaxEchoed = 64;
+
+std::string Clip(std::string_view s) {
+  if (s.size() <= kMaxEchoed) return std::string(s);
+  return std::string(s.substr(0, kMaxEchoed)) + "...";
+}
+
+char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string LowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = LowerAscii(c);
+  return out;
+}
+
+RouteResult Ignore(std::string why) {
+  RouteResult r;
+  r.kind = RouteResult::Kind::kIgnore;
+  r.why = std::move(why);
+  return r;
+}
+
+std::string_view KindName(json::kind k) {
+  switch (k) {
+    case json::kind::null:
+      return "null";
+    case json::kind::bool_:
+      return "bool";
+    case json::kind::int64:
+    case json::kind::uint64:
+      return "integer";
+    case json::kind::double_:
+      return "number";
+    case json::kind::string:
+      return "string";
+    case json::kind::array:
+      return "array";
+    case json::kind::object:
+      return "object";
+  }
+  return "unknown";
+}
+
+// Reads fields of one payload by dotted path ("pull_request.head.sha"). Each typed getter
+// returns nullopt on a missing or mistyped field and remembers a `why` that names the field,
+// so callers read as a column of early returns and the ignore reason is always specific.
+class PayloadReader {
+ public:
+  explicit PayloadReader(const json::object& root) : root_(root) {}
+
+  // The value at `path`, or nullptr when any step is missing or not an object. A JSON null
+  // counts as missing: GitHub sends null for absent optional objects (issue.pull_request).
+  const json::value* Find(std::string_view path) const {
+    const json::object* obj = &root_;
+    const json::value* v = nullptr;
+    while (true) {
+      const size_t dot = path.find('.');
+      v = obj->if_contains(path.substr(0, dot));
+      if (v == nullptr || v->is_null()) return nullptr;
+      if (dot == std::string_view::npos) return v;
+      obj = v->if_object();
+      if (obj == nullptr) return nullptr;
+      path.remove_prefix(dot + 1);
+    }
+  }
+
+  std::optional<std::string_view> String(std::string_view path) {
+    const json::value* v = Find(path);
+    if (v == nullptr) return Fail(path, "is missing");
+    const json::string* s = v->if_string();
+    if (s == nullptr) return Fail(path, "is not a string (got " + Kind(*v) + ")");
+    return std::string_view(*s);
+  }
+
+  // GitHub numbers PRs from 1; anything else cannot name a pull request.
+  std::optional<int64_t> PositiveInt(std::string_view path) {
+    const json::value* v = Find(path);
+    if (v == nullptr) return Fail(path, "is missing");
+    if (v->is_uint64()) return Fail(path, "is out of range");
+    const int64_t* i = v->if_int64();
+    if (i == nullptr) return Fail(path, "is not an integer (got " + Kind(*v) + ")");
+    if (*i <= 0) return Fail(path, "is not a positive integer");
+    return *i;
+  }
+
+  // A validated "owner/repo" from repository.full_name.
+  std::optional<std::string_view> RepoFullName() {
+    auto name = String("repository.full_name");
+    if (!name) return std::nullopt;
+    if (!IsRepoFullName(*name)) return Fail("repository.full_name", "is not owner/repo");
+    return name;
+  }
+
+  // A commit SHA (40 hex digits, or 64 for SHA-256 repositories), lower-cased.
+  std::optional<std::string> Sha(std::string_view path) {
+    auto s = String(path);
+    if (!s) return std::nullopt;
+    if (!IsSha(*s)) return Fail(path, "is not a commit SHA");
+    return LowerAscii(*s);
+  }
+
+  const std::string& why() const { return why_; }
+
+  static bool IsSha(std::string_view s) {
+    if (s.size() != 40 && s.size() != 64) return false;
+    for (char c : s) {
+      const char l = LowerAscii(c);
+      if (!((l >= '0' && l <= '9') || (l >= 'a' && l <= 'f'))) return false;
+    }
+    return true;
+  }
+
+ private:
+  // GitHub owner and repository names use [A-Za-z0-9._-]. Checking this keeps '#', '/',
+  // whitespace and oversized strings out of subject keys, which must parse back unambiguously
+  // and fit the store's key limit.
+  static bool IsRepoFullName(std::string_view s) {
+    if (s.empty() || s.size() > 256) return false;
+    const size_t slash = s.find('/');
+    if (slash == 0 || slash == std::string_view::npos || slash + 1 == s.size()) return false;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (i == slash) continue;
+      const char c = LowerAscii(s[i]);
+      const bool ok =
+          (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  static std::string Kind(const json::value& v) { return std::string(KindName(v.kind())); }
+
+  std::nullopt_t Fail(std::string_view path, const std::string& what) {
+    why_ = std::string(path) + " " + what;
+    return std::nullopt;
+  }
+
+  const json::object& root_;
+  std::string why_;
+};
+
+// pull_request actions that change what gatehouse would decide, and the reason each signals.
+// Anything else (assigned, locked, milestoned, ...) cannot change a verdict.
+struct ActionReason {
+  std::string_view action;
+  std::string_view reason;
+};
+constexpr ActionReason kPullRequestActions[] = {
+    {"opened", "opened"},
+    {"reopened", "reopened"},
+    {"synchronize", "pushed"},
+    {"edited", "edited"},
+    {"ready_for_review", "ready-for-review"},
+    {"converted_to_draft", "converted-to-draft"},
+    {"closed", "closed"},
+    {"labeled", "labeled"},
+    {"unlabeled", "unlabeled"},
+    {"review_requested", "review-requested"},
+};
+constexpr ActionReason kReviewActions[] = {
+    {"submitted", "reviewed"},
+    {"dismissed", "review-dismissed"},
+};
+
+template <size_t N>
+std::optional<std::string_view> ReasonFor(const ActionReason (&table)[N], std::string_view action) {
+  for (const auto& entry : table) {
+    if (entry.action == action) return entry.reason;
+  }
+  return std::nullopt;
+}
+
+RouteResult RouteOne(std::string key, std::string_view reason, std::string why) {
+  RouteResult r;
+  r.kind = RouteResult::Kind::kRoute;
+  r.targets.push_back({std::move(key), std::string(reason)});
+  r.why = std::move(why);
+  return r;
+}
+
+RouteResult RoutePullRequest(PayloadReader& in) {
+  auto action = in.String("action");
+  if (!action) return Ignore(in.why());
+
+  // The key: pull_request.number, or the top-level number GitHub also sends.
+  std::optional<std::string> key;
+  std::string key_why;
+  if (auto repo = in.RepoFullName()) {
+    std::optional<int64_t> number = in.PositiveInt("pull_request.number");
+    if (!number && in.Find("pull_request.number") == nullptr) number = in.PositiveInt("number");
+    if (number) key = SubjectKey(*repo, *number);
+  }
+  if (!key) key_why = in.why();
+
+  // Heads are learned from every pull_request delivery, used or not: a later check or status
+  // without a PR list (fork PRs) is resolved against them, and a stale head there would send
+  // CI results to the wrong PR or nowhere.
+  std::vector<std::pair<std::string, std::string>> heads;
+  if (key) {
+    const json::value* state = in.Find("pull_request.state");
+    const json::string* state_str = state != nullptr ? state->if_string() : nullptr;
+    if (state_str != nullptr && *state_str == "open") {
+      const json::value* sha = in.Find("pull_request.head.sha");
+      const json::string* sha_str = sha != nullptr ? sha->if_string() : nullptr;
+      if (sha_str != nullptr && PayloadReader::IsSha(*sha_str)) {
+        heads.emplace_back(*key, LowerAscii(*sha_str));
+      }
+    } else if (state_str != nullptr && *state_str == "closed") {
+      heads.emplace_back(*key, "");
+    }
+  }
+
+  auto reason = ReasonFor(kPullRequestActions, *action);
+  RouteResult r;
+  if (!reason) {
+    r = Ignore("pull_request." + Clip(*action) + " is not used");
+  } else if (!key) {
+    r = Ignore(key_why);
+  } else {
+    r = RouteOne(*key, *reason, "pull_request." + std::string(*action));
+  }
+  r.heads = std::move(heads);
+  return r;
+}
+
+RouteResult RoutePullRequestReview(PayloadReader& in) {
+  auto action = in.String("action");
+  if (!action) return Ignore(in.why());
+  auto reason = ReasonFor(kReviewActions, *action);
+  if (!reason) return Ignore("pull_request_review." + Clip(*action) + " is not used");
+  auto repo = in.RepoFullName();
+  if (!repo) return Ignore(in.why());
+  auto number = in.PositiveInt("pull_request.number");
+  if (!number) return Ignore(in.why());
+  return RouteOne(SubjectKey(*repo, *number), *reason,
+                  "pull_request_review." + std::string(*action));
+}
+
+// check_run, check_suite and workflow_run: `object` is the payload member that carries
+// `pull_requests` and `head_sha`.
+RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object) {
+  constexpr std::string_view kReason = "ci-completed";
+  auto action = in.String("action");
+  if (!action) return Ignore(in.why());
+  if (*action != "completed") {
+    return Ignore(std::string(event) + "." + Clip(*action) + " is not used");
+  }
+  const std::string prefix = std::string(object) + ".";
+  const json::value* run = in.Find(object);
+  if (run == nullptr || !run->is_object()) {
+    return Ignore(std::string(object) + " is missing or not an object");
+  }
+  auto repo = in.RepoFullName();
+  if (!repo) return Ignore(in.why());
+
+  RouteResult r;
+  r.kind = RouteResult::Kind::kRoute;
+  r.why = std::string(event) + ".completed";
+  if (const json::value* list = in.Find(prefix + "pull_requests")) {
+    const json::array* prs = list->if_array();
+    if (prs == nullptr) return Ignore(prefix + "pull_requests is not an array");
+    // GitHub lists every PR whose head matches the commit, including PRs *into other
+    // repositories* (a fork's PR from this repository's branch). Those are not this
+    // repository's PRs: keying them with repository.full_name would signal the wrong PR.
+    const json::value* repo_id = in.Find("repository.id");
+    const int64_t* our_id = repo_id != nullptr ? repo_id->if_int64() : nullptr;
+    for (const json::value& entry : *prs) {
+      const json::object* pr = entry.if_object();
+      if (pr == nullptr) continue;
+      PayloadReader pr_in(*pr);
+      if (our_id != nullptr) {
+        const json::value* base_id = pr_in.Find("base.repo.id");
+        const int64_t* id = base_id != nullptr ? base_id->if_int64() : nullptr;
+        if (id != nullptr && *id != *our_id) continue;
+      }
+      auto number = pr_in.PositiveInt("number");
+      if (!number) continue;
+      std::string key = SubjectKey(*repo, *number);
+      bool seen = false;
+      for (const auto& t : r.targets) seen = seen || t.key == key;
+      if (!seen) r.targets.push_back({std::move(key), std::string(kReason)});
+    }
+  }
+  if (!r.targets.empty()) return r;
+
+  // No usable PR list (fork PRs, or a commit not yet in any PR): resolve by head SHA rather
+  // than drop, so CI results on fork PRs still reach their work item.
+  auto sha = in.Sha(prefix + "head_sha");
+  if (!sha) return Ignore(in.why());
+  r.kind = RouteResult::Kind::kResolveBySha;
+  r.repo = LowerAscii(*repo);
+  r.sha = std::move(*sha);
+  r.reason = std::string(kReason);
+  r.why = std::string(event) + ".completed without a pull request list";
+  return r;
+}
+
+// Statuses never carry a PR list; every state (pending included) can change the gate.
+RouteResult RouteStatus(PayloadReader& in) {
+  auto repo = in.RepoFullName();
+  if (!repo) return Ignore(in.why());
+  auto sha = in.Sha("sha");
+  if (!sha) return Ignore(in.why());
+  RouteResult r;
+  r.kind = RouteResult::Kind::kResolveBySha;
+  r.repo = LowerAscii(*repo);
+  r.sha = std::move(*sha);
+  r.reason = "status";
+  r.why = "status";
+  return r;
+}
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+// True when `line` starts with `prefix` (ASCII, case-insensitive) followed by the end of the
+// line or a character that cannot continue a login: "@gatehouse-bot" is another account.
+bool StartsWithWord(std::string_view line, std::string_view prefix) {
+  if (line.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (LowerAscii(line[i]) != prefix[i]) return false;
+  }
+  if (line.size() == prefix.size()) return true;
+  const char next = LowerAscii(line[prefix.size()]);
+  return !((next >= 'a' && next <= 'z') || (next >= '0' && next <= '9') || next == '-' ||
+           next == '_');
+}
+
+RouteResult RouteIssueComment(PayloadReader& in) {
+  auto action = in.String("action");
+  if (!action) return Ignore(in.why());
+  if (*action != "created") return Ignore("issue_comment." + Clip(*action) + " is not used");
+  if (in.Find("issue") == nullptr) return Ignore("issue is missing");
+  if (in.Find("issue.pull_request") == nullptr) {
+    return Ignore("issue_comment on a plain issue, not a pull request");
+  }
+  auto body = in.String("comment.body");
+  // An empty comment body arrives as null; it cannot address anyone.
+  if (!body && in.Find("comment") != nullptr && in.Find("comment.body") == nullptr) body = "";
+  if (!body) return Ignore(in.why());
+  if (!AddressesGatehouse(*body)) {
+    return Ignore("issue_comment does not address gatehouse (/gatehouse or @gatehouse)");
+  }
+  auto repo = in.RepoFullName();
+  if (!repo) return Ignore(in.why());
+  auto number = in.PositiveInt("issue.number");
+  if (!number) return Ignore(in.why());
+  return RouteOne(SubjectKey(*repo, *number), "command", "issue_comment.created");
+}
+
+RouteResult RouteInstallation(PayloadReader& in) {
+  const json::value* action = in.Find("action");
+  const json::string* s = action != nullptr ? action->if_string() : nullptr;
+  RouteResult r;
+  r.kind = RouteResult::Kind::kRoute;
+  r.why = "installation recorded: " + (s != nullptr ? Clip(*s) : std::string("(no action)"));
+  return r;
+}
+
+}  // namespace
+
+RouteResult RouteWebhook(std::string_view event, const json::value& payload) {
+  if (event == "ping") return Ignore("ping");
+  const bool used = event == "pull_request" || event == "pull_request_review" ||
+                    event == "check_run" || event == "check_suite" || event == "workflow_run" ||
+                    event == "status" || event == "issue_comment" || event == "installation" ||
+                    event == "installation_repositories";
+  if (!used) {
+    return Ignore("event " + (event.empty() ? std::string("(empty)") : Clip(event)) +
+                  " is not used");
+  }
+  const json::object* root = payload.if_object();
+  if (root == nullptr) return Ignore("payload is not a JSON object");
+  PayloadReader in(*root);
+  if (event == "pull_request") return RoutePullRequest(in);
+  if (event == "pull_request_review") return RoutePullRequestReview(in);
+  if (event == "check_run") return RouteCiCompleted(in, event, "check_run");
+  if (event == "check_suite") return RouteCiCompleted(in, event, "check_suite");
+  if (event == "workflow_run") return RouteCiCompleted(in, event, "workflow_run");
+  if (event == "status") return RouteStatus(in);
+  if (event == "issue_comment") return RouteIssueComment(in);
+  return RouteInstallation(in);
+}
+
+std::string SubjectKey(std::string_view repo_full_name, int64_t number) {
+  return LowerAscii(repo_full_name) + "#" + std::to_string(number);
+}
+
+bool AddressesGatehouse(std::string_view body) {
+  while (!body.empty()) {
+    const size_t eol = body.find('\n');
+    std::string_view line = body.substr(0, eol);
+    while (!line.empty() && IsSpace(line.front())) line.remove_prefix(1);
+    while (!line.empty() && IsSpace(line.back())) line.remove_suffix(1);
+    if (!line.empty()) {
+      return StartsWithWord(line, "/gatehouse") || StartsWithWord(line, "@gatehouse");
+    }
+    if (eol == std::string_view::npos) break;
+    body.remove_prefix(eol + 1);
+  }
+  return false;
+}
+
+}  // namespace gatehouse

@@ -1,0 +1,237 @@
+#include "http/webhook_handler.h"
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/parse_options.hpp>
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "base/log.h"
+#include "github/signature.h"
+
+namespace gatehouse {
+namespace {
+
+constexpr std::string_view kHealthPath = "/healthz";
+constexpr std::string_view kReadyPath = "/readyz";
+// GitHub's delivery ids are UUIDs and event names short words; anything far outside that is
+// not GitHub, and these values end up as database keys and in logs.
+constexpr size_t kMaxHeaderToken = 128;
+
+bool IsToken(std::string_view value) {
+  if (value.empty() || value.size() > kMaxHeaderToken) return false;
+  for (char c : value) {
+    if (c < 0x21 || c > 0x7e) return false;  // printable ASCII, no spaces
+  }
+  return true;
+}
+
+HttpResponse MethodNotAllowed(std::string_view allow) {
+  HttpResponse response = JsonError(405, "method not allowed");
+  response.headers.emplace_back("Allow", std::string(allow));
+  return response;
+}
+
+struct Payload {
+  std::string action;
+  std::optional<int64_t> installation_id;
+};
+
+// Parses the body as a JSON object and takes the two fields the inbox indexes. Returns
+// nullopt for anything that is not a JSON object.
+std::optional<Payload> ParsePayload(std::string_view body) {
+  // Only two fields are read, so the whole tree goes into one arena freed at once.
+  boost::json::monotonic_resource arena;
+  boost::json::parse_options parse_options;
+  parse_options.max_depth = 64;  // GitHub payloads nest a handful of levels
+  boost::json::error_code ec;
+  boost::json::value value = boost::json::parse(body, ec, &arena, parse_options);
+  if (ec || !value.is_object()) return std::nullopt;
+  const boost::json::object& object = value.get_object();
+
+  Payload payload;
+  if (const boost::json::value* action = object.if_contains("action");
+      action != nullptr && action->is_string()) {
+    payload.action = std::string(action->get_string());
+  }
+  if (const boost::json::value* installation = object.if_contains("installation");
+      installation != nullptr && installation->is_object()) {
+    const boost::json::value* id = installation->get_object().if_contains("id");
+    if (id != nullptr && id->is_int64()) {
+      payload.installation_id = id->get_int64();
+    } else if (id != nullptr && id->is_uint64() &&
+               id->get_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      payload.installation_id = static_cast<int64_t>(id->get_uint64());
+    }
+  }
+  return payload;
+}
+
+std::string AcceptedBody(std::string_view delivery_id) {
+  std::string body = R"({"status":"accepted","delivery":)";
+  AppendJsonString(body, delivery_id);
+  body += '}';
+  return body;
+}
+
+}  // namespace
+
+Status ValidateWebhookOptions(const WebhookOptions& options) {
+  if (options.path.empty() || options.path.front() != '/') {
+    return InvalidArgument("webhook path must start with '/': " + options.path);
+  }
+  if (options.path == kHealthPath || options.path == kReadyPath) {
+    return InvalidArgument("webhook path collides with a probe: " + options.path);
+  }
+  if (options.insecure_no_signature) return Status::Ok();
+  for (const std::string& secret : options.secrets) {
+    if (!secret.empty()) return Status::Ok();
+  }
+  return InvalidArgument("no webhook secret configured");
+}
+
+WebhookHandler::WebhookHandler(WebhookOptions options, DeliverySink& sink, const Clock& clock)
+    : options_(std::move(options)), sink_(sink), clock_(clock) {
+  if (options_.insecure_no_signature) {
+    Log(LogLevel::kWarn, "webhook.insecure")
+        .Field("message",
+               "webhook signatures are NOT verified: anyone who can reach this port can inject "
+               "deliveries");
+  }
+}
+
+void WebhookHandler::Handle(HttpRequest request, Responder respond) {
+  std::string_view path = request.Path();
+  if (path == options_.path) {
+    if (request.method != "POST") {
+      sink_.CountRejected("method");
+      respond(MethodNotAllowed("POST"));
+      return;
+    }
+    HandleWebhook(std::move(request), respond);
+    return;
+  }
+  if (path == kHealthPath || path == kReadyPath) {
+    if (request.method != "GET") {
+      respond(MethodNotAllowed("GET"));
+      return;
+    }
+    if (path == kHealthPath) {
+      respond(JsonResponse(200, R"({"status":"ok"})"));
+      return;
+    }
+    Status writable = sink_.CheckWritable();
+    if (writable.ok()) {
+      respond(JsonResponse(200, R"({"status":"ok"})"));
+    } else {
+      Log(LogLevel::kWarn, "webhook.not_ready").Field("error", writable.ToString());
+      respond(JsonError(503, writable.message()));
+    }
+    return;
+  }
+  respond(JsonError(404, "not found"));
+}
+
+void WebhookHandler::OnBodyTooLarge() { sink_.CountRejected("too_large"); }
+
+void WebhookHandler::Reject(std::string_view reason, const HttpRequest& request, int status,
+                            std::string_view message, const Responder& respond) {
+  sink_.CountRejected(reason);
+  Log log(LogLevel::kInfo, "webhook.rejected");
+  log.Field("reason", reason).Field("status", status).Field("peer", request.peer);
+  if (std::string id = request.Header("X-GitHub-Delivery"); IsToken(id)) log.Field("delivery", id);
+  respond(JsonError(status, message));
+}
+
+void WebhookHandler::HandleWebhook(HttpRequest request, const Responder& respond) {
+  if (!options_.insecure_no_signature) {
+    std::string signature = request.Header("X-Hub-Signature-256");
+    if (signature.empty()) {
+      Reject("signature", request, 401, "missing X-Hub-Signature-256", respond);
+      return;
+    }
+    if (!VerifySignature256(signature, request.body, options_.secrets)) {
+      Reject("signature", request, 401, "X-Hub-Signature-256 does not match", respond);
+      return;
+    }
+  }
+
+  std::string event = request.Header("X-GitHub-Event");
+  std::string delivery_id = request.Header("X-GitHub-Delivery");
+  if (event.empty() || delivery_id.empty()) {
+    Reject("headers", request, 400, "missing X-GitHub-Event or X-GitHub-Delivery", respond);
+    return;
+  }
+  if (!IsToken(delivery_id) || !IsToken(event)) {
+    Reject("headers", request, 400, "malformed X-GitHub-Event or X-GitHub-Delivery", respond);
+    return;
+  }
+
+  std::optional<Payload> payload;
+  try {
+    payload = ParsePayload(request.body);
+  } catch (const std::exception& e) {  // allocation failure: not the sender's fault
+    Log(LogLevel::kError, "webhook.parse_failed")
+        .Field("delivery", delivery_id)
+        .Field("what", e.what());
+    respond(JsonError(503, "cannot parse the payload now"));
+    return;
+  }
+  if (!payload) {
+    Reject("json", request, 400,
+           "body is not a JSON object (the webhook's content type must be application/json)",
+           respond);
+    return;
+  }
+
+  Delivery delivery;
+  delivery.delivery_id = delivery_id;
+  delivery.event = event;
+  delivery.action = std::move(payload->action);
+  delivery.installation_id = payload->installation_id;
+  delivery.body_sha256 = Sha256Hex(request.body);
+  delivery.body = std::move(request.body);
+  delivery.received_at = clock_.Now();
+
+  sink_.Accept(std::move(delivery), [respond, delivery_id = std::move(delivery_id),
+                                     event = std::move(event)](Result<AcceptOutcome> outcome) {
+    if (!outcome.ok()) {
+      Log(LogLevel::kWarn, "webhook.accept_failed")
+          .Field("delivery", delivery_id)
+          .Field("github_event", event)
+          .Field("error", outcome.status().ToString());
+      respond(JsonError(503, outcome.status().message()));
+      return;
+    }
+    switch (*outcome) {
+      case AcceptOutcome::kAccepted:
+        Log(LogLevel::kDebug, "webhook.accepted")
+            .Field("delivery", delivery_id)
+            .Field("github_event", event);
+        // GitHub's ping (sent when a webhook is configured) is stored like any delivery but
+        // answered 200: there is nothing to process later.
+        respond(JsonResponse(event == "ping" ? 200 : 202, AcceptedBody(delivery_id)));
+        return;
+      case AcceptOutcome::kDuplicate:
+        Log(LogLevel::kInfo, "webhook.duplicate")
+            .Field("delivery", delivery_id)
+            .Field("github_event", event);
+        respond(JsonResponse(200, R"({"status":"duplicate"})"));
+        return;
+      case AcceptOutcome::kConflict:
+        Log(LogLevel::kWarn, "webhook.conflict")
+            .Field("delivery", delivery_id)
+            .Field("github_event", event);
+        respond(JsonError(409, "delivery id reused with a different body"));
+        return;
+    }
+    Log(LogLevel::kError, "webhook.unknown_outcome").Field("delivery", delivery_id);
+    respond(JsonError(500, "internal error"));
+  });
+}
+
+}  // namespace gatehouse
