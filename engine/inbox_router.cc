@@ -1,6 +1,7 @@
 #include "engine/inbox_router.h"
 
 #include <algorithm>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <map>
 
@@ -50,8 +51,15 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   for (const InboxEntry& e : entries) {
     RouteDecision d;
     d.seq = e.seq;
+    if (!e.body_error.empty()) {
+      d.state = InboxState::kDead;
+      d.reason = "stored body unreadable: " + e.body_error;
+      decisions.push_back(std::move(d));
+      continue;
+    }
     boost::system::error_code ec;
-    boost::json::value payload = boost::json::parse(e.body, ec);
+    boost::json::monotonic_resource arena;  // one arena per payload: no malloc per node
+    boost::json::value payload = boost::json::parse(e.body, ec, &arena);
     if (ec) {
       d.state = InboxState::kDead;
       d.reason = "body is not valid JSON: " + ec.message();

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "base/compress.h"
 #include "base/log.h"
 
 namespace gatehouse {
@@ -29,6 +30,14 @@ void InboxWriter::Stop() {
 }
 
 void InboxWriter::Accept(Delivery delivery, std::function<void(Result<AcceptOutcome>)> done) {
+  // Compress here, on the caller's (HTTP) thread, so the single writer only writes.
+  if (delivery.encoding == Delivery::Encoding::kIdentity && delivery.body.size() >= 1024) {
+    std::string packed = ZlibCompress(delivery.body);
+    if (!packed.empty() && packed.size() < delivery.body.size()) {
+      delivery.body = std::move(packed);
+      delivery.encoding = Delivery::Encoding::kZlib;
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {

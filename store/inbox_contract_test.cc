@@ -2,6 +2,7 @@
 // conflicts, routing with its signals in one transaction, PR heads, and the funnel.
 #include <gtest/gtest.h>
 
+#include "base/compress.h"
 #include "store/store.h"
 #include "store/store_test_util.h"
 
@@ -203,6 +204,22 @@ TEST_P(InboxContractTest, GetDeliveryFindsItById) {
   auto none = store_->GetDelivery("nope");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
+}
+
+TEST_P(InboxContractTest, CompressedBodiesComeBackRaw) {
+  const std::string raw = std::string(4096, 'x') + "{\"action\":\"opened\"}";
+  Delivery d = MakeDelivery("z-1", ZlibCompress(raw));
+  d.encoding = Delivery::Encoding::kZlib;
+  Delivery broken = MakeDelivery("z-2", "definitely not zlib");
+  broken.encoding = Delivery::Encoding::kZlib;
+  Accept({d, broken});
+  auto got = store_->GetDelivery("z-1");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->body, raw);
+  EXPECT_TRUE((*got)->body_error.empty());
+  auto bad = store_->GetDelivery("z-2");
+  ASSERT_TRUE(bad.ok() && bad->has_value());
+  EXPECT_FALSE((*bad)->body_error.empty()) << "a corrupt body is reported, not thrown";
 }
 
 TEST_P(InboxContractTest, DeliveriesSurviveReopen) {

@@ -107,9 +107,14 @@ struct Delivery {
   std::string event;        // X-GitHub-Event
   std::string action;       // the payload's "action", or ""
   std::optional<int64_t> installation_id;
-  std::string body;         // the raw body, exactly as signed
-  std::string body_sha256;  // lower-case hex
+  std::string body;         // the raw body, exactly as signed (or its zlib form, see below)
+  std::string body_sha256;  // lower-case hex, of the raw body
   Time received_at;
+  // kZlib: `body` holds ZlibCompress(raw body). Compression happens on the caller's thread
+  // (base/compress.h), outside the store's single writer; the store keeps the encoding and
+  // hands back the raw body.
+  enum class Encoding { kIdentity, kZlib };
+  Encoding encoding = Encoding::kIdentity;
 };
 
 enum class AcceptOutcome {
@@ -128,7 +133,8 @@ struct InboxEntry {
   std::string event;
   std::string action;
   std::optional<int64_t> installation_id;
-  std::string body;  // decompressed
+  std::string body;        // the raw body (decompressed)
+  std::string body_error;  // non-empty when the stored body could not be decoded
   InboxState state = InboxState::kAccepted;
   std::string state_reason;
   int attempts = 0;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "base/compress.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
@@ -73,7 +74,7 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
           auto ins,
           db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
                        "body_encoding, body_sha256, received_at, state) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, 'identity', ?6, ?7, 'accepted')"));
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted')"));
       ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
       if (d.installation_id) {
         ins->Bind(4, *d.installation_id);
@@ -81,6 +82,7 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         ins->BindNull(4);
       }
       ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
+      ins->Bind(8, d.encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
       GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
       ++accepted;
       out.push_back(AcceptOutcome::kAccepted);
@@ -103,8 +105,10 @@ namespace {
 
 constexpr const char kInboxColumns[] =
     "seq, delivery_id, event, action, installation_id, body, state, state_reason, attempts, "
-    "received_at";
+    "received_at, body_encoding";
 
+// A corrupt compressed body is reported in the entry (the router marks the delivery dead
+// with this reason) rather than failing the whole read.
 InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
   InboxEntry e;
   e.seq = q.Int(0);
@@ -117,6 +121,15 @@ InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
   e.state_reason = q.Text(7);
   e.attempts = static_cast<int>(q.Int(8));
   e.received_at = q.TimeAt(9);
+  if (q.Text(10) == "zlib") {
+    auto raw = ZlibDecompress(e.body);
+    if (raw.ok()) {
+      e.body = std::move(raw).value();
+    } else {
+      e.body.clear();
+      e.body_error = raw.status().message();
+    }
+  }
   return e;
 }
 
