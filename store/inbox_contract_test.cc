@@ -217,6 +217,11 @@ TEST_P(InboxContractTest, CompressedBodiesComeBackRaw) {
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->body, raw);
   EXPECT_TRUE((*got)->body_error.empty());
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2u);
+  EXPECT_EQ((*open)[0].body, raw) << "the router must see the raw body too";
+  EXPECT_FALSE((*open)[1].body_error.empty());
   auto bad = store_->GetDelivery("z-2");
   ASSERT_TRUE(bad.ok() && bad->has_value());
   EXPECT_FALSE((*bad)->body_error.empty()) << "a corrupt body is reported, not thrown";

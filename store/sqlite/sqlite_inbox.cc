@@ -148,11 +148,11 @@ Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view deli
 
 Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool include_unresolved) {
   std::lock_guard<std::mutex> lock(mu_);
-  GH_ASSIGN_OR_RETURN(
-      auto q, db_->Prepare("SELECT seq, delivery_id, event, action, installation_id, body, state, "
-                           "state_reason, attempts, received_at FROM inbox INDEXED BY inbox_open "
-                           "WHERE state IN ('accepted', 'unresolved') "
-                           "AND (state = 'accepted' OR ?2) ORDER BY seq LIMIT ?1"));
+  static const std::string sql = std::string("SELECT ") + kInboxColumns +
+                                 " FROM inbox INDEXED BY inbox_open "
+                                 "WHERE state IN ('accepted', 'unresolved') "
+                                 "AND (state = 'accepted' OR ?2) ORDER BY seq LIMIT ?1";
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, static_cast<int64_t>(limit)).Bind(2, static_cast<int64_t>(include_unresolved));
   std::vector<InboxEntry> out;
   while (true) {
