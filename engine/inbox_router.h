@@ -10,7 +10,7 @@
 // Several routers (processes) may share one store: applying a decision for a delivery that is
 // no longer open changes nothing.
 //
-// Thread-safe. Start() once; Stop() finishes the batch in hand and joins.
+// Thread-safe. Start() once; Stop() routes what is still accepted, then joins.
 #pragma once
 
 #include <condition_variable>

@@ -4,6 +4,7 @@
 
 #include "base/compress.h"
 #include "base/log.h"
+#include "base/thread_name.h"
 
 namespace gatehouse {
 
@@ -17,7 +18,10 @@ InboxWriter::InboxWriter(Store& store, ClockPtr clock, std::function<void()> on_
 InboxWriter::~InboxWriter() { Stop(); }
 
 void InboxWriter::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("gh-inbox");
+    Loop();
+  });
 }
 
 void InboxWriter::Stop() {

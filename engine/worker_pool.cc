@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/thread_name.h"
 
 namespace gatehouse {
 namespace {
@@ -54,9 +55,15 @@ Status WorkerPool::Start() {
   if (started_) return FailedPrecondition("worker pool already started");
   started_ = true;
   for (size_t i = 0; i < options_.workers; ++i) {
-    workers_.emplace_back([this, i] { WorkerLoop(options_.seed + 1 + i); });
+    workers_.emplace_back([this, i] {
+      SetThreadName("gh-worker-" + std::to_string(i));
+      WorkerLoop(options_.seed + 1 + i);
+    });
   }
-  dispatcher_ = std::thread([this] { DispatcherLoop(); });
+  dispatcher_ = std::thread([this] {
+    SetThreadName("gh-dispatch");
+    DispatcherLoop();
+  });
   Log(LogLevel::kInfo, "engine.started")
       .Field("owner", options_.owner)
       .Field("workers", static_cast<int64_t>(options_.workers))

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "http/connection.h"
 
 namespace gatehouse {
@@ -91,7 +92,10 @@ Status ServerCore::Run() {
   work.emplace(ioc.get_executor());
   asio::post(acceptor.get_executor(), [this] { Accept(); });
   try {
-    for (int i = 0; i < options.threads; ++i) threads.emplace_back([this] { RunThread(); });
+    for (int i = 0; i < options.threads; ++i) threads.emplace_back([this, i] {
+      SetThreadName("gh-http-" + std::to_string(i));
+      RunThread();
+    });
   } catch (const std::system_error& e) {
     Stop(Duration::zero());
     return Unavailable(std::string("starting the HTTP server's threads: ") + e.what());
