@@ -91,7 +91,7 @@ int RunServe(int argc, char** argv) {
   auto grace = flags.GetInt("shutdown-grace-seconds", 30, 0, 3600);
   auto body_limit_mb = flags.GetInt("body-limit-mb", 25, 1, 1024);
   auto http_threads = flags.GetInt("http-threads", 2, 1, 64);
-  auto debounce_ms = flags.GetInt("debounce-ms", 1000, 0, 3600 * 1000);
+  auto debounce_ms = flags.GetInt("debounce-ms", 1000, 0, 3600LL * 1000);
   for (const auto* r :
        {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads, &debounce_ms}) {
     if (!r->ok()) return UsageError(r->status().message());
@@ -204,7 +204,7 @@ int RunServe(int argc, char** argv) {
     std::_Exit(kExitFailure);
   }
   stopper.join();
-  Log(LogLevel::kInfo, "serve.stopped");
+  Log(LogLevel::kInfo, "serve.stopped");  // NOLINT(bugprone-unused-raii): logs as it ends
   return kExitOk;
 }
 
