@@ -1,0 +1,31 @@
+# gatehouse-sim (issue 4): an in-memory GitHub simulator serving the REST subset gatehouse
+# uses, a control API under /_sim/, and signed webhooks. Included at the end of the root
+# CMakeLists.txt.
+
+add_library(gatehouse_sim STATIC
+  sim/model.cc
+  sim/model_actions.cc
+  sim/jwt.cc
+  sim/render.cc
+  sim/rest.cc
+  sim/rest_repo.cc
+  sim/control.cc
+  sim/webhooks.cc
+  sim/scenario.cc
+)
+target_compile_options(gatehouse_sim PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse_sim
+  PUBLIC gatehouse_core gatehouse_http gatehouse_github Boost::json OpenSSL::Crypto CURL::libcurl)
+
+add_executable(gatehouse-sim sim/main.cc app/flags.cc)
+target_compile_options(gatehouse-sim PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse-sim PRIVATE gatehouse_sim gatehouse_http gatehouse_github
+                      Boost::json)
+
+if(GATEHOUSE_TESTS)
+  gatehouse_test(sim_test SOURCES sim/model_test.cc sim/rest_test.cc sim/scenario_test.cc
+                 sim/webhooks_test.cc
+                 LIBS gatehouse_sim gatehouse_http gatehouse_github Boost::json OpenSSL::Crypto)
+  target_compile_definitions(sim_test PRIVATE
+    SIM_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
+endif()

@@ -1,0 +1,149 @@
+#include "github/app_auth.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <boost/json.hpp>
+
+#include "base/log.h"
+#include "github/base64.h"
+#include "github/reply_error.h"
+
+namespace gatehouse {
+namespace {
+
+EVP_PKEY* AsKey(void* p) { return static_cast<EVP_PKEY*>(p); }
+
+}  // namespace
+
+Result<std::unique_ptr<AppJwtSigner>> AppJwtSigner::Create(int64_t app_id,
+                                                           std::string_view private_key_pem) {
+  BIO* bio = BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size()));
+  if (bio == nullptr) return Internal("BIO_new_mem_buf failed");
+  // Reads both PKCS#1 and PKCS#8 PEM; a null passphrase callback never prompts.
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (pkey == nullptr) return InvalidArgument("GitHub App private key: not a PEM private key");
+  if (EVP_PKEY_base_id(pkey) != EVP_PKEY_RSA) {
+    EVP_PKEY_free(pkey);
+    return InvalidArgument("GitHub App private key: not an RSA key");
+  }
+  return std::unique_ptr<AppJwtSigner>(new AppJwtSigner(app_id, pkey));
+}
+
+AppJwtSigner::AppJwtSigner(int64_t app_id, void* pkey) : app_id_(app_id), pkey_(pkey) {}
+
+AppJwtSigner::~AppJwtSigner() { EVP_PKEY_free(AsKey(pkey_)); }
+
+Result<std::string> AppJwtSigner::Sign(Time now) const {
+  int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  boost::json::object payload;
+  payload["iat"] = now_s - 60;  // GitHub recommends 60 s in the past against clock drift
+  payload["exp"] = now_s + int64_t{9 * 60};  // at most 10 minutes; 9 leaves room for drift
+  payload["iss"] = std::to_string(app_id_);
+  std::string signing_input = Base64UrlEncode(R"({"alg":"RS256","typ":"JWT"})") + "." +
+                              Base64UrlEncode(boost::json::serialize(payload));
+
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  if (ctx == nullptr) return Internal("EVP_MD_CTX_new failed");
+  std::string signature;
+  size_t len = 0;
+  bool ok = EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, AsKey(pkey_)) == 1 &&
+            EVP_DigestSign(ctx, nullptr, &len,
+                           reinterpret_cast<const unsigned char*>(signing_input.data()),
+                           signing_input.size()) == 1;
+  if (ok) {
+    signature.resize(len);
+    ok = EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(signature.data()), &len,
+                        reinterpret_cast<const unsigned char*>(signing_input.data()),
+                        signing_input.size()) == 1;
+    signature.resize(len);
+  }
+  EVP_MD_CTX_free(ctx);
+  if (!ok) return Internal("signing the GitHub App JWT failed");
+  return signing_input + "." + Base64UrlEncode(signature);
+}
+
+InstallationTokenCache::InstallationTokenCache(HttpTransport& transport, const AppJwtSigner& signer,
+                                               ClockPtr clock,
+                                               InstallationTokenCacheOptions options)
+    : transport_(transport), signer_(signer), clock_(std::move(clock)), options_(options) {}
+
+GitHubResult<std::string> InstallationTokenCache::Token(int64_t installation_id) {
+  Entry* entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = entries_[installation_id];
+    if (!slot) slot = std::make_unique<Entry>();
+    entry = slot.get();
+    if (entry->valid && clock_->Now() < entry->expires_at - options_.refresh_margin) {
+      return entry->token;
+    }
+  }
+  std::lock_guard<std::mutex> exchange_lock(entry->exchange_mutex);
+  {
+    // Someone else may have refreshed while we waited for the exchange lock.
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entry->valid && clock_->Now() < entry->expires_at - options_.refresh_margin) {
+      return entry->token;
+    }
+  }
+  return Exchange(installation_id, *entry);
+}
+
+GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_id, Entry& entry) {
+  const std::string what =
+      "POST /app/installations/" + std::to_string(installation_id) + "/access_tokens";
+  auto jwt = signer_.Sign(clock_->Now());
+  if (!jwt.ok()) return GitHubError{GitHubErrorKind::kPermanent, 0, {}, jwt.status().message()};
+  HttpCall call;
+  call.method = "POST";
+  call.target = "/app/installations/" + std::to_string(installation_id) + "/access_tokens";
+  call.headers.emplace_back("Authorization", "Bearer " + *jwt);
+  auto reply = transport_.Send(call);
+  if (!reply.ok()) return ErrorFromTransport(reply.status(), what);
+  if (reply->status != 201 && reply->status != 200) {
+    return ErrorFromReply(*reply, clock_->Now(), what);
+  }
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(reply->body, ec);
+  const boost::json::object* obj = ec ? nullptr : v.if_object();
+  const boost::json::value* token = obj ? obj->if_contains("token") : nullptr;
+  const boost::json::value* expires = obj ? obj->if_contains("expires_at") : nullptr;
+  std::optional<Time> expires_at;
+  if (expires != nullptr && expires->is_string()) {
+    expires_at = ParseGitHubTime(std::string_view(expires->get_string()));
+  }
+  if (token == nullptr || !token->is_string() || token->get_string().empty() || !expires_at) {
+    return GitHubError{GitHubErrorKind::kPermanent,
+                       reply->status,
+                       {},
+                       what + ": response lacks token or expires_at"};
+  }
+  std::string value(token->get_string());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entry.token = value;
+    entry.expires_at = *expires_at;
+    entry.valid = true;
+    ++exchanges_;
+  }
+  // The token itself is never logged.
+  Log(LogLevel::kDebug, "github.token_exchanged")
+      .Field("installation", installation_id)
+      .Field("expires_at", FormatTime(*expires_at));
+  return value;
+}
+
+void InstallationTokenCache::Invalidate(int64_t installation_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(installation_id);
+  if (it != entries_.end()) it->second->valid = false;
+}
+
+int64_t InstallationTokenCache::exchanges() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return exchanges_;
+}
+
+}  // namespace gatehouse

@@ -1,0 +1,228 @@
+// GitHubClient: the REST calls gatehouse makes, with the machinery every call needs
+// (DESIGN.md §5, github/; issue 4):
+//
+//   auth         a TokenSource supplies the bearer token per installation; a 401 drops the
+//                token and retries the call once with a fresh one.
+//   rate limits  X-RateLimit-Remaining/Reset are tracked per installation. While a limit is
+//                known to be exhausted (or after a 403/429 with Retry-After) calls are refused
+//                locally as RateLimited{until} without touching the network. Calls marked
+//                `background` (sweeps) are also refused once `remaining` drops to
+//                `background_reserve`, so webhook-driven passes keep the last requests.
+//   conditional  GETs remember ETag + body (per installation and URL) and send If-None-Match;
+//   reads        a 304 returns the remembered body (304s do not count against the limit).
+//   pagination   list calls follow `Link: <...>; rel="next"` up to `max_pages`.
+//   typed errors every failure is a GitHubError (github/errors.h).
+//
+// Every mutating call takes the head SHA it was decided on where GitHub accepts one, so a
+// moved head makes GitHub refuse it (HeadModified / Unprocessable → "superseded").
+//
+// Thread-safety: safe for concurrent use; no lock is held while a request is in flight.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "github/app_auth.h"
+#include "github/errors.h"
+#include "github/transport.h"
+
+namespace gatehouse {
+
+// Who a call is made for, and how urgent it is.
+struct CallContext {
+  // Rate limits are tracked per id. In personal-token mode all calls share one limit, so
+  // use one id (0) for all of them.
+  int64_t installation_id = 0;
+  bool background = false;  // a sweep or other work that may wait for the next reset
+};
+
+struct RepoRef {
+  std::string owner;
+  std::string name;
+  std::string FullName() const { return owner + "/" + name; }
+};
+
+struct PullRequest {
+  int64_t number = 0;
+  std::string state;  // "open" / "closed"
+  std::string title;
+  std::string body;
+  bool draft = false;
+  bool merged = false;
+  std::optional<bool> mergeable;  // null while GitHub is still computing it
+  std::string mergeable_state;    // "clean", "blocked", "behind", "dirty", ...
+  std::string head_sha;
+  std::string head_ref;
+  std::string base_ref;
+  std::string author;
+  std::vector<std::string> labels;
+  std::string updated_at;
+};
+
+struct Review {
+  int64_t id = 0;
+  std::string user;
+  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+  std::string commit_id;
+  std::string body;
+};
+
+struct CheckRun {
+  int64_t id = 0;
+  std::string name;
+  std::string status;      // queued, in_progress, completed
+  std::string conclusion;  // "" until completed
+  std::string head_sha;
+};
+
+struct CommitStatus {
+  std::string context;
+  std::string state;  // error, failure, pending, success
+};
+
+struct CombinedStatus {
+  std::string state;  // failure, pending, success
+  std::vector<CommitStatus> statuses;
+};
+
+struct MergeResult {
+  bool merged = false;
+  std::string sha;
+  std::string message;
+};
+
+// The fields of a check run we create or update ("" / empty = not sent).
+struct CheckRunSpec {
+  std::string name;
+  std::string head_sha;    // required on create
+  std::string status;      // queued, in_progress, completed
+  std::string conclusion;  // with status=completed
+  std::string title;       // output.title (sent with summary)
+  std::string summary;     // output.summary
+  std::string external_id;
+};
+
+struct GitHubClientOptions {
+  int64_t background_reserve = 200;  // of the 5000/h an installation gets
+  size_t etag_cache_entries = 2048;  // oldest entries are evicted first
+  int max_pages = 50;                // list calls stop (with an error) beyond this
+};
+
+class GitHubClient {
+ public:
+  // `transport` and `tokens` must outlive the client.
+  GitHubClient(HttpTransport& transport, TokenSource& tokens, ClockPtr clock,
+               GitHubClientOptions options = {});
+
+  // --- reads ---
+  GitHubResult<PullRequest> GetPullRequest(const CallContext& ctx, const RepoRef& repo,
+                                           int64_t number);
+  GitHubResult<std::vector<Review>> ListReviews(const CallContext& ctx, const RepoRef& repo,
+                                                int64_t number);
+  GitHubResult<std::vector<CheckRun>> ListCheckRuns(const CallContext& ctx, const RepoRef& repo,
+                                                    const std::string& ref);
+  GitHubResult<CombinedStatus> GetCombinedStatus(const CallContext& ctx, const RepoRef& repo,
+                                                 const std::string& ref);
+  GitHubResult<std::vector<PullRequest>> ListPullRequestsForCommit(const CallContext& ctx,
+                                                                   const RepoRef& repo,
+                                                                   const std::string& sha);
+  GitHubResult<std::vector<PullRequest>> ListOpenPullRequests(const CallContext& ctx,
+                                                              const RepoRef& repo);
+  // The decoded contents of a file; NotFound when it (or `ref`) does not exist. An empty
+  // `ref` means the default branch.
+  GitHubResult<std::string> GetFileContents(const CallContext& ctx, const RepoRef& repo,
+                                            const std::string& path, const std::string& ref);
+  GitHubResult<std::vector<RepoRef>> ListInstallationRepositories(const CallContext& ctx);
+
+  // --- writes (each bound to a head SHA where GitHub allows it) ---
+  // merge_method: "merge", "squash" or "rebase".
+  GitHubResult<MergeResult> Merge(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                  const std::string& sha, const std::string& merge_method);
+  // event: APPROVE, REQUEST_CHANGES or COMMENT. Returns the review id.
+  GitHubResult<int64_t> CreateReview(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                     const std::string& commit_id, const std::string& event,
+                                     const std::string& body);
+  // Returns the comment id.
+  GitHubResult<int64_t> CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                           int64_t number, const std::string& body);
+  GitHubResult<GitHubOk> UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                            int64_t comment_id, const std::string& body);
+  GitHubResult<GitHubOk> AddLabels(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                   const std::vector<std::string>& labels);
+  // NotFound when the label is not on the issue.
+  GitHubResult<GitHubOk> RemoveLabel(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                     const std::string& label);
+  GitHubResult<GitHubOk> ClosePullRequest(const CallContext& ctx, const RepoRef& repo,
+                                          int64_t number);
+  // Returns the check run id.
+  GitHubResult<int64_t> CreateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                       const CheckRunSpec& spec);
+  GitHubResult<GitHubOk> UpdateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                        int64_t check_run_id, const CheckRunSpec& spec);
+  // Unprocessable when the head is no longer `expected_head_sha`.
+  GitHubResult<GitHubOk> UpdateBranch(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                      const std::string& expected_head_sha);
+  GitHubResult<GitHubOk> RequestReviewers(const CallContext& ctx, const RepoRef& repo,
+                                          int64_t number, const std::vector<std::string>& users,
+                                          const std::vector<std::string>& teams);
+
+  // --- the machinery, public for calls not wrapped above ---
+  struct Response {
+    int status = 0;
+    boost::json::value body;  // null for an empty body
+    std::string next_url;     // from Link rel="next", "" when there is none
+  };
+  // One request. `target` is relative to the base URL (or a pagination URL); `body` is sent
+  // as JSON unless null. Non-2xx replies become GitHubErrors.
+  GitHubResult<Response> Call(const CallContext& ctx, const std::string& method,
+                              const std::string& target, const boost::json::value& body = {});
+  // GETs `target` and follows rel="next", concatenating the arrays. `items_key` names the
+  // array inside an object response ("check_runs", "repositories"), "" for a bare array.
+  GitHubResult<boost::json::array> GetAllPages(const CallContext& ctx, const std::string& target,
+                                               const std::string& items_key);
+
+  // What is known about an installation's primary limit (tests, metrics, the admin API).
+  struct RateLimitState {
+    std::optional<int64_t> remaining;
+    Time reset;
+    Time blocked_until;  // from Retry-After or an exhausted limit
+  };
+  RateLimitState RateLimitFor(int64_t installation_id) const;
+
+ private:
+  struct CachedGet {
+    std::string etag;
+    std::string body;
+    std::string link;
+  };
+  std::optional<GitHubError> RefuseForRateLimit(const CallContext& ctx, const std::string& what);
+  void RecordRateLimit(int64_t installation_id, const HttpReply& reply);
+  GitHubResult<HttpReply> SendAuthorized(const CallContext& ctx, HttpCall& call,
+                                         const std::string& what);
+
+  HttpTransport& transport_;
+  TokenSource& tokens_;
+  const ClockPtr clock_;
+  const GitHubClientOptions options_;
+
+  mutable std::mutex mutex_;
+  std::map<int64_t, RateLimitState> rate_limits_;  // guarded by mutex_
+  std::map<std::string, CachedGet> etags_;         // guarded by mutex_
+  std::deque<std::string> etag_order_;             // guarded by mutex_; insertion order
+};
+
+// The URL of rel="next" in a Link header, "" when there is none.
+std::string NextLinkUrl(std::string_view link_header);
+
+// Percent-encodes one path segment or query value (RFC 3986 unreserved kept).
+std::string UrlEncode(std::string_view text);
+
+}  // namespace gatehouse

@@ -1,0 +1,296 @@
+// The REST endpoints gatehouse uses, as thin wrappers over GitHubClient::Call/GetAllPages
+// that build request bodies and pick the fields gatehouse reads out of the responses.
+// Missing or mistyped fields read as empty: GitHub adds fields freely and omits some.
+#include <boost/json.hpp>
+
+#include "github/base64.h"
+#include "github/client.h"
+
+namespace gatehouse {
+namespace {
+
+namespace json = boost::json;
+
+std::string Str(const json::value& v, std::string_view key) {
+  const auto* obj = v.if_object();
+  const auto* field = obj ? obj->if_contains(key) : nullptr;
+  const auto* s = field ? field->if_string() : nullptr;
+  return s ? std::string(*s) : std::string();
+}
+
+int64_t Int(const json::value& v, std::string_view key) {
+  const auto* obj = v.if_object();
+  const auto* field = obj ? obj->if_contains(key) : nullptr;
+  if (field == nullptr) return 0;
+  if (const auto* i = field->if_int64()) return *i;
+  if (const auto* u = field->if_uint64()) return static_cast<int64_t>(*u);
+  return 0;
+}
+
+std::optional<bool> OptBool(const json::value& v, std::string_view key) {
+  const auto* obj = v.if_object();
+  const auto* field = obj ? obj->if_contains(key) : nullptr;
+  const auto* b = field ? field->if_bool() : nullptr;
+  return b ? std::optional<bool>(*b) : std::nullopt;
+}
+
+const json::value& Sub(const json::value& v, std::string_view key) {
+  static const json::value kNull;
+  const auto* obj = v.if_object();
+  const auto* field = obj ? obj->if_contains(key) : nullptr;
+  return field ? *field : kNull;
+}
+
+std::string RepoPath(const RepoRef& repo) {
+  return "/repos/" + UrlEncode(repo.owner) + "/" + UrlEncode(repo.name);
+}
+
+PullRequest ParsePull(const json::value& v) {
+  PullRequest pr;
+  pr.number = Int(v, "number");
+  pr.state = Str(v, "state");
+  pr.title = Str(v, "title");
+  pr.body = Str(v, "body");
+  pr.draft = OptBool(v, "draft").value_or(false);
+  pr.merged = OptBool(v, "merged").value_or(false);
+  pr.mergeable = OptBool(v, "mergeable");
+  pr.mergeable_state = Str(v, "mergeable_state");
+  pr.head_sha = Str(Sub(v, "head"), "sha");
+  pr.head_ref = Str(Sub(v, "head"), "ref");
+  pr.base_ref = Str(Sub(v, "base"), "ref");
+  pr.author = Str(Sub(v, "user"), "login");
+  pr.updated_at = Str(v, "updated_at");
+  if (const auto* labels = Sub(v, "labels").if_array()) {
+    for (const auto& l : *labels) pr.labels.push_back(Str(l, "name"));
+  }
+  return pr;
+}
+
+std::vector<PullRequest> ParsePulls(const json::array& items) {
+  std::vector<PullRequest> out;
+  for (const auto& item : items) out.push_back(ParsePull(item));
+  return out;
+}
+
+json::array StringArray(const std::vector<std::string>& values) {
+  json::array out;
+  for (const auto& s : values) out.emplace_back(s);
+  return out;
+}
+
+json::object CheckRunBody(const CheckRunSpec& spec) {
+  json::object body;
+  if (!spec.name.empty()) body["name"] = spec.name;
+  if (!spec.head_sha.empty()) body["head_sha"] = spec.head_sha;
+  if (!spec.status.empty()) body["status"] = spec.status;
+  if (!spec.conclusion.empty()) body["conclusion"] = spec.conclusion;
+  if (!spec.external_id.empty()) body["external_id"] = spec.external_id;
+  if (!spec.title.empty() || !spec.summary.empty()) {
+    body["output"] = json::object{{"title", spec.title}, {"summary", spec.summary}};
+  }
+  return body;
+}
+
+template <typename T>
+GitHubResult<GitHubOk> Ignore(GitHubResult<T> r) {
+  if (!r.ok()) return r.error();
+  return GitHubOk{};
+}
+
+}  // namespace
+
+GitHubResult<PullRequest> GitHubClient::GetPullRequest(const CallContext& ctx, const RepoRef& repo,
+                                                       int64_t number) {
+  auto r = Call(ctx, "GET", RepoPath(repo) + "/pulls/" + std::to_string(number));
+  if (!r.ok()) return r.error();
+  return ParsePull(r->body);
+}
+
+GitHubResult<std::vector<Review>> GitHubClient::ListReviews(const CallContext& ctx,
+                                                            const RepoRef& repo, int64_t number) {
+  auto r = GetAllPages(
+      ctx, RepoPath(repo) + "/pulls/" + std::to_string(number) + "/reviews?per_page=100", "");
+  if (!r.ok()) return r.error();
+  std::vector<Review> out;
+  for (const auto& v : *r) {
+    out.push_back(Review{Int(v, "id"), Str(Sub(v, "user"), "login"), Str(v, "state"),
+                         Str(v, "commit_id"), Str(v, "body")});
+  }
+  return out;
+}
+
+GitHubResult<std::vector<CheckRun>> GitHubClient::ListCheckRuns(const CallContext& ctx,
+                                                                const RepoRef& repo,
+                                                                const std::string& ref) {
+  auto r =
+      GetAllPages(ctx, RepoPath(repo) + "/commits/" + UrlEncode(ref) + "/check-runs?per_page=100",
+                  "check_runs");
+  if (!r.ok()) return r.error();
+  std::vector<CheckRun> out;
+  for (const auto& v : *r) {
+    out.push_back(CheckRun{Int(v, "id"), Str(v, "name"), Str(v, "status"), Str(v, "conclusion"),
+                           Str(v, "head_sha")});
+  }
+  return out;
+}
+
+GitHubResult<CombinedStatus> GitHubClient::GetCombinedStatus(const CallContext& ctx,
+                                                             const RepoRef& repo,
+                                                             const std::string& ref) {
+  // One page of 100 contexts; more than that on one commit is not a case gatehouse serves.
+  auto r = Call(ctx, "GET", RepoPath(repo) + "/commits/" + UrlEncode(ref) + "/status?per_page=100");
+  if (!r.ok()) return r.error();
+  CombinedStatus out;
+  out.state = Str(r->body, "state");
+  if (const auto* statuses = Sub(r->body, "statuses").if_array()) {
+    for (const auto& s : *statuses) out.statuses.push_back({Str(s, "context"), Str(s, "state")});
+  }
+  return out;
+}
+
+GitHubResult<std::vector<PullRequest>> GitHubClient::ListPullRequestsForCommit(
+    const CallContext& ctx, const RepoRef& repo, const std::string& sha) {
+  auto r =
+      GetAllPages(ctx, RepoPath(repo) + "/commits/" + UrlEncode(sha) + "/pulls?per_page=100", "");
+  if (!r.ok()) return r.error();
+  return ParsePulls(*r);
+}
+
+GitHubResult<std::vector<PullRequest>> GitHubClient::ListOpenPullRequests(const CallContext& ctx,
+                                                                          const RepoRef& repo) {
+  auto r = GetAllPages(ctx, RepoPath(repo) + "/pulls?state=open&per_page=100", "");
+  if (!r.ok()) return r.error();
+  return ParsePulls(*r);
+}
+
+GitHubResult<std::string> GitHubClient::GetFileContents(const CallContext& ctx, const RepoRef& repo,
+                                                        const std::string& path,
+                                                        const std::string& ref) {
+  // Path separators stay; each segment is encoded.
+  std::string encoded;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (!encoded.empty() || start > 0) encoded += '/';
+    encoded += UrlEncode(std::string_view(path).substr(start, slash - start));
+    start = slash + 1;
+  }
+  std::string target = RepoPath(repo) + "/contents/" + encoded;
+  if (!ref.empty()) target += "?ref=" + UrlEncode(ref);
+  auto r = Call(ctx, "GET", target);
+  if (!r.ok()) return r.error();
+  if (Str(r->body, "encoding") != "base64") {
+    return GitHubError{GitHubErrorKind::kPermanent,
+                       r->status,
+                       {},
+                       "GET " + target + ": not a base64-encoded file"};
+  }
+  auto decoded = Base64Decode(Str(r->body, "content"));
+  if (!decoded) {
+    return GitHubError{
+        GitHubErrorKind::kPermanent, r->status, {}, "GET " + target + ": invalid base64 content"};
+  }
+  return *std::move(decoded);
+}
+
+GitHubResult<std::vector<RepoRef>> GitHubClient::ListInstallationRepositories(
+    const CallContext& ctx) {
+  auto r = GetAllPages(ctx, "/installation/repositories?per_page=100", "repositories");
+  if (!r.ok()) return r.error();
+  std::vector<RepoRef> out;
+  for (const auto& v : *r) out.push_back(RepoRef{Str(Sub(v, "owner"), "login"), Str(v, "name")});
+  return out;
+}
+
+GitHubResult<MergeResult> GitHubClient::Merge(const CallContext& ctx, const RepoRef& repo,
+                                              int64_t number, const std::string& sha,
+                                              const std::string& merge_method) {
+  json::object body{{"sha", sha}, {"merge_method", merge_method}};
+  auto r = Call(ctx, "PUT", RepoPath(repo) + "/pulls/" + std::to_string(number) + "/merge", body);
+  if (!r.ok()) return r.error();
+  return MergeResult{OptBool(r->body, "merged").value_or(false), Str(r->body, "sha"),
+                     Str(r->body, "message")};
+}
+
+GitHubResult<int64_t> GitHubClient::CreateReview(const CallContext& ctx, const RepoRef& repo,
+                                                 int64_t number, const std::string& commit_id,
+                                                 const std::string& event,
+                                                 const std::string& body) {
+  json::object req{{"commit_id", commit_id}, {"event", event}};
+  if (!body.empty()) req["body"] = body;
+  auto r = Call(ctx, "POST", RepoPath(repo) + "/pulls/" + std::to_string(number) + "/reviews", req);
+  if (!r.ok()) return r.error();
+  return Int(r->body, "id");
+}
+
+GitHubResult<int64_t> GitHubClient::CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                                       int64_t number, const std::string& body) {
+  auto r = Call(ctx, "POST", RepoPath(repo) + "/issues/" + std::to_string(number) + "/comments",
+                json::object{{"body", body}});
+  if (!r.ok()) return r.error();
+  return Int(r->body, "id");
+}
+
+GitHubResult<GitHubOk> GitHubClient::UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                                        int64_t comment_id,
+                                                        const std::string& body) {
+  return Ignore(Call(ctx, "PATCH",
+                     RepoPath(repo) + "/issues/comments/" + std::to_string(comment_id),
+                     json::object{{"body", body}}));
+}
+
+GitHubResult<GitHubOk> GitHubClient::AddLabels(const CallContext& ctx, const RepoRef& repo,
+                                               int64_t number,
+                                               const std::vector<std::string>& labels) {
+  return Ignore(Call(ctx, "POST", RepoPath(repo) + "/issues/" + std::to_string(number) + "/labels",
+                     json::object{{"labels", StringArray(labels)}}));
+}
+
+GitHubResult<GitHubOk> GitHubClient::RemoveLabel(const CallContext& ctx, const RepoRef& repo,
+                                                 int64_t number, const std::string& label) {
+  return Ignore(
+      Call(ctx, "DELETE",
+           RepoPath(repo) + "/issues/" + std::to_string(number) + "/labels/" + UrlEncode(label)));
+}
+
+GitHubResult<GitHubOk> GitHubClient::ClosePullRequest(const CallContext& ctx, const RepoRef& repo,
+                                                      int64_t number) {
+  return Ignore(Call(ctx, "PATCH", RepoPath(repo) + "/pulls/" + std::to_string(number),
+                     json::object{{"state", "closed"}}));
+}
+
+GitHubResult<int64_t> GitHubClient::CreateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                                   const CheckRunSpec& spec) {
+  auto r = Call(ctx, "POST", RepoPath(repo) + "/check-runs", CheckRunBody(spec));
+  if (!r.ok()) return r.error();
+  return Int(r->body, "id");
+}
+
+GitHubResult<GitHubOk> GitHubClient::UpdateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t check_run_id,
+                                                    const CheckRunSpec& spec) {
+  return Ignore(Call(ctx, "PATCH", RepoPath(repo) + "/check-runs/" + std::to_string(check_run_id),
+                     CheckRunBody(spec)));
+}
+
+GitHubResult<GitHubOk> GitHubClient::UpdateBranch(const CallContext& ctx, const RepoRef& repo,
+                                                  int64_t number,
+                                                  const std::string& expected_head_sha) {
+  return Ignore(Call(ctx, "PUT",
+                     RepoPath(repo) + "/pulls/" + std::to_string(number) + "/update-branch",
+                     json::object{{"expected_head_sha", expected_head_sha}}));
+}
+
+GitHubResult<GitHubOk> GitHubClient::RequestReviewers(const CallContext& ctx, const RepoRef& repo,
+                                                      int64_t number,
+                                                      const std::vector<std::string>& users,
+                                                      const std::vector<std::string>& teams) {
+  json::object body{{"reviewers", StringArray(users)}};
+  if (!teams.empty()) body["team_reviewers"] = StringArray(teams);
+  return Ignore(Call(ctx, "POST",
+                     RepoPath(repo) + "/pulls/" + std::to_string(number) + "/requested_reviewers",
+                     body));
+}
+
+}  // namespace gatehouse

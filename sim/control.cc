@@ -1,0 +1,206 @@
+// The control API of SimHandler, under /_sim/ (documented in docs/SIMULATOR.md). It moves
+// the simulated world as people and CI would: those changes emit webhooks like GitHub's and
+// are recorded in the effect log under the acting user's login.
+#include <algorithm>
+
+#include "sim/render.h"
+#include "sim/rest.h"
+
+namespace gatehouse::sim {
+namespace json = boost::json;
+
+namespace {
+
+int ToNumber(const std::string& s) {
+  if (s.empty() || s.size() > 9 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return -1;
+  return std::stoi(s);
+}
+
+HttpResponse FromOutcome(const Outcome& o, json::value body) {
+  if (!o.ok()) return GitHubError(o.status, o.message);
+  return JsonValueResponse(o.status, body);
+}
+
+std::vector<std::string> Strings(const json::object& o, std::string_view key) {
+  std::vector<std::string> out;
+  if (const auto* arr = o.if_contains(key); arr && arr->is_array()) {
+    for (const auto& v : arr->as_array())
+      if (v.is_string()) out.emplace_back(v.as_string());
+  }
+  return out;
+}
+
+json::object RenderEffect(const Effect& e) {
+  return {{"seq", e.seq},   {"at", FormatTime(e.at)}, {"who", e.who},
+          {"kind", e.kind}, {"repo", e.repo},         {"number", e.number},
+          {"sha", e.sha},   {"status", e.status},     {"detail", e.detail}};
+}
+
+}  // namespace
+
+HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
+  std::vector<std::string> parts = SplitPath(request.Path());  // "_sim", ...
+  const std::string& m = request.method;
+  json::object body;
+  HttpResponse error;
+  if (m != "GET" && !ParseObject(request.body, &body, &error)) return error;
+  size_t n = parts.size();
+
+  if (n == 2 && parts[1] == "effects" && m == "GET") {
+    auto query = ParseQuery(request.target);
+    json::array out;
+    for (const auto& e : model_.Effects()) {
+      if (query.count("kind") && query["kind"] != e.kind) continue;
+      if (query.count("repo") && query["repo"] != e.repo) continue;
+      if (query.count("number") && query["number"] != std::to_string(e.number)) continue;
+      out.push_back(RenderEffect(e));
+    }
+    return JsonValueResponse(200, out);
+  }
+  if (n == 2 && parts[1] == "state" && m == "GET") {
+    json::array repos;
+    for (const auto& repo : model_.Repos()) {
+      json::object r = RenderRepo(repo);
+      r["installation_id"] = repo.installation_id;
+      json::array pulls;
+      for (const auto& pr : model_.ListPulls(repo.full_name(), "all")) {
+        json::object p = RenderPull(repo, pr);
+        json::array reviews;
+        for (const auto& rv : pr.reviews) reviews.push_back(RenderReview(repo, pr.number, rv));
+        p["reviews"] = std::move(reviews);
+        json::array runs;
+        for (const auto& run : model_.CheckRunsFor(repo.full_name(), pr.head_sha))
+          runs.push_back(RenderCheckRun(repo, run, {}));
+        p["check_runs"] = std::move(runs);
+        json::array comments;
+        for (const auto& c : model_.CommentsFor(repo.full_name(), pr.number))
+          comments.push_back(RenderComment(repo, c));
+        p["comments"] = std::move(comments);
+        pulls.push_back(std::move(p));
+      }
+      r["pulls"] = std::move(pulls);
+      repos.push_back(std::move(r));
+    }
+    return JsonValueResponse(200, json::object{{"repos", std::move(repos)}});
+  }
+  if (n == 2 && parts[1] == "faults") {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (m == "PUT") {
+      faults_.server_errors = GetInt(body, "server_errors", 0);
+      faults_.server_error_status = static_cast<int>(GetInt(body, "server_error_status", 502));
+      faults_.secondary_rate_limits = GetInt(body, "secondary_rate_limits", 0);
+      faults_.retry_after_seconds = GetInt(body, "retry_after_seconds", 60);
+      faults_.primary_exhausted = GetBool(body, "primary_exhausted", false);
+      faults_.latency_ms = GetInt(body, "latency_ms", 0);
+      if (options_.webhooks != nullptr) {
+        options_.webhooks->SetFaults({.duplicates = GetInt(body, "webhook_duplicates", 0),
+                                      .reorders = GetInt(body, "webhook_reorders", 0),
+                                      .delay_ms = GetInt(body, "webhook_delay_ms", 0)});
+      }
+    } else if (m != "GET") {
+      return GitHubError(405, "use GET or PUT");
+    }
+    DeliveryFaults delivery;
+    if (options_.webhooks != nullptr) delivery = options_.webhooks->faults();
+    return JsonValueResponse(200,
+                             json::object{{"webhook_duplicates", delivery.duplicates},
+                                          {"webhook_reorders", delivery.reorders},
+                                          {"webhook_delay_ms", delivery.delay_ms},
+                                          {"server_errors", faults_.server_errors},
+                                          {"server_error_status", faults_.server_error_status},
+                                          {"secondary_rate_limits", faults_.secondary_rate_limits},
+                                          {"retry_after_seconds", faults_.retry_after_seconds},
+                                          {"primary_exhausted", faults_.primary_exhausted},
+                                          {"latency_ms", faults_.latency_ms}});
+  }
+  if (n == 2 && parts[1] == "repos" && m == "POST") {
+    std::map<std::string, std::string> files;
+    if (const auto* f = body.if_contains("files"); f && f->is_object()) {
+      for (const auto& [k, v] : f->as_object())
+        if (v.is_string()) files[std::string(k)] = std::string(v.as_string());
+    }
+    auto repo = model_.CreateRepo(GetString(body, "owner"), GetString(body, "name"),
+                                  GetInt(body, "installation_id", 1), std::move(files));
+    if (!repo.ok()) {
+      return GitHubError(repo.status().code() == StatusCode::kAlreadyExists ? 422 : 400,
+                         repo.status().message());
+    }
+    return JsonValueResponse(201, RenderRepo(*repo));
+  }
+  if (n < 5 || parts[1] != "repos" || m != "POST") return GitHubError(404, "Not Found");
+  const std::string full = parts[2] + "/" + parts[3];
+  auto repo = model_.GetRepo(full);
+  if (!repo) return GitHubError(404, "no such repository");
+  const std::string& what = parts[4];
+
+  if (what == "pulls" && n == 5) {
+    NewPull np;
+    np.title = GetString(body, "title", np.title);
+    np.body = GetString(body, "body");
+    np.author = GetString(body, "author", np.author);
+    np.head_ref = GetString(body, "head_ref", np.head_ref);
+    np.head_sha = GetString(body, "head_sha");
+    np.base_ref = GetString(body, "base_ref");
+    np.draft = GetBool(body, "draft", false);
+    np.labels = Strings(body, "labels");
+    np.changed_files = static_cast<int>(GetInt(body, "changed_files", 1));
+    np.additions = static_cast<int>(GetInt(body, "additions", 1));
+    np.deletions = static_cast<int>(GetInt(body, "deletions", 0));
+    auto pr = model_.CreatePull(full, np);
+    if (!pr.ok()) return GitHubError(400, pr.status().message());
+    return JsonValueResponse(201, RenderPull(*repo, *pr));
+  }
+  if (what == "pulls" && n == 7) {
+    int number = ToNumber(parts[5]);
+    const std::string& action = parts[6];
+    std::string user = GetString(body, "user", "octocat");
+    Outcome o{404, "Not Found"};
+    if (action == "push") {
+      o = model_.Push(user, full, number, GetString(body, "sha"));
+    } else if (action == "base") {
+      o = model_.MoveBase(full, number, GetBool(body, "conflicted", false));
+    } else if (action == "reviews") {
+      Review review;
+      o = model_.SubmitReview(user, full, number, GetString(body, "event", "APPROVE"),
+                              GetString(body, "commit_id"), GetString(body, "body"), &review);
+    } else if (action == "comments") {
+      o = model_.AddComment(user, full, number, GetString(body, "body"), nullptr);
+    } else if (action == "close" || action == "reopen") {
+      o = model_.SetState(user, full, number, action == "close" ? "closed" : "open");
+    }
+    if (!o.ok()) return GitHubError(o.status, o.message);
+    auto pr = model_.GetPull(full, number);
+    return FromOutcome(o, RenderPull(*repo, *pr));
+  }
+  if (what == "check-runs" && n == 5) {
+    CheckRun run;
+    run.id = GetInt(body, "id", 0);
+    run.name = GetString(body, "name", run.id ? "" : "ci");
+    run.head_sha = GetString(body, "head_sha");
+    if (run.head_sha.empty() && body.contains("pr")) {
+      auto pr = model_.GetPull(full, static_cast<int>(GetInt(body, "pr", 0)));
+      if (!pr) return GitHubError(404, "no such pull request");
+      run.head_sha = pr->head_sha;
+    }
+    run.status = GetString(body, "status", run.id ? "" : "completed");
+    run.conclusion = GetString(body, "conclusion", run.status == "completed" ? "success" : "");
+    CheckRun stored;
+    Outcome o = model_.UpsertCheckRun(GetString(body, "app", "ci"), full, run, &stored);
+    return FromOutcome(o, RenderCheckRun(*repo, stored, {}));
+  }
+  if (what == "statuses" && n == 6) {
+    CommitStatus st;
+    st.sha = parts[5];
+    st.state = GetString(body, "state", "success");
+    st.context = GetString(body, "context", "ci");
+    st.description = GetString(body, "description");
+    CommitStatus stored;
+    Outcome o = model_.SetStatus(GetString(body, "user", "ci"), full, st, &stored);
+    return FromOutcome(o, RenderStatus(*repo, stored));
+  }
+  return GitHubError(404, "Not Found");
+}
+
+}  // namespace gatehouse::sim

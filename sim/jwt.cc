@@ -1,0 +1,125 @@
+#include "sim/jwt.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <boost/json.hpp>
+#include <memory>
+
+namespace gatehouse::sim {
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int DecodeChar(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+}  // namespace
+
+std::string Base64Encode(std::string_view data) {
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < data.size(); i += 3) {
+    uint32_t v = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8) |
+                 static_cast<uint8_t>(data[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i < data.size()) {
+    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
+    if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+bool Base64UrlDecode(std::string_view in, std::string* out) {
+  out->clear();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    int d = DecodeChar(c);
+    if (d < 0) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(d);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return true;
+}
+
+Result<AppJwtClaims> VerifyAppJwt(std::string_view jwt, const std::string& public_key_pem,
+                                  Time now) {
+  size_t dot1 = jwt.find('.');
+  size_t dot2 = dot1 == std::string_view::npos ? dot1 : jwt.find('.', dot1 + 1);
+  if (dot2 == std::string_view::npos) return InvalidArgument("JWT: not three parts");
+  std::string header, payload, signature;
+  if (!Base64UrlDecode(jwt.substr(0, dot1), &header) ||
+      !Base64UrlDecode(jwt.substr(dot1 + 1, dot2 - dot1 - 1), &payload) ||
+      !Base64UrlDecode(jwt.substr(dot2 + 1), &signature)) {
+    return InvalidArgument("JWT: bad base64url");
+  }
+  boost::system::error_code ec;
+  boost::json::value h = boost::json::parse(header, ec);
+  if (ec || !h.is_object()) return InvalidArgument("JWT: header is not JSON");
+  const auto* alg = h.as_object().if_contains("alg");
+  if (alg == nullptr || !alg->is_string() || alg->as_string() != "RS256") {
+    return FailedPrecondition("JWT: alg must be RS256");
+  }
+  boost::json::value p = boost::json::parse(payload, ec);
+  if (ec || !p.is_object()) return InvalidArgument("JWT: payload is not JSON");
+  AppJwtClaims claims;
+  const auto& obj = p.as_object();
+  if (const auto* iss = obj.if_contains("iss")) {
+    if (iss->is_string()) claims.iss = std::string(iss->as_string());
+    if (iss->is_int64()) claims.iss = std::to_string(iss->as_int64());
+  }
+  const auto* iat = obj.if_contains("iat");
+  const auto* exp = obj.if_contains("exp");
+  if (iat == nullptr || exp == nullptr || !iat->is_int64() || !exp->is_int64()) {
+    return InvalidArgument("JWT: iat and exp must be integers");
+  }
+  claims.iat = iat->as_int64();
+  claims.exp = exp->as_int64();
+
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(public_key_pem.data(), static_cast<int>(public_key_pem.size())), BIO_free);
+  if (!bio) return Internal("JWT: BIO_new_mem_buf failed");
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr), EVP_PKEY_free);
+  if (!key) return InvalidArgument("JWT: the configured public key is not a PEM public key");
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  std::string_view signed_part = jwt.substr(0, dot2);
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1) {
+    return Internal("JWT: EVP_DigestVerifyInit failed");
+  }
+  int verified = EVP_DigestVerify(
+      ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+      reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size());
+  if (verified != 1) return FailedPrecondition("JWT: signature does not verify");
+
+  int64_t now_s = ToMicros(now) / 1'000'000;
+  if (claims.iat > now_s + 60) return FailedPrecondition("JWT: iat is in the future");
+  if (claims.exp <= now_s) return FailedPrecondition("JWT: expired");
+  if (claims.exp - claims.iat > 600) {
+    return FailedPrecondition("JWT: exp is too far in the future (max 10 minutes)");
+  }
+  return claims;
+}
+
+}  // namespace gatehouse::sim

@@ -1,0 +1,195 @@
+// gatehouse-sim: a GitHub simulator for gatehouse's tests, demo and benchmarks.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "app/flags.h"
+#include "base/log.h"
+#include "http/server.h"
+#include "sim/model.h"
+#include "sim/render.h"
+#include "sim/rest.h"
+#include "sim/scenario.h"
+#include "sim/webhooks.h"
+
+namespace {
+
+using namespace gatehouse;  // NOLINT: a main file
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char kUsage[] =
+    R"(gatehouse-sim — a GitHub simulator (REST subset, App auth, signed webhooks)
+
+Usage:
+  gatehouse-sim serve [--listen ADDR] [--webhook-url URL] [options]
+  gatehouse-sim run SCENARIO --target URL [--listen ADDR] [options]
+  gatehouse-sim help | --help
+
+run plays a scenario file (docs/SIMULATOR.md) with webhooks sent to URL (gatehouse's webhook
+endpoint), serving the REST API on --listen meanwhile, and ends with one line
+"verdict: ok|FAIL key=value ..."; the exit status is 0 only for ok.
+
+serve options:
+  --listen ADDR              host:port to serve on (default 127.0.0.1:9090; port 0 = any)
+  --webhook-url URL          where to POST signed webhooks (none when absent); the secret
+                             comes from GATEHOUSE_WEBHOOK_SECRET, as gatehouse reads it
+  --app-id ID                the App id expected as the JWT's iss (default: any)
+  --app-public-key FILE      PEM of the App's RSA public key, to verify App JWTs
+  --insecure-any-token       accept any Bearer token and any App JWT (local use only)
+  --mergeable-delay-ms N     mergeable stays null this long after a push (default 2000)
+  --token-ttl-s N            installation token lifetime (default 3600)
+  --rate-limit N             primary rate limit per installation per hour (default 5000)
+  --log-level LEVEL          debug|info|warn|error (default info)
+
+The REST API is served at /repos/... and /app/...; the control API at /_sim/ (see
+docs/SIMULATOR.md). On start it prints "gatehouse-sim: listening on http://HOST:PORT".
+)";
+
+int Serve(int argc, char** argv, bool run) {
+  app::Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
+                    "token-ttl-s", "rate-limit", "log-level", "target"},
+                   {"insecure-any-token"});
+  Status parsed = flags.Parse(argc, argv, 1);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "gatehouse-sim: %s\n\n%s", parsed.message().c_str(), kUsage);
+    return kExitUsage;
+  }
+  std::string scenario;
+  if (run && !flags.Has("help")) {
+    if (flags.positional().size() != 1 || !flags.Has("target")) {
+      std::fprintf(stderr, "gatehouse-sim run: needs SCENARIO and --target URL\n\n%s", kUsage);
+      return kExitUsage;
+    }
+    std::ifstream in(flags.positional()[0]);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in) {
+      std::fprintf(stderr, "gatehouse-sim run: cannot read %s\n", flags.positional()[0].c_str());
+      return kExitFailure;
+    }
+    scenario = ss.str();
+  }
+  if (flags.Has("help")) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  LogLevel level = LogLevel::kInfo;
+  if (!ParseLogLevel(flags.Get("log-level", "info"), &level)) {
+    std::fprintf(stderr, "gatehouse-sim serve: bad --log-level\n");
+    return kExitUsage;
+  }
+  SetLogLevel(level);
+  auto delay = flags.GetInt("mergeable-delay-ms", 2000, 0, 3'600'000);
+  auto ttl = flags.GetInt("token-ttl-s", 3600, 1, 86'400);
+  auto limit = flags.GetInt("rate-limit", 5000, 1, 1'000'000'000);
+  for (const auto* r : {&delay, &ttl, &limit}) {
+    if (!r->ok()) {
+      std::fprintf(stderr, "gatehouse-sim serve: %s\n", r->status().message().c_str());
+      return kExitUsage;
+    }
+  }
+  sim::SimHandlerOptions hopts;
+  hopts.clock = std::make_shared<RealClock>();
+  hopts.app_id = flags.Get("app-id", "");
+  hopts.insecure_any_token = flags.Has("insecure-any-token");
+  hopts.rate_limit = *limit;
+  if (flags.Has("app-public-key")) {
+    std::ifstream in(flags.Get("app-public-key", ""));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in) {
+      std::fprintf(stderr, "gatehouse-sim serve: cannot read --app-public-key\n");
+      return kExitFailure;
+    }
+    hopts.app_public_key_pem = ss.str();
+  }
+
+  // serve: block the stop signals before any thread starts, so that only sigwait() below
+  // sees them. run: leave them alone, so that Ctrl-C ends a long scenario.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  if (!run) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  sim::Model model(hopts.clock, {.mergeable_delay = std::chrono::milliseconds(*delay),
+                                 .token_ttl = std::chrono::seconds(*ttl)});
+  std::unique_ptr<sim::WebhookSender> sender;
+  std::string webhook_url = flags.Get(run ? "target" : "webhook-url", "");
+  if (!webhook_url.empty()) {
+    const char* secret = std::getenv("GATEHOUSE_WEBHOOK_SECRET");
+    sender = std::make_unique<sim::WebhookSender>(sim::WebhookSenderOptions{
+        .url = flags.Get("webhook-url", ""), .secret = secret ? secret : "", .timeout_ms = 10'000});
+    sim::WebhookSender* s = sender.get();
+    model.SetListener([s](const sim::Notification& n) {
+      s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)));
+    });
+  }
+  hopts.webhooks = sender.get();
+  sim::SimHandler handler(model, hopts);
+  HttpServerOptions sopts;
+  sopts.listen = flags.Get("listen", "127.0.0.1:9090");
+  auto server = HttpServer::Start(sopts, handler);
+  if (!server.ok()) {
+    std::fprintf(stderr, "gatehouse-sim serve: %s\n", server.status().ToString().c_str());
+    return kExitFailure;
+  }
+  auto addr = ParseListenAddress(sopts.listen);
+  std::string host = addr.ok() ? addr->host : "127.0.0.1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  std::printf("gatehouse-sim: listening on http://%s:%u\n", host.c_str(),
+              static_cast<unsigned>((*server)->port()));
+  std::fflush(stdout);
+  int exit_code = kExitOk;
+  if (run) {
+    auto verdict = sim::RunScenario(scenario, handler, model, [](Duration d) {
+      std::this_thread::sleep_for(d);  // a player paces a timeline in real time
+    });
+    if (!verdict.ok()) {
+      std::fprintf(stderr, "gatehouse-sim run: %s\n", verdict.status().ToString().c_str());
+      exit_code = kExitUsage;
+    } else {
+      for (const auto& f : verdict->failures) std::fprintf(stderr, "FAIL: %s\n", f.c_str());
+      if (sender) {
+        sender->Stop();
+        verdict->counts["webhooks_delivered"] = static_cast<int64_t>(sender->delivered());
+        verdict->counts["webhooks_failed"] = static_cast<int64_t>(sender->failed());
+      }
+      std::printf("%s\n", sim::FormatVerdict(*verdict).c_str());
+      exit_code = verdict->ok ? kExitOk : kExitFailure;
+    }
+  } else {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+  }
+  (*server)->Stop(std::chrono::seconds(5));
+  if (sender) sender->Stop();
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (cmd == "serve") return Serve(argc - 1, argv + 1, /*run=*/false);
+  if (cmd == "run") return Serve(argc - 1, argv + 1, /*run=*/true);
+  std::fprintf(stderr, "gatehouse-sim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return kExitUsage;
+}

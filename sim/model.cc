@@ -1,0 +1,291 @@
+#include "sim/model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "github/signature.h"
+
+namespace gatehouse::sim {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool HasOpenState(const PullRequest& pr) { return pr.state == "open"; }
+
+}  // namespace
+
+Model::Model(ClockPtr clock, ModelOptions options) : clock_(std::move(clock)), options_(options) {}
+
+void Model::SetListener(std::function<void(const Notification&)> listener) {
+  std::lock_guard<std::mutex> lock(mu_);
+  listener_ = std::move(listener);
+}
+
+std::string Model::NewShaLocked() {
+  // Deterministic, unique, 40 hex digits: tests can predict nothing but uniqueness.
+  return Sha256Hex("sim-commit-" + std::to_string(++sha_counter_)).substr(0, 40);
+}
+
+Model::RepoState* Model::FindLocked(const std::string& repo) {
+  auto it = repos_.find(Lower(repo));
+  return it == repos_.end() ? nullptr : &it->second;
+}
+const Model::RepoState* Model::FindLocked(const std::string& repo) const {
+  auto it = repos_.find(Lower(repo));
+  return it == repos_.end() ? nullptr : &it->second;
+}
+
+PullRequest* Model::PullLocked(const std::string& repo, int number, RepoState** rs) {
+  *rs = FindLocked(repo);
+  if (*rs == nullptr) return nullptr;
+  auto it = (*rs)->pulls.find(number);
+  return it == (*rs)->pulls.end() ? nullptr : &it->second;
+}
+
+PullRequest Model::ViewLocked(const RepoState& rs, const PullRequest& pr) const {
+  PullRequest view = pr;
+  if (pr.merged || pr.state != "open") {
+    view.mergeable = std::nullopt;
+    view.mergeable_state = "unknown";
+    return view;
+  }
+  if (clock_->Now() - pr.head_pushed_at < options_.mergeable_delay) {
+    view.mergeable = std::nullopt;
+    view.mergeable_state = "unknown";
+    return view;
+  }
+  view.mergeable = !pr.conflicted;
+  bool failing = false;
+  bool pending = false;
+  for (const auto& run : rs.check_runs) {
+    if (run.head_sha != pr.head_sha) continue;
+    if (run.status != "completed") {
+      pending = true;
+    } else if (run.conclusion != "success" && run.conclusion != "neutral" &&
+               run.conclusion != "skipped") {
+      failing = true;
+    }
+  }
+  for (const auto& st : rs.statuses) {
+    if (st.sha != pr.head_sha) continue;
+    if (st.state == "pending") pending = true;
+    if (st.state == "failure" || st.state == "error") failing = true;
+  }
+  if (pr.conflicted) {
+    view.mergeable_state = "dirty";
+  } else if (pr.draft) {
+    view.mergeable_state = "draft";
+  } else if (pr.behind) {
+    view.mergeable_state = "behind";
+  } else if (failing || pending) {
+    view.mergeable_state = "unstable";
+  } else {
+    view.mergeable_state = "clean";
+  }
+  return view;
+}
+
+Outcome Model::RecordLocked(const std::string& who, const std::string& kind,
+                            const std::string& repo, int number, const std::string& sha,
+                            Outcome outcome, const std::string& detail) {
+  Effect e;
+  e.seq = static_cast<int64_t>(effects_.size()) + 1;
+  e.at = clock_->Now();
+  e.who = who;
+  e.kind = kind;
+  e.repo = repo;
+  e.number = number;
+  e.sha = sha;
+  e.status = outcome.status;
+  e.detail = detail.empty() ? outcome.message : detail;
+  effects_.push_back(std::move(e));
+  return outcome;
+}
+
+void Model::NotifyLocked(Notification n, const RepoState& rs) {
+  if (!listener_) return;
+  n.repo = &rs.repo;
+  listener_(n);
+}
+
+Result<Repository> Model::CreateRepo(const std::string& owner, const std::string& name,
+                                     int64_t installation_id,
+                                     std::map<std::string, std::string> files) {
+  if (owner.empty() || name.empty()) return InvalidArgument("repo needs an owner and a name");
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key = Lower(owner + "/" + name);
+  if (repos_.count(key)) return AlreadyExists("repository " + key + " exists");
+  RepoState rs;
+  rs.repo.id = ++next_id_;
+  rs.repo.owner = owner;
+  rs.repo.name = name;
+  rs.repo.installation_id = installation_id;
+  rs.repo.default_sha = NewShaLocked();
+  rs.repo.files = std::move(files);
+  Repository copy = rs.repo;
+  repos_.emplace(key, std::move(rs));
+  return copy;
+}
+
+Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return NotFound("no repository " + repo);
+  PullRequest pr;
+  pr.number = rs->next_number++;
+  pr.id = ++next_id_;
+  pr.title = np.title;
+  pr.body = np.body;
+  pr.author = np.author;
+  pr.head_ref = np.head_ref;
+  pr.head_sha = np.head_sha.empty() ? NewShaLocked() : np.head_sha;
+  pr.base_ref = np.base_ref.empty() ? rs->repo.default_branch : np.base_ref;
+  pr.base_sha = rs->repo.default_sha;
+  pr.draft = np.draft;
+  pr.labels = np.labels;
+  pr.changed_files = np.changed_files;
+  pr.additions = np.additions;
+  pr.deletions = np.deletions;
+  pr.commits.push_back(pr.head_sha);
+  pr.created_at = pr.updated_at = pr.head_pushed_at = clock_->Now();
+  auto& stored = rs->pulls[pr.number] = pr;
+  RecordLocked("control", "create_pull", rs->repo.full_name(), pr.number, pr.head_sha, {201, ""});
+  PullRequest view = ViewLocked(*rs, stored);
+  NotifyLocked({.event = "pull_request", .action = "opened", .pr = &view, .sender = pr.author},
+               *rs);
+  return view;
+}
+
+Outcome Model::Push(const std::string& who, const std::string& repo, int number, std::string sha) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RepoState* rs;
+  PullRequest* pr = PullLocked(repo, number, &rs);
+  if (pr == nullptr) return {404, "Not Found"};
+  if (sha.empty()) sha = NewShaLocked();
+  std::string before = pr->head_sha;
+  pr->head_sha = sha;
+  pr->commits.push_back(sha);
+  pr->head_pushed_at = pr->updated_at = clock_->Now();
+  Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + before);
+  if (HasOpenState(*pr)) {
+    PullRequest view = ViewLocked(*rs, *pr);
+    NotifyLocked({.event = "pull_request", .action = "synchronize", .pr = &view, .sender = who},
+                 *rs);
+  }
+  return out;
+}
+
+Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RepoState* rs;
+  PullRequest* pr = PullLocked(repo, number, &rs);
+  if (pr == nullptr) return {404, "Not Found"};
+  rs->repo.default_sha = NewShaLocked();
+  pr->behind = true;
+  pr->conflicted = conflicted;
+  // GitHub recomputes mergeability in the background after the base moves, too.
+  pr->head_pushed_at = clock_->Now();
+  return RecordLocked("control", "move_base", repo, number, pr->head_sha, {200, ""});
+}
+
+std::optional<Repository> Model::GetRepo(const std::string& repo) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return std::nullopt;
+  return rs->repo;
+}
+
+std::vector<Repository> Model::Repos() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Repository> out;
+  for (const auto& [key, rs] : repos_) out.push_back(rs.repo);
+  return out;
+}
+
+std::optional<PullRequest> Model::GetPull(const std::string& repo, int number) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return std::nullopt;
+  auto it = rs->pulls.find(number);
+  if (it == rs->pulls.end()) return std::nullopt;
+  return ViewLocked(*rs, it->second);
+}
+
+std::vector<PullRequest> Model::ListPulls(const std::string& repo, const std::string& state) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PullRequest> out;
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return out;
+  // GitHub lists newest first by default.
+  for (auto it = rs->pulls.rbegin(); it != rs->pulls.rend(); ++it) {
+    if (state == "all" || it->second.state == state) out.push_back(ViewLocked(*rs, it->second));
+  }
+  return out;
+}
+
+std::vector<PullRequest> Model::PullsForCommit(const std::string& repo,
+                                               const std::string& sha) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PullRequest> out;
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return out;
+  for (const auto& [n, pr] : rs->pulls) {
+    if (std::find(pr.commits.begin(), pr.commits.end(), sha) != pr.commits.end())
+      out.push_back(ViewLocked(*rs, pr));
+  }
+  return out;
+}
+
+std::vector<CheckRun> Model::CheckRunsFor(const std::string& repo, const std::string& sha) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<CheckRun> out;
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return out;
+  for (const auto& run : rs->check_runs)
+    if (run.head_sha == sha) out.push_back(run);
+  return out;
+}
+
+std::vector<CommitStatus> Model::StatusesFor(const std::string& repo,
+                                             const std::string& sha) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<CommitStatus> out;
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return out;
+  // Newest first; the combined status uses the latest per context.
+  for (auto it = rs->statuses.rbegin(); it != rs->statuses.rend(); ++it)
+    if (it->sha == sha) out.push_back(*it);
+  return out;
+}
+
+std::vector<Comment> Model::CommentsFor(const std::string& repo, int number) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Comment> out;
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return out;
+  for (const auto& c : rs->comments)
+    if (c.number == number) out.push_back(c);
+  return out;
+}
+
+std::string Model::ResolveRef(const std::string& repo, const std::string& ref) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return "";
+  if (ref == rs->repo.default_branch) return rs->repo.default_sha;
+  for (const auto& [n, pr] : rs->pulls) {
+    if (pr.head_ref == ref && pr.state == "open") return pr.head_sha;
+  }
+  return ref;  // treat anything else as a SHA
+}
+
+std::vector<Effect> Model::Effects() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return effects_;
+}
+
+}  // namespace gatehouse::sim

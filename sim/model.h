@@ -1,0 +1,273 @@
+// sim::Model: the simulator's in-memory world — installations, repositories, pull requests
+// and everything hanging off them — plus GitHub's guards and an effect log.
+//
+// The model is pure logic: no I/O, time only through the injected Clock. Every mutation
+// returns an Outcome carrying the HTTP status GitHub would answer with (409 for a merge whose
+// `sha` is not the head, 405 for a PR that cannot be merged, 422 for a stale
+// `expected_head_sha` or a review on a closed PR, ...), and is appended to the effect log
+// whatever its result, so a test can ask "how many merges did the app attempt on this SHA".
+//
+// After a push, `mergeable` is unknown (null) for `mergeable_delay`, as on GitHub, where it
+// is computed in the background.
+//
+// Listener: state changes worth a webhook are reported to the listener *while the model lock
+// is held*, so notifications come out in the order the changes happened. The listener must
+// not call back into the model; it should copy what it needs and return.
+//
+// Thread-safety: all methods are safe for concurrent use; reads return copies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/status.h"
+
+namespace gatehouse::sim {
+
+// The HTTP status and message GitHub would answer a call with.
+struct Outcome {
+  int status = 200;
+  std::string message;
+  bool ok() const { return status >= 200 && status < 300; }
+};
+
+struct Review {
+  int64_t id = 0;
+  std::string user;
+  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED
+  std::string commit_id;
+  std::string body;
+  Time submitted_at;
+};
+
+struct CheckRun {
+  int64_t id = 0;
+  std::string name;
+  std::string head_sha;
+  std::string status = "queued";  // queued, in_progress, completed
+  std::string conclusion;         // "" until completed
+  std::string external_id;
+  std::string title;
+  std::string summary;
+  std::string app;  // who created it (an actor)
+  Time started_at;
+  std::optional<Time> completed_at;
+};
+
+struct CommitStatus {
+  int64_t id = 0;
+  std::string sha;
+  std::string context;
+  std::string state;  // error, failure, pending, success
+  std::string description;
+  std::string target_url;
+  Time created_at;
+};
+
+struct Comment {
+  int64_t id = 0;
+  int number = 0;  // the PR (issue) it belongs to
+  std::string user;
+  std::string body;
+  Time created_at;
+  Time updated_at;
+};
+
+struct PullRequest {
+  int number = 0;
+  int64_t id = 0;
+  std::string title;
+  std::string body;
+  std::string author;
+  std::string head_ref;
+  std::string head_sha;
+  std::string base_ref;
+  std::string base_sha;
+  std::string state = "open";  // open, closed
+  bool merged = false;
+  bool draft = false;
+  std::string merge_commit_sha;
+  std::string merged_by;
+  std::vector<std::string> labels;
+  std::vector<std::string> requested_reviewers;
+  std::vector<std::string> commits;  // every head SHA, oldest first
+  std::vector<Review> reviews;
+  int changed_files = 1;
+  int additions = 1;
+  int deletions = 0;
+  bool conflicted = false;  // mergeable=false once known
+  bool behind = false;      // the base moved; update-branch has work to do
+  Time created_at;
+  Time updated_at;
+  Time head_pushed_at;
+  std::optional<Time> closed_at;
+  std::optional<Time> merged_at;
+  // Computed when a copy is read: null during the window after a push.
+  std::optional<bool> mergeable;
+  std::string mergeable_state = "unknown";
+};
+
+struct Repository {
+  int64_t id = 0;
+  std::string owner;
+  std::string name;
+  int64_t installation_id = 0;
+  std::string default_branch = "main";
+  std::string default_sha;
+  std::map<std::string, std::string> files;  // path -> content, for GET contents
+  std::string full_name() const { return owner + "/" + name; }
+};
+
+// One mutating call, successful or not.
+struct Effect {
+  int64_t seq = 0;
+  Time at;
+  std::string who;   // "installation:<id>" for the app, "control" for the control API
+  std::string kind;  // merge, review, comment, label_add, close, check_run, update_branch, ...
+  std::string repo;  // owner/name
+  int number = 0;    // 0 when the call is not about one PR
+  std::string sha;   // the SHA the call was bound to, when it was
+  int status = 0;    // the HTTP status answered
+  std::string detail;
+};
+
+// A change worth a webhook; pointers are valid only during the listener call.
+struct Notification {
+  std::string event{};   // X-GitHub-Event
+  std::string action{};  // "" for events without one (status)
+  const Repository* repo = nullptr;
+  const PullRequest* pr = nullptr;
+  const CheckRun* check_run = nullptr;
+  const CommitStatus* status = nullptr;
+  const Review* review = nullptr;
+  const Comment* comment = nullptr;
+  std::string label{};
+  std::string sender{};
+  std::vector<const PullRequest*> prs{};  // open PRs whose head is the check's/status's SHA
+  // check_suite events: the suite is every check run of check_run->app on its head SHA.
+  std::string suite_conclusion{};
+};
+
+struct ModelOptions {
+  Duration mergeable_delay = std::chrono::seconds(2);
+  Duration token_ttl = std::chrono::hours(1);
+};
+
+// Fields a new PR may set; the rest get GitHub-like defaults.
+struct NewPull {
+  std::string title = "A change";
+  std::string body;
+  std::string author = "octocat";
+  std::string head_ref = "feature";
+  std::string head_sha;  // generated when empty
+  std::string base_ref;  // the default branch when empty
+  bool draft = false;
+  std::vector<std::string> labels;
+  int changed_files = 1;
+  int additions = 1;
+  int deletions = 0;
+};
+
+class Model {
+ public:
+  Model(ClockPtr clock, ModelOptions options);
+
+  void SetListener(std::function<void(const Notification&)> listener);
+
+  // ---- world setup (control API) ----
+  Result<Repository> CreateRepo(const std::string& owner, const std::string& name,
+                                int64_t installation_id, std::map<std::string, std::string> files);
+  Result<PullRequest> CreatePull(const std::string& repo, const NewPull& pull);
+  // A new head commit (`sha` generated when empty): reviews stay, mergeable becomes unknown.
+  Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha);
+  // The base branch moved: the PR is behind; `conflicted` makes it unmergeable.
+  Outcome MoveBase(const std::string& repo, int number, bool conflicted);
+
+  // ---- reads (copies; mergeable computed at the time of the call) ----
+  std::optional<Repository> GetRepo(const std::string& repo) const;
+  std::optional<PullRequest> GetPull(const std::string& repo, int number) const;
+  std::vector<PullRequest> ListPulls(const std::string& repo, const std::string& state) const;
+  // PRs whose head (or any earlier head) is `sha`.
+  std::vector<PullRequest> PullsForCommit(const std::string& repo, const std::string& sha) const;
+  std::vector<CheckRun> CheckRunsFor(const std::string& repo, const std::string& sha) const;
+  std::vector<CommitStatus> StatusesFor(const std::string& repo, const std::string& sha) const;
+  std::vector<Comment> CommentsFor(const std::string& repo, int number) const;
+  // Resolves a branch name or SHA of `repo` to a SHA ("" when unknown).
+  std::string ResolveRef(const std::string& repo, const std::string& ref) const;
+  std::vector<Effect> Effects() const;
+  std::vector<Repository> Repos() const;
+
+  // ---- mutations with GitHub's guards; `who` goes into the effect log ----
+  Outcome Merge(const std::string& who, const std::string& repo, int number, const std::string& sha,
+                const std::string& method);
+  Outcome SubmitReview(const std::string& who, const std::string& repo, int number,
+                       const std::string& event, const std::string& commit_id,
+                       const std::string& body, Review* out);
+  Outcome UpdateBranch(const std::string& who, const std::string& repo, int number,
+                       const std::string& expected_head_sha);
+  Outcome SetState(const std::string& who, const std::string& repo, int number,
+                   const std::string& state);
+  Outcome AddLabels(const std::string& who, const std::string& repo, int number,
+                    const std::vector<std::string>& labels);
+  Outcome RemoveLabel(const std::string& who, const std::string& repo, int number,
+                      const std::string& label);
+  Outcome RequestReviewers(const std::string& who, const std::string& repo, int number,
+                           const std::vector<std::string>& reviewers);
+  Outcome AddComment(const std::string& who, const std::string& repo, int number,
+                     const std::string& body, Comment* out);
+  Outcome EditComment(const std::string& who, const std::string& repo, int64_t comment_id,
+                      const std::string& body, Comment* out);
+  // Creates (id == 0) or updates a check run; completing one emits check_run.completed.
+  Outcome UpsertCheckRun(const std::string& who, const std::string& repo, CheckRun run,
+                         CheckRun* out);
+  Outcome SetStatus(const std::string& who, const std::string& repo, CommitStatus status,
+                    CommitStatus* out);
+
+  // ---- installation tokens ----
+  std::string IssueToken(int64_t installation_id, Time* expires_at);
+  // The installation a live token belongs to; nullopt when unknown or expired.
+  std::optional<int64_t> TokenInstallation(const std::string& token) const;
+
+ private:
+  struct RepoState {
+    Repository repo;
+    std::map<int, PullRequest> pulls;
+    std::vector<CheckRun> check_runs;
+    std::vector<CommitStatus> statuses;
+    std::vector<Comment> comments;
+    int next_number = 1;
+  };
+
+  RepoState* FindLocked(const std::string& repo);
+  const RepoState* FindLocked(const std::string& repo) const;
+  PullRequest ViewLocked(const RepoState& rs, const PullRequest& pr) const;
+  std::string NewShaLocked();
+  Outcome RecordLocked(const std::string& who, const std::string& kind, const std::string& repo,
+                       int number, const std::string& sha, Outcome outcome,
+                       const std::string& detail = "");
+  void NotifyLocked(Notification n, const RepoState& rs);
+  // The PR (whatever its state) and its repository; nullptr when either does not exist.
+  PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs);
+
+  ClockPtr clock_;
+  ModelOptions options_;
+  mutable std::mutex mu_;
+  std::map<std::string, RepoState> repos_;  // GUARDED_BY(mu_); key: lower-case full name
+  std::vector<Effect> effects_;             // GUARDED_BY(mu_)
+  struct Token {
+    int64_t installation_id;
+    Time expires_at;
+  };
+  std::map<std::string, Token> tokens_;  // GUARDED_BY(mu_)
+  std::function<void(const Notification&)> listener_;
+  int64_t next_id_ = 1000;
+  uint64_t sha_counter_ = 0;
+};
+
+}  // namespace gatehouse::sim

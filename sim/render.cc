@@ -1,0 +1,193 @@
+#include "sim/render.h"
+
+#include <cctype>
+
+namespace gatehouse::sim {
+namespace {
+
+namespace json = boost::json;
+
+constexpr char kApi[] = "https://api.github.com";
+
+json::value OptTime(const std::optional<Time>& t) {
+  if (!t) return nullptr;
+  return json::value(FormatTime(*t));
+}
+
+std::string RepoUrl(const Repository& repo) {
+  return std::string(kApi) + "/repos/" + repo.full_name();
+}
+
+json::object Branch(const Repository& repo, const std::string& ref, const std::string& sha) {
+  return {{"label", repo.owner + ":" + ref},
+          {"ref", ref},
+          {"sha", sha},
+          {"user", RenderUser(repo.owner)},
+          {"repo", RenderRepo(repo)}};
+}
+
+}  // namespace
+
+json::object RenderUser(const std::string& login) {
+  // Deterministic ids so that payloads are stable across runs.
+  int64_t id = 0;
+  for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
+  bool bot = login.rfind("installation:", 0) == 0 || login.find("[bot]") != std::string::npos;
+  return {{"login", login},
+          {"id", id < 0 ? -id : id},
+          {"type", bot ? "Bot" : "User"},
+          {"site_admin", false}};
+}
+
+json::object RenderRepo(const Repository& repo) {
+  return {{"id", repo.id},
+          {"name", repo.name},
+          {"full_name", repo.full_name()},
+          {"private", false},
+          {"owner", RenderUser(repo.owner)},
+          {"url", RepoUrl(repo)},
+          {"default_branch", repo.default_branch}};
+}
+
+json::object RenderPull(const Repository& repo, const PullRequest& pr) {
+  json::array labels;
+  for (const auto& l : pr.labels) labels.push_back(json::object{{"name", l}});
+  json::array reviewers;
+  for (const auto& r : pr.requested_reviewers) reviewers.push_back(RenderUser(r));
+  json::value mergeable = nullptr;
+  if (pr.mergeable) mergeable = *pr.mergeable;
+  return {{"url", RepoUrl(repo) + "/pulls/" + std::to_string(pr.number)},
+          {"id", pr.id},
+          {"number", pr.number},
+          {"state", pr.state},
+          {"locked", false},
+          {"title", pr.title},
+          {"user", RenderUser(pr.author)},
+          {"body", pr.body},
+          {"created_at", FormatTime(pr.created_at)},
+          {"updated_at", FormatTime(pr.updated_at)},
+          {"closed_at", OptTime(pr.closed_at)},
+          {"merged_at", OptTime(pr.merged_at)},
+          {"merge_commit_sha",
+           pr.merge_commit_sha.empty() ? json::value(nullptr) : json::value(pr.merge_commit_sha)},
+          {"labels", std::move(labels)},
+          {"requested_reviewers", std::move(reviewers)},
+          {"head", Branch(repo, pr.head_ref, pr.head_sha)},
+          {"base", Branch(repo, pr.base_ref, pr.base_sha)},
+          {"draft", pr.draft},
+          {"merged", pr.merged},
+          {"mergeable", mergeable},
+          {"mergeable_state", pr.mergeable_state},
+          {"merged_by", pr.merged ? json::value(RenderUser(pr.merged_by)) : json::value(nullptr)},
+          {"commits", static_cast<int64_t>(pr.commits.size())},
+          {"additions", pr.additions},
+          {"deletions", pr.deletions},
+          {"changed_files", pr.changed_files}};
+}
+
+json::object RenderReview(const Repository& repo, int number, const Review& review) {
+  return {{"id", review.id},
+          {"user", RenderUser(review.user)},
+          {"body", review.body},
+          {"state", review.state},
+          {"commit_id", review.commit_id},
+          {"submitted_at", FormatTime(review.submitted_at)},
+          {"pull_request_url", RepoUrl(repo) + "/pulls/" + std::to_string(number)}};
+}
+
+json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
+                            const std::vector<const PullRequest*>& prs) {
+  json::array pulls;
+  for (const PullRequest* pr : prs) {
+    pulls.push_back(json::object{{"url", RepoUrl(repo) + "/pulls/" + std::to_string(pr->number)},
+                                 {"id", pr->id},
+                                 {"number", pr->number},
+                                 {"head", {{"ref", pr->head_ref}, {"sha", pr->head_sha}}},
+                                 {"base", {{"ref", pr->base_ref}, {"sha", pr->base_sha}}}});
+  }
+  return {
+      {"id", run.id},
+      {"name", run.name},
+      {"head_sha", run.head_sha},
+      {"external_id", run.external_id},
+      {"url", RepoUrl(repo) + "/check-runs/" + std::to_string(run.id)},
+      {"status", run.status},
+      {"conclusion", run.conclusion.empty() ? json::value(nullptr) : json::value(run.conclusion)},
+      {"started_at", FormatTime(run.started_at)},
+      {"completed_at", OptTime(run.completed_at)},
+      {"output", {{"title", run.title}, {"summary", run.summary}}},
+      {"app", {{"slug", run.app}}},
+      {"pull_requests", std::move(pulls)}};
+}
+
+json::object RenderStatus(const Repository& repo, const CommitStatus& status) {
+  (void)repo;
+  return {{"id", status.id},
+          {"state", status.state},
+          {"context", status.context},
+          {"description", status.description},
+          {"target_url", status.target_url},
+          {"created_at", FormatTime(status.created_at)},
+          {"updated_at", FormatTime(status.created_at)}};
+}
+
+json::object RenderComment(const Repository& repo, const Comment& comment) {
+  return {{"id", comment.id},
+          {"url", RepoUrl(repo) + "/issues/comments/" + std::to_string(comment.id)},
+          {"issue_url", RepoUrl(repo) + "/issues/" + std::to_string(comment.number)},
+          {"user", RenderUser(comment.user)},
+          {"body", comment.body},
+          {"created_at", FormatTime(comment.created_at)},
+          {"updated_at", FormatTime(comment.updated_at)}};
+}
+
+json::object RenderWebhook(const Notification& n) {
+  const Repository& repo = *n.repo;
+  json::object payload;
+  if (!n.action.empty()) payload["action"] = n.action;
+  if (n.event == "pull_request" && n.pr) {
+    payload["number"] = n.pr->number;
+    payload["pull_request"] = RenderPull(repo, *n.pr);
+    if (!n.label.empty()) payload["label"] = json::object{{"name", n.label}};
+  } else if (n.event == "pull_request_review" && n.pr && n.review) {
+    payload["review"] = RenderReview(repo, n.pr->number, *n.review);
+    payload["pull_request"] = RenderPull(repo, *n.pr);
+  } else if (n.event == "issue_comment" && n.pr && n.comment) {
+    json::object issue{
+        {"number", n.pr->number},
+        {"title", n.pr->title},
+        {"state", n.pr->state},
+        {"user", RenderUser(n.pr->author)},
+        {"pull_request", {{"url", RepoUrl(repo) + "/pulls/" + std::to_string(n.pr->number)}}}};
+    payload["issue"] = std::move(issue);
+    payload["comment"] = RenderComment(repo, *n.comment);
+  } else if (n.event == "check_suite" && n.check_run) {
+    json::array pulls = RenderCheckRun(repo, *n.check_run, n.prs).at("pull_requests").as_array();
+    json::object suite{{"id", n.check_run->id},
+                       {"head_sha", n.check_run->head_sha},
+                       {"status", "completed"},
+                       {"conclusion", n.suite_conclusion},
+                       {"app", {{"slug", n.check_run->app}}},
+                       {"pull_requests", std::move(pulls)}};
+    if (!n.prs.empty()) suite["head_branch"] = n.prs.front()->head_ref;
+    payload["check_suite"] = std::move(suite);
+  } else if (n.event == "check_run" && n.check_run) {
+    payload["check_run"] = RenderCheckRun(repo, *n.check_run, n.prs);
+  } else if (n.event == "status" && n.status) {
+    payload["id"] = n.status->id;
+    payload["sha"] = n.status->sha;
+    payload["name"] = repo.full_name();
+    payload["context"] = n.status->context;
+    payload["state"] = n.status->state;
+    payload["description"] = n.status->description;
+    payload["target_url"] = n.status->target_url;
+    payload["commit"] = json::object{{"sha", n.status->sha}};
+    payload["branches"] = json::array{};
+  }
+  payload["repository"] = RenderRepo(repo);
+  payload["installation"] = json::object{{"id", repo.installation_id}};
+  payload["sender"] = RenderUser(n.sender.empty() ? repo.owner : n.sender);
+  return payload;
+}
+
+}  // namespace gatehouse::sim

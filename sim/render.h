@@ -1,0 +1,28 @@
+// GitHub-shaped JSON for the model's objects, shared by the REST API and the webhook
+// payloads so that both say the same thing about a PR. Only the fields a GitHub client or a
+// webhook router reads are rendered, with GitHub's names and types (null where GitHub sends
+// null). Pure functions.
+#pragma once
+
+#include <boost/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/model.h"
+
+namespace gatehouse::sim {
+
+boost::json::object RenderUser(const std::string& login);
+boost::json::object RenderRepo(const Repository& repo);
+boost::json::object RenderPull(const Repository& repo, const PullRequest& pr);
+boost::json::object RenderReview(const Repository& repo, int number, const Review& review);
+boost::json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
+                                   const std::vector<const PullRequest*>& prs);
+boost::json::object RenderStatus(const Repository& repo, const CommitStatus& status);
+boost::json::object RenderComment(const Repository& repo, const Comment& comment);
+
+// The webhook payload for `n` (action, number, the object, repository, installation,
+// sender), shaped like the fixtures in ../shared/fixtures/github-webhooks/.
+boost::json::object RenderWebhook(const Notification& n);
+
+}  // namespace gatehouse::sim

@@ -1,0 +1,257 @@
+#include "sim/rest.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "github/signature.h"
+#include "sim/jwt.h"
+#include "sim/render.h"
+
+namespace gatehouse::sim {
+namespace json = boost::json;
+
+namespace {
+
+std::string PercentDecode(std::string_view in) {
+  std::string out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%' && i + 2 < in.size() && std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(in[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(in.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else if (in[i] == '+') {
+      out += ' ';
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
+int ToNumber(const std::string& s) {
+  if (s.empty() || s.size() > 9 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return -1;
+  return std::stoi(s);
+}
+
+}  // namespace
+
+HttpResponse GitHubError(int status, std::string_view message) {
+  json::object o{{"message", message},
+                 {"documentation_url", "https://docs.github.com/rest"},
+                 {"status", std::to_string(status)}};
+  return JsonResponse(status, json::serialize(o));
+}
+
+HttpResponse JsonValueResponse(int status, const json::value& v) {
+  return JsonResponse(status, json::serialize(v));
+}
+
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) parts.push_back(PercentDecode(path.substr(start, slash - start)));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+std::map<std::string, std::string> ParseQuery(std::string_view target) {
+  std::map<std::string, std::string> out;
+  size_t q = target.find('?');
+  if (q == std::string_view::npos) return out;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    size_t eq = pair.find('=');
+    out[PercentDecode(pair.substr(0, eq))] =
+        eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    rest.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
+bool ParseObject(const std::string& body, json::object* out, HttpResponse* error) {
+  if (body.empty()) {
+    *out = {};
+    return true;
+  }
+  boost::system::error_code ec;
+  json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) {
+    *error = GitHubError(400, "Problems parsing JSON");
+    return false;
+  }
+  *out = std::move(v.as_object());
+  return true;
+}
+
+std::string GetString(const json::object& o, std::string_view key, std::string fallback) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr || !v->is_string()) return fallback;
+  return std::string(v->as_string());
+}
+
+int64_t GetInt(const json::object& o, std::string_view key, int64_t fallback) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr) return fallback;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  return fallback;
+}
+
+bool GetBool(const json::object& o, std::string_view key, bool fallback) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_bool() ? v->as_bool() : fallback;
+}
+
+SimHandler::SimHandler(Model& model, SimHandlerOptions options)
+    : model_(model), options_(std::move(options)) {}
+
+void SimHandler::Handle(HttpRequest request, Responder respond) {
+  HttpResponse response = Serve(request);
+  int64_t latency = 0;
+  if (request.Path().rfind("/_sim/", 0) != 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    latency = faults_.latency_ms;
+  }
+  if (latency <= 0) {
+    respond(std::move(response));
+    return;
+  }
+  delay_line_.After(std::chrono::milliseconds(latency),
+                    [respond = std::move(respond), response = std::move(response)]() mutable {
+                      respond(std::move(response));
+                    });
+}
+
+HttpResponse SimHandler::Serve(const HttpRequest& request) {
+  std::string_view path = request.Path();
+  if (path.rfind("/_sim/", 0) == 0) return ServeControl(request);
+  return ServeRest(request);
+}
+
+bool SimHandler::InstallationExists(int64_t id) const {
+  for (const auto& repo : model_.Repos())
+    if (repo.installation_id == id) return true;
+  return false;
+}
+
+bool SimHandler::Admit(int64_t installation_id, HttpResponse* out,
+                       std::vector<std::pair<std::string, std::string>>* headers) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t now_s = ToMicros(options_.clock->Now()) / 1'000'000;
+  RateWindow& w = windows_[installation_id];
+  if (w.reset_epoch_s <= now_s) {
+    w.reset_epoch_s = now_s + 3600;
+    w.remaining = options_.rate_limit;
+  }
+  if (faults_.primary_exhausted) w.remaining = 0;
+  bool refused = false;
+  if (w.remaining <= 0) {
+    *out = GitHubError(403, "API rate limit exceeded for installation.");
+    refused = true;
+  } else if (faults_.secondary_rate_limits > 0) {
+    --faults_.secondary_rate_limits;
+    *out = GitHubError(403,
+                       "You have exceeded a secondary rate limit. Please wait a few minutes "
+                       "before you try again.");
+    out->headers.emplace_back("Retry-After", std::to_string(faults_.retry_after_seconds));
+    refused = true;
+  } else if (faults_.server_errors > 0) {
+    --faults_.server_errors;
+    *out = GitHubError(faults_.server_error_status, "Server Error");
+    refused = true;
+  } else {
+    --w.remaining;
+  }
+  headers->emplace_back("X-RateLimit-Limit", std::to_string(options_.rate_limit));
+  headers->emplace_back("X-RateLimit-Remaining", std::to_string(w.remaining));
+  headers->emplace_back("X-RateLimit-Reset", std::to_string(w.reset_epoch_s));
+  headers->emplace_back("X-RateLimit-Used", std::to_string(options_.rate_limit - w.remaining));
+  headers->emplace_back("X-RateLimit-Resource", "core");
+  return !refused;
+}
+
+HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t installation_id) {
+  std::string auth = request.Header("Authorization");
+  if (auth.rfind("Bearer ", 0) != 0)
+    return GitHubError(401, "A JSON web token could not be decoded");
+  std::string jwt = auth.substr(7);
+  if (!options_.app_public_key_pem.empty()) {
+    auto claims = VerifyAppJwt(jwt, options_.app_public_key_pem, options_.clock->Now());
+    if (!claims.ok()) return GitHubError(401, claims.status().message());
+    if (!options_.app_id.empty() && claims->iss != options_.app_id) {
+      return GitHubError(401, "JWT: iss is not this App");
+    }
+  } else if (!options_.insecure_any_token) {
+    return GitHubError(401, "the simulator has no App public key configured");
+  }
+  if (!InstallationExists(installation_id)) return GitHubError(404, "Not Found");
+  Time expires;
+  std::string token = model_.IssueToken(installation_id, &expires);
+  json::object body{{"token", token},
+                    {"expires_at", FormatTime(expires)},
+                    {"permissions", {{"pull_requests", "write"}, {"checks", "write"}}},
+                    {"repository_selection", "all"}};
+  return JsonValueResponse(201, body);
+}
+
+HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
+  std::vector<std::string> parts = SplitPath(request.Path());
+  if (parts.size() == 4 && parts[0] == "app" && parts[1] == "installations" &&
+      parts[3] == "access_tokens" && request.method == "POST") {
+    int id = ToNumber(parts[2]);
+    if (id < 0) return GitHubError(404, "Not Found");
+    return ServeAccessToken(request, id);
+  }
+  std::string auth = request.Header("Authorization");
+  std::string token;
+  if (auth.rfind("Bearer ", 0) == 0) token = auth.substr(7);
+  if (auth.rfind("token ", 0) == 0) token = auth.substr(6);
+  Caller caller;
+  if (options_.insecure_any_token && !token.empty()) {
+    caller.installation_id = 0;
+  } else if (auto inst = model_.TokenInstallation(token)) {
+    caller.installation_id = *inst;
+  } else {
+    return GitHubError(401, "Bad credentials");
+  }
+  if (parts.size() < 4 || parts[0] != "repos") return GitHubError(404, "Not Found");
+  auto repo = model_.GetRepo(parts[1] + "/" + parts[2]);
+  // A token only sees its installation's repositories; others do not exist for it.
+  if (!repo || (caller.installation_id != 0 && repo->installation_id != caller.installation_id))
+    return GitHubError(404, "Not Found");
+  caller.installation_id = repo->installation_id;
+  caller.who = "installation:" + std::to_string(repo->installation_id);
+
+  HttpResponse refused;
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool admitted = Admit(caller.installation_id, &refused, &headers);
+  HttpResponse response =
+      admitted ? ServeRepo(request, caller, parts, ParseQuery(request.target)) : refused;
+  if (request.method == "GET" && response.status == 200) {
+    std::string etag = "W/\"" + Sha256Hex(response.body).substr(0, 40) + "\"";
+    if (request.Header("If-None-Match") == etag) {
+      response = HttpResponse{.status = 304, .content_type = "", .body = "", .headers = {}};
+      // GitHub does not count a 304 against the primary rate limit.
+      std::lock_guard<std::mutex> lock(mu_);
+      int64_t remaining = ++windows_[caller.installation_id].remaining;
+      for (auto& [name, value] : headers) {
+        if (name == "X-RateLimit-Remaining") value = std::to_string(remaining);
+        if (name == "X-RateLimit-Used") value = std::to_string(options_.rate_limit - remaining);
+      }
+    }
+    response.headers.emplace_back("ETag", etag);
+  }
+  for (auto& h : headers) response.headers.push_back(std::move(h));
+  return response;
+}
+
+}  // namespace gatehouse::sim

@@ -1,0 +1,104 @@
+// SimHandler: the simulator's HTTP face. It serves
+//   - the GitHub REST subset gatehouse uses (under /repos/..., /app/...), over the Model,
+//     with GitHub's auth (App JWT -> installation token -> Bearer), ETags and 304s,
+//     X-RateLimit-* headers and GitHub-shaped JSON and errors ({"message": ...});
+//   - the control API under /_sim/ (docs/SIMULATOR.md), which sets up and moves the world
+//     and reads the effect log; it needs no auth (the simulator listens on loopback).
+//
+// Faults set through the control API apply to the REST API only, never to /_sim/.
+//
+// Thread-safety: Handle may be called concurrently (the HttpServer contract); it answers
+// synchronously and never blocks on the network.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "base/clock.h"
+#include "http/handler.h"
+#include "sim/delay_line.h"
+#include "sim/model.h"
+#include "sim/webhooks.h"
+
+namespace gatehouse::sim {
+
+struct SimHandlerOptions {
+  ClockPtr clock{};
+  // The App's id (the JWT's `iss`); empty accepts any issuer.
+  std::string app_id{};
+  // PEM of the App's RSA public key. Empty: App JWTs are refused unless insecure_any_token.
+  std::string app_public_key_pem{};
+  // Accept any non-empty Bearer token (and any App JWT) — for quick local runs only.
+  bool insecure_any_token = false;
+  int64_t rate_limit = 5000;  // per installation per hour, as GitHub's default
+  // Where /_sim/faults sends delivery faults (webhook_*); null when webhooks are off.
+  WebhookSender* webhooks = nullptr;
+};
+
+// Injected REST faults; each counter is consumed by one REST request.
+struct Faults {
+  int64_t server_errors = 0;  // answer the next N requests with `server_error_status`
+  int server_error_status = 502;
+  int64_t secondary_rate_limits = 0;  // answer the next N with 403 + Retry-After
+  int64_t retry_after_seconds = 60;
+  bool primary_exhausted = false;  // 403 with X-RateLimit-Remaining: 0 until cleared
+  int64_t latency_ms = 0;          // delay every REST response by this much
+};
+
+class SimHandler final : public HttpHandler {
+ public:
+  // `model` must outlive the handler.
+  SimHandler(Model& model, SimHandlerOptions options);
+
+  void Handle(HttpRequest request, Responder respond) override;
+
+  // Synchronous core of Handle, for tests and for the scenario runner.
+  HttpResponse Serve(const HttpRequest& request);
+
+ private:
+  struct Caller {
+    int64_t installation_id = 0;  // 0: any (insecure mode)
+    std::string who;
+  };
+  struct RateWindow {
+    int64_t remaining = 0;
+    int64_t reset_epoch_s = 0;
+  };
+
+  HttpResponse ServeRest(const HttpRequest& request);
+  HttpResponse ServeControl(const HttpRequest& request);  // sim/control.cc
+  HttpResponse ServeRepo(const HttpRequest& request, const Caller& caller,
+                         const std::vector<std::string>& parts,
+                         const std::map<std::string, std::string>& query);
+  HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
+  // Applies faults and the primary limit; fills `out` and returns false when the request is
+  // refused. Adds the X-RateLimit-* headers to `headers` either way.
+  bool Admit(int64_t installation_id, HttpResponse* out,
+             std::vector<std::pair<std::string, std::string>>* headers);
+  bool InstallationExists(int64_t id) const;
+
+  Model& model_;
+  SimHandlerOptions options_;
+  std::mutex mu_;
+  Faults faults_;                          // GUARDED_BY(mu_)
+  std::map<int64_t, RateWindow> windows_;  // GUARDED_BY(mu_)
+  DelayLine delay_line_;
+};
+
+// Helpers shared with control.cc.
+HttpResponse GitHubError(int status, std::string_view message);
+HttpResponse JsonValueResponse(int status, const boost::json::value& v);
+std::vector<std::string> SplitPath(std::string_view path);
+std::map<std::string, std::string> ParseQuery(std::string_view target);
+// Parses a JSON object body; false (and `error` filled) when it is not one. An empty body
+// is an empty object.
+bool ParseObject(const std::string& body, boost::json::object* out, HttpResponse* error);
+std::string GetString(const boost::json::object& o, std::string_view key,
+                      std::string fallback = "");
+int64_t GetInt(const boost::json::object& o, std::string_view key, int64_t fallback);
+bool GetBool(const boost::json::object& o, std::string_view key, bool fallback);
+
+}  // namespace gatehouse::sim

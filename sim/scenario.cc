@@ -1,0 +1,152 @@
+#include "sim/scenario.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace gatehouse::sim {
+namespace json = boost::json;
+
+namespace {
+
+struct Step {
+  int64_t at_ms = 0;
+  std::string method;
+  std::string target;
+  std::string body;
+};
+
+Result<Step> ParseStep(const json::value& v) {
+  if (!v.is_object()) return InvalidArgument("a step must be an object");
+  const json::object& o = v.as_object();
+  Step step;
+  step.at_ms = GetInt(o, "at_ms", 0);
+  std::string call = GetString(o, "call");
+  size_t space = call.find(' ');
+  if (space == std::string::npos) return InvalidArgument("step.call must be \"METHOD /path\"");
+  step.method = call.substr(0, space);
+  step.target = call.substr(space + 1);
+  if (const json::value* body = o.if_contains("body")) step.body = json::serialize(*body);
+  return step;
+}
+
+Result<std::vector<Step>> ParseSteps(const json::object& root, std::string_view key) {
+  std::vector<Step> steps;
+  const json::value* v = root.if_contains(key);
+  if (v == nullptr) return steps;
+  if (!v->is_array()) return InvalidArgument(std::string(key) + " must be an array");
+  for (const auto& s : v->as_array()) {
+    GH_ASSIGN_OR_RETURN(Step step, ParseStep(s));
+    steps.push_back(std::move(step));
+  }
+  // Stable: steps at the same instant keep their file order.
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
+  return steps;
+}
+
+// How many effects match every field the expectation names (kind, who, repo, number, sha,
+// status).
+int64_t Matching(const json::object& expect, const std::vector<Effect>& effects) {
+  int64_t n = 0;
+  for (const auto& e : effects) {
+    if (expect.contains("kind") && GetString(expect, "kind") != e.kind) continue;
+    if (expect.contains("who") && GetString(expect, "who") != e.who) continue;
+    if (expect.contains("repo") && GetString(expect, "repo") != e.repo) continue;
+    if (expect.contains("sha") && GetString(expect, "sha") != e.sha) continue;
+    if (expect.contains("number") && GetInt(expect, "number", -1) != e.number) continue;
+    if (expect.contains("status") && GetInt(expect, "status", -1) != e.status) continue;
+    ++n;
+  }
+  return n;
+}
+
+// Unmet expectations, as failure lines.
+std::vector<std::string> Check(const json::array& expects, const Model& model) {
+  std::vector<std::string> failures;
+  std::vector<Effect> effects = model.Effects();
+  for (const auto& v : expects) {
+    if (!v.is_object()) continue;
+    const json::object& e = v.as_object();
+    int64_t got = Matching(e, effects);
+    int64_t want = GetInt(e, "count", -1);
+    int64_t at_least = GetInt(e, "at_least", -1);
+    bool met = want >= 0 ? got == want : at_least >= 0 ? got >= at_least : got >= 1;
+    if (!met)
+      failures.push_back("expected " + json::serialize(e) + ", got count " + std::to_string(got));
+  }
+  return failures;
+}
+
+}  // namespace
+
+Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler& handler,
+                                    const Model& model, std::function<void(Duration)> sleep) {
+  boost::system::error_code ec;
+  json::value root_value = json::parse(scenario_json, ec);
+  if (ec || !root_value.is_object()) return InvalidArgument("scenario is not a JSON object");
+  const json::object& root = root_value.as_object();
+  GH_ASSIGN_OR_RETURN(std::vector<Step> setup, ParseSteps(root, "setup"));
+  GH_ASSIGN_OR_RETURN(std::vector<Step> timeline, ParseSteps(root, "timeline"));
+  json::array expects;
+  if (const json::value* e = root.if_contains("expect")) {
+    if (!e->is_array()) return InvalidArgument("expect must be an array");
+    expects = e->as_array();
+  }
+  if (const json::value* f = root.if_contains("faults")) {
+    setup.push_back({0, "PUT", "/_sim/faults", json::serialize(*f)});
+  }
+  int64_t timeout_ms = GetInt(root, "timeout_ms", 10'000);
+  int64_t settle_ms = GetInt(root, "settle_ms", 500);
+
+  ScenarioVerdict verdict;
+  int64_t steps_failed = 0;
+  auto play = [&](const Step& step) {
+    HttpRequest request{.method = step.method,
+                        .target = step.target,
+                        .headers = {},
+                        .body = step.body,
+                        .peer = "scenario"};
+    HttpResponse response = handler.Serve(request);
+    if (response.status < 200 || response.status >= 300) {
+      ++steps_failed;
+      verdict.failures.push_back("step " + step.method + " " + step.target + " -> " +
+                                 std::to_string(response.status) + " " + response.body);
+    }
+  };
+  for (const Step& step : setup) play(step);
+  int64_t now_ms = 0;
+  for (const Step& step : timeline) {
+    if (step.at_ms > now_ms) {
+      sleep(std::chrono::milliseconds(step.at_ms - now_ms));
+      now_ms = step.at_ms;
+    }
+    play(step);
+  }
+  // Wait for the target to act, then let it settle and check again: an expectation such as
+  // "exactly one merge" must still hold after a late duplicate would have arrived.
+  constexpr int64_t kPollMs = 50;
+  std::vector<std::string> unmet = Check(expects, model);
+  for (int64_t waited = 0; !unmet.empty() && waited < timeout_ms; waited += kPollMs) {
+    sleep(std::chrono::milliseconds(kPollMs));
+    unmet = Check(expects, model);
+  }
+  if (settle_ms > 0) sleep(std::chrono::milliseconds(settle_ms));
+  unmet = Check(expects, model);
+  for (auto& u : unmet) verdict.failures.push_back(std::move(u));
+
+  verdict.counts["steps"] = static_cast<int64_t>(setup.size() + timeline.size());
+  verdict.counts["steps_failed"] = steps_failed;
+  verdict.counts["expectations"] = static_cast<int64_t>(expects.size());
+  verdict.counts["unmet"] = static_cast<int64_t>(unmet.size());
+  verdict.counts["effects"] = static_cast<int64_t>(model.Effects().size());
+  verdict.ok = verdict.failures.empty();
+  return verdict;
+}
+
+std::string FormatVerdict(const ScenarioVerdict& verdict) {
+  std::string line = verdict.ok ? "verdict: ok" : "verdict: FAIL";
+  for (const auto& [k, v] : verdict.counts) line += " " + k + "=" + std::to_string(v);
+  return line;
+}
+
+}  // namespace gatehouse::sim

@@ -1,0 +1,144 @@
+#include "sim/webhooks.h"
+
+#include <curl/curl.h>
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "base/log.h"
+#include "github/signature.h"
+
+namespace gatehouse::sim {
+namespace {
+
+size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
+
+}  // namespace
+
+WebhookSender::WebhookSender(WebhookSenderOptions options) : options_(std::move(options)) {
+  // Delivery ids look like GitHub's (a UUID); a per-process random prefix keeps them unique
+  // across simulator restarts, a counter within one.
+  std::random_device rd;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x", rd(), rd() & 0xffff, rd() & 0xffff);
+  run_id_ = buf;
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  thread_ = std::thread([this] { Run(); });
+}
+
+WebhookSender::~WebhookSender() { Stop(); }
+
+std::string WebhookSender::Enqueue(std::string event, std::string body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  char suffix[24];
+  std::snprintf(suffix, sizeof(suffix), "-%012llu", static_cast<unsigned long long>(++next_));
+  Delivery d{run_id_ + suffix, std::move(event), std::move(body)};
+  std::string id = d.id;
+  std::vector<Delivery> copies{d};
+  if (faults_.duplicates > 0) {
+    --faults_.duplicates;
+    copies.push_back(d);  // a redelivery: same id, same body
+  }
+  if (!held_.empty()) {
+    for (auto& c : copies) queue_.push_back(std::move(c));
+    for (auto& h : held_) queue_.push_back(std::move(h));
+    held_.clear();
+  } else if (faults_.reorders > 0) {
+    --faults_.reorders;
+    held_ = std::move(copies);
+  } else {
+    for (auto& c : copies) queue_.push_back(std::move(c));
+  }
+  cv_.notify_one();
+  return id;
+}
+
+void WebhookSender::SetFaults(DeliveryFaults faults) {
+  std::lock_guard<std::mutex> lock(mu_);
+  faults_ = faults;
+}
+
+DeliveryFaults WebhookSender::faults() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return faults_;
+}
+
+void WebhookSender::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    // A delivery held back for reordering is still a delivery: send it last.
+    for (auto& h : held_) queue_.push_back(std::move(h));
+    held_.clear();
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t WebhookSender::delivered() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return delivered_;
+}
+
+uint64_t WebhookSender::failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failed_;
+}
+
+void WebhookSender::Run() {
+  for (;;) {
+    Delivery d;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      d = std::move(queue_.front());
+      queue_.pop_front();
+      if (faults_.delay_ms > 0) {
+        // Interruptible by Stop, which then sends the rest without delay.
+        cv_.wait_for(lock, std::chrono::milliseconds(faults_.delay_ms),
+                     [this] { return stopping_; });
+      }
+    }
+    bool ok = Post(d);
+    std::lock_guard<std::mutex> lock(mu_);
+    (ok ? delivered_ : failed_)++;
+  }
+}
+
+bool WebhookSender::Post(const Delivery& d) {
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return false;
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Content-Type: application/json");
+  headers = curl_slist_append(headers, ("X-GitHub-Event: " + d.event).c_str());
+  headers = curl_slist_append(headers, ("X-GitHub-Delivery: " + d.id).c_str());
+  headers = curl_slist_append(headers, "User-Agent: GitHub-Hookshot/gatehouse-sim");
+  if (!options_.secret.empty()) {
+    std::string sig = "X-Hub-Signature-256: sha256=" + HmacSha256Hex(options_.secret, d.body);
+    headers = curl_slist_append(headers, sig.c_str());
+  }
+  headers = curl_slist_append(headers, "Expect:");
+  curl_easy_setopt(curl, CURLOPT_URL, options_.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, d.body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(d.body.size()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Discard);
+  CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  bool ok = rc == CURLE_OK && status >= 200 && status < 300;
+  Log(ok ? LogLevel::kDebug : LogLevel::kWarn, "sim.webhook")
+      .Field("webhook", d.event)
+      .Field("delivery", d.id)
+      .Field("status", static_cast<int64_t>(status))
+      .Field("curl", curl_easy_strerror(rc));
+  return ok;
+}
+
+}  // namespace gatehouse::sim

@@ -1,0 +1,78 @@
+// WebhookSender: delivers the simulator's webhooks to gatehouse, signed like GitHub's.
+//
+// Enqueue() is cheap and never blocks on the network (the model calls it under its lock);
+// one background thread POSTs deliveries in order with libcurl, each with X-GitHub-Event, a
+// unique X-GitHub-Delivery and X-Hub-Signature-256 (HMAC-SHA256 of the body under the
+// secret). A failed delivery is logged and counted, not retried: GitHub does not redeliver
+// by itself either.
+//
+// Thread-safety: Enqueue and the counters from any thread; Stop from one controlling thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gatehouse::sim {
+
+// Delivery faults, to exercise a receiver's de-duplication and ordering assumptions.
+struct DeliveryFaults {
+  int64_t duplicates = 0;  // send each of the next N deliveries twice, same id and body
+  int64_t reorders = 0;    // N times: hold one delivery back until the next one has been sent
+  int64_t delay_ms = 0;    // wait this long before each POST
+};
+
+struct WebhookSenderOptions {
+  std::string url;     // e.g. http://127.0.0.1:8080/webhook
+  std::string secret;  // GATEHOUSE_WEBHOOK_SECRET; empty sends no signature header
+  long timeout_ms = 10'000;
+};
+
+class WebhookSender {
+ public:
+  explicit WebhookSender(WebhookSenderOptions options);
+  // Stops (after the queue drains) if Stop was not called.
+  ~WebhookSender();
+  WebhookSender(const WebhookSender&) = delete;
+  WebhookSender& operator=(const WebhookSender&) = delete;
+
+  // Queues one delivery; returns its X-GitHub-Delivery id.
+  std::string Enqueue(std::string event, std::string body);
+  // Delivers what is queued, then joins the thread. Idempotent.
+  void Stop();
+
+  void SetFaults(DeliveryFaults faults);
+  DeliveryFaults faults() const;
+
+  // Deliveries POSTed (a duplicate counts) with a 2xx answer, and without one.
+  uint64_t delivered() const;
+  uint64_t failed() const;
+
+ private:
+  struct Delivery {
+    std::string id;
+    std::string event;
+    std::string body;
+  };
+  void Run();
+  bool Post(const Delivery& d);
+
+  WebhookSenderOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Delivery> queue_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;       // GUARDED_BY(mu_)
+  uint64_t next_ = 0;           // GUARDED_BY(mu_)
+  DeliveryFaults faults_;       // GUARDED_BY(mu_)
+  std::vector<Delivery> held_;  // GUARDED_BY(mu_): a delivery being reordered (and its copy)
+  uint64_t delivered_ = 0;      // GUARDED_BY(mu_)
+  uint64_t failed_ = 0;         // GUARDED_BY(mu_)
+  std::string run_id_;
+  std::thread thread_;
+};
+
+}  // namespace gatehouse::sim
