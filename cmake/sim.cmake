@@ -29,3 +29,14 @@ if(GATEHOUSE_TESTS)
   target_compile_definitions(sim_test PRIVATE
     SIM_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
 endif()
+
+if(GATEHOUSE_TESTS)
+  # gatehouse and gatehouse-sim as real processes: webhooks from the simulator through the
+  # ingress, and the GitHub client against the simulator's REST API.
+  gatehouse_test(sim_e2e_test TIMEOUT 120 SOURCES tests/sim_e2e_test.cc
+                 LIBS gatehouse_github gatehouse_http Boost::json)
+  target_compile_definitions(sim_e2e_test PRIVATE
+    GATEHOUSE_BIN="$<TARGET_FILE:gatehouse>"
+    GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>")
+  add_dependencies(sim_e2e_test gatehouse gatehouse-sim)
+endif()
