@@ -14,9 +14,20 @@ target_sources(gatehouse_github PRIVATE
 )
 target_link_libraries(gatehouse_github PUBLIC CURL::libcurl Boost::json)
 
+# engine/'s view of github/'s errors (ToPassOutcome). github/ sits below engine/ (DESIGN.md
+# §5), so the bridge is its own library that links both.
+add_library(gatehouse_github_engine STATIC engine/github_outcome.cc)
+target_compile_options(gatehouse_github_engine PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse_github_engine PUBLIC gatehouse_github gatehouse_core)
+
 if(GATEHOUSE_TESTS)
   # A fake GitHub on our own HttpServer at 127.0.0.1:0, driven through the real CurlTransport.
   gatehouse_test(github_client_test
     SOURCES github/app_auth_test.cc github/client_test.cc
-    LIBS gatehouse_github gatehouse_http)
+    LIBS gatehouse_github gatehouse_github_engine gatehouse_http)
+
+  # GitHubClient against the real simulator library (sim/), served in-process on our
+  # HttpServer, with the App flow (JWT -> installation token) and a simulated clock.
+  gatehouse_test(github_sim_test SOURCES github/client_sim_test.cc
+    LIBS gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
 endif()

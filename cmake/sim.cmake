@@ -39,4 +39,13 @@ if(GATEHOUSE_TESTS)
     GATEHOUSE_BIN="$<TARGET_FILE:gatehouse>"
     GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>")
   add_dependencies(sim_e2e_test gatehouse gatehouse-sim)
+
+  # `gatehouse-sim run SCENARIO` against `gatehouse serve`: the verdict, and gatehouse's
+  # store showing every webhook the scenario sent received and routed.
+  gatehouse_test(sim_scenario_e2e_test TIMEOUT 120 SOURCES tests/sim_scenario_e2e_test.cc
+                 LIBS gatehouse_http Boost::json)
+  target_compile_definitions(sim_scenario_e2e_test PRIVATE
+    GATEHOUSE_BIN="$<TARGET_FILE:gatehouse>"
+    GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>")
+  add_dependencies(sim_scenario_e2e_test gatehouse gatehouse-sim)
 endif()

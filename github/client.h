@@ -1,5 +1,5 @@
-// GitHubClient: the REST calls gatehouse makes, with the machinery every call needs
-// (DESIGN.md §5, github/; issue 4):
+// GitHubClient: the real GitHub (github/github.h): the REST calls gatehouse makes, with the
+// machinery every call needs (DESIGN.md §5, github/; issue 4):
 //
 //   auth         a TokenSource supplies the bearer token per installation; a 401 drops the
 //                token and retries the call once with a fresh one.
@@ -32,83 +32,10 @@
 #include "base/clock.h"
 #include "github/app_auth.h"
 #include "github/errors.h"
+#include "github/github.h"
 #include "github/transport.h"
 
 namespace gatehouse {
-
-// Who a call is made for, and how urgent it is.
-struct CallContext {
-  // Rate limits are tracked per id. In personal-token mode all calls share one limit, so
-  // use one id (0) for all of them.
-  int64_t installation_id = 0;
-  bool background = false;  // a sweep or other work that may wait for the next reset
-};
-
-struct RepoRef {
-  std::string owner;
-  std::string name;
-  std::string FullName() const { return owner + "/" + name; }
-};
-
-struct PullRequest {
-  int64_t number = 0;
-  std::string state;  // "open" / "closed"
-  std::string title;
-  std::string body;
-  bool draft = false;
-  bool merged = false;
-  std::optional<bool> mergeable;  // null while GitHub is still computing it
-  std::string mergeable_state;    // "clean", "blocked", "behind", "dirty", ...
-  std::string head_sha;
-  std::string head_ref;
-  std::string base_ref;
-  std::string author;
-  std::vector<std::string> labels;
-  std::string updated_at;
-};
-
-struct Review {
-  int64_t id = 0;
-  std::string user;
-  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
-  std::string commit_id;
-  std::string body;
-};
-
-struct CheckRun {
-  int64_t id = 0;
-  std::string name;
-  std::string status;      // queued, in_progress, completed
-  std::string conclusion;  // "" until completed
-  std::string head_sha;
-};
-
-struct CommitStatus {
-  std::string context;
-  std::string state;  // error, failure, pending, success
-};
-
-struct CombinedStatus {
-  std::string state;  // failure, pending, success
-  std::vector<CommitStatus> statuses;
-};
-
-struct MergeResult {
-  bool merged = false;
-  std::string sha;
-  std::string message;
-};
-
-// The fields of a check run we create or update ("" / empty = not sent).
-struct CheckRunSpec {
-  std::string name;
-  std::string head_sha;    // required on create
-  std::string status;      // queued, in_progress, completed
-  std::string conclusion;  // with status=completed
-  std::string title;       // output.title (sent with summary)
-  std::string summary;     // output.summary
-  std::string external_id;
-};
 
 struct GitHubClientOptions {
   int64_t background_reserve = 200;  // of the 5000/h an installation gets
@@ -116,7 +43,7 @@ struct GitHubClientOptions {
   int max_pages = 50;                // list calls stop (with an error) beyond this
 };
 
-class GitHubClient {
+class GitHubClient final : public GitHub {
  public:
   // `transport` and `tokens` must outlive the client.
   GitHubClient(HttpTransport& transport, TokenSource& tokens, ClockPtr clock,
@@ -124,55 +51,59 @@ class GitHubClient {
 
   // --- reads ---
   GitHubResult<PullRequest> GetPullRequest(const CallContext& ctx, const RepoRef& repo,
-                                           int64_t number);
+                                           int64_t number) override;
   GitHubResult<std::vector<Review>> ListReviews(const CallContext& ctx, const RepoRef& repo,
-                                                int64_t number);
+                                                int64_t number) override;
   GitHubResult<std::vector<CheckRun>> ListCheckRuns(const CallContext& ctx, const RepoRef& repo,
-                                                    const std::string& ref);
+                                                    const std::string& ref) override;
   GitHubResult<CombinedStatus> GetCombinedStatus(const CallContext& ctx, const RepoRef& repo,
-                                                 const std::string& ref);
+                                                 const std::string& ref) override;
   GitHubResult<std::vector<PullRequest>> ListPullRequestsForCommit(const CallContext& ctx,
                                                                    const RepoRef& repo,
-                                                                   const std::string& sha);
+                                                                   const std::string& sha) override;
   GitHubResult<std::vector<PullRequest>> ListOpenPullRequests(const CallContext& ctx,
-                                                              const RepoRef& repo);
+                                                              const RepoRef& repo) override;
   // The decoded contents of a file; NotFound when it (or `ref`) does not exist. An empty
   // `ref` means the default branch.
   GitHubResult<std::string> GetFileContents(const CallContext& ctx, const RepoRef& repo,
-                                            const std::string& path, const std::string& ref);
-  GitHubResult<std::vector<RepoRef>> ListInstallationRepositories(const CallContext& ctx);
+                                            const std::string& path,
+                                            const std::string& ref) override;
+  GitHubResult<std::vector<RepoRef>> ListInstallationRepositories(const CallContext& ctx) override;
+  GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
+                                                            const RepoRef& repo,
+                                                            int64_t number) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".
   GitHubResult<MergeResult> Merge(const CallContext& ctx, const RepoRef& repo, int64_t number,
-                                  const std::string& sha, const std::string& merge_method);
+                                  const std::string& sha, const std::string& merge_method) override;
   // event: APPROVE, REQUEST_CHANGES or COMMENT. Returns the review id.
   GitHubResult<int64_t> CreateReview(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                      const std::string& commit_id, const std::string& event,
-                                     const std::string& body);
+                                     const std::string& body) override;
   // Returns the comment id.
   GitHubResult<int64_t> CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
-                                           int64_t number, const std::string& body);
+                                           int64_t number, const std::string& body) override;
   GitHubResult<GitHubOk> UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
-                                            int64_t comment_id, const std::string& body);
+                                            int64_t comment_id, const std::string& body) override;
   GitHubResult<GitHubOk> AddLabels(const CallContext& ctx, const RepoRef& repo, int64_t number,
-                                   const std::vector<std::string>& labels);
+                                   const std::vector<std::string>& labels) override;
   // NotFound when the label is not on the issue.
   GitHubResult<GitHubOk> RemoveLabel(const CallContext& ctx, const RepoRef& repo, int64_t number,
-                                     const std::string& label);
+                                     const std::string& label) override;
   GitHubResult<GitHubOk> ClosePullRequest(const CallContext& ctx, const RepoRef& repo,
-                                          int64_t number);
+                                          int64_t number) override;
   // Returns the check run id.
   GitHubResult<int64_t> CreateCheckRun(const CallContext& ctx, const RepoRef& repo,
-                                       const CheckRunSpec& spec);
+                                       const CheckRunSpec& spec) override;
   GitHubResult<GitHubOk> UpdateCheckRun(const CallContext& ctx, const RepoRef& repo,
-                                        int64_t check_run_id, const CheckRunSpec& spec);
+                                        int64_t check_run_id, const CheckRunSpec& spec) override;
   // Unprocessable when the head is no longer `expected_head_sha`.
   GitHubResult<GitHubOk> UpdateBranch(const CallContext& ctx, const RepoRef& repo, int64_t number,
-                                      const std::string& expected_head_sha);
+                                      const std::string& expected_head_sha) override;
   GitHubResult<GitHubOk> RequestReviewers(const CallContext& ctx, const RepoRef& repo,
                                           int64_t number, const std::vector<std::string>& users,
-                                          const std::vector<std::string>& teams);
+                                          const std::vector<std::string>& teams) override;
 
   // --- the machinery, public for calls not wrapped above ---
   struct Response {

@@ -203,6 +203,20 @@ GitHubResult<std::vector<RepoRef>> GitHubClient::ListInstallationRepositories(
   return out;
 }
 
+GitHubResult<std::vector<IssueComment>> GitHubClient::ListIssueComments(const CallContext& ctx,
+                                                                        const RepoRef& repo,
+                                                                        int64_t number) {
+  auto r = GetAllPages(
+      ctx, RepoPath(repo) + "/issues/" + std::to_string(number) + "/comments?per_page=100", "");
+  if (!r.ok()) return r.error();
+  std::vector<IssueComment> out;
+  for (const auto& v : *r) {
+    out.push_back(IssueComment{Int(v, "id"), Str(Sub(v, "user"), "login"), Str(v, "body"),
+                               Str(v, "created_at"), Str(v, "updated_at")});
+  }
+  return out;
+}
+
 GitHubResult<MergeResult> GitHubClient::Merge(const CallContext& ctx, const RepoRef& repo,
                                               int64_t number, const std::string& sha,
                                               const std::string& merge_method) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/github_outcome.h"
 #include "github/fake_github_test_util.h"
 
 namespace gatehouse {
@@ -255,6 +256,59 @@ TEST_F(GitHubClientTest, PaginationFollowsLinkNext) {
   ASSERT_EQ(reqs.size(), 3u);
   EXPECT_EQ(reqs[0].target, "/repos/acme/app/pulls?state=open&per_page=100");
   EXPECT_EQ(reqs[2].target, "/repos/acme/app/pulls?state=open&per_page=100&page=3");
+}
+
+TEST_F(GitHubClientTest, ListIssueCommentsFollowsPagesAndParses) {
+  const std::string base = fake_.base_url();
+  fake_.SetRoute([base](const HttpRequest& req) {
+    const bool second = req.target.find("&page=2") != std::string::npos;
+    auto comment = [](int id, const std::string& who) {
+      return json::object{{"id", id},
+                          {"user", json::object{{"login", who}}},
+                          {"body", "comment " + std::to_string(id)},
+                          {"created_at", "2026-11-30T10:00:00Z"},
+                          {"updated_at", "2026-11-30T11:00:00Z"}};
+    };
+    json::array items;
+    items.emplace_back(comment(second ? 3 : 1, second ? "gatehouse[bot]" : "alice"));
+    if (!second) items.emplace_back(comment(2, "bob"));
+    HttpResponse r = JsonResponse(200, json::serialize(items));
+    if (!second) {
+      r.headers.emplace_back(
+          "Link",
+          "<" + base + "/repos/acme/app/issues/7/comments?per_page=100&page=2>; rel=\"next\"");
+    }
+    return r;
+  });
+  auto comments = client_->ListIssueComments(ctx_, kRepo, 7);
+  ASSERT_TRUE(comments.ok()) << comments.error().ToString();
+  ASSERT_EQ(comments->size(), 3u);
+  EXPECT_EQ((*comments)[0].id, 1);
+  EXPECT_EQ((*comments)[0].user, "alice");
+  EXPECT_EQ((*comments)[0].body, "comment 1");
+  EXPECT_EQ((*comments)[0].created_at, "2026-11-30T10:00:00Z");
+  EXPECT_EQ((*comments)[0].updated_at, "2026-11-30T11:00:00Z");
+  EXPECT_EQ((*comments)[2].id, 3);
+  EXPECT_EQ((*comments)[2].user, "gatehouse[bot]");
+  auto reqs = fake_.requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].method, "GET");
+  EXPECT_EQ(reqs[0].target, "/repos/acme/app/issues/7/comments?per_page=100");
+  EXPECT_EQ(reqs[1].target, "/repos/acme/app/issues/7/comments?per_page=100&page=2");
+
+  fake_.SetRoute([](const HttpRequest&) { return JsonError(404, "Not Found"); });
+  auto missing = client_->ListIssueComments(ctx_, kRepo, 8);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, GitHubErrorKind::kNotFound);
+}
+
+// The client is usable through the interface the engine sees.
+TEST_F(GitHubClientTest, IsAGitHub) {
+  Always(200, PullJson(5, "s5"));
+  GitHub& github = *client_;
+  auto pr = github.GetPullRequest(ctx_, kRepo, 5);
+  ASSERT_TRUE(pr.ok()) << pr.error().ToString();
+  EXPECT_EQ(pr->head_sha, "s5");
 }
 
 TEST_F(GitHubClientTest, PaginationNeverLeavesTheBaseUrl) {

@@ -1,6 +1,7 @@
 // Typed errors of the GitHub REST client, and how the engine should treat each of them.
 //
-//  kind            from                                        engine (ToPassOutcome)
+//  kind            from                                        engine (ToPassOutcome in
+//                                                              engine/github_outcome.h)
 //  kNotFound       404                                         Permanent
 //  kUnauthorized   401, 403 that is not a rate limit           Permanent (the client already
 //                                                              refreshed the token once)
@@ -32,7 +33,6 @@
 
 #include "base/clock.h"
 #include "base/status.h"
-#include "engine/retry_policy.h"
 
 namespace gatehouse {
 
@@ -68,9 +68,6 @@ GitHubErrorKind KindFromHttpStatus(int http_status);
 
 // 409, 405 and 422 on a SHA-bound mutation: record `superseded`, do not fail the pass.
 bool IsSuperseded(const GitHubError& error);
-
-// See the table above.
-PassOutcome ToPassOutcome(const GitHubError& error);
 
 // Either a T or a GitHubError. Mirrors Result<T>, but keeps the typed error (and `until`).
 template <typename T>

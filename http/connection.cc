@@ -82,6 +82,7 @@ class HttpConnectionImpl final : public HttpConnection,
   void OnWrite(error_code ec, After after);
   void Linger();
   void Drain();
+  void Reset();  // closes with a TCP RST instead of a FIN; no response bytes
   void Close();  // idempotent
 
   HttpConnectionHost& host_;
@@ -320,6 +321,10 @@ void HttpConnectionImpl::RefuseTooLarge() {
 
 void HttpConnectionImpl::Respond(HttpResponse response) {
   if (state_ != State::kHandling) return;  // closed meanwhile (Stop, or a forced close)
+  if (response.reset_connection) {
+    Reset();
+    return;
+  }
   Write(std::move(response), After::kKeepAlive);
 }
 
@@ -396,6 +401,20 @@ void HttpConnectionImpl::Drain() {
                               self->Drain();
                             }
                           });
+}
+
+void HttpConnectionImpl::Reset() {
+  if (state_ == State::kClosed) return;
+  Log(LogLevel::kDebug, "http.reset")
+      .Field("method", method_)
+      .Field("path", path_)
+      .Field("peer", peer_);
+  state_ = State::kClosed;
+  error_code ignored;
+  // SO_LINGER {on, 0}: close() discards unsent data and sends RST, not FIN.
+  stream_.socket().set_option(asio::socket_base::linger(true, 0), ignored);
+  stream_.close();
+  host_.Unregister(this);
 }
 
 void HttpConnectionImpl::Close() {

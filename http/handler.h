@@ -38,6 +38,10 @@ struct HttpResponse {
   std::string body;
   // Extra headers. Content-Length and Connection are the server's business.
   std::vector<std::pair<std::string, std::string>> headers;
+  // Instead of answering, reset the connection: the server closes the socket abruptly (TCP
+  // RST) and sends no response bytes, so the client sees ECONNRESET. The other fields are
+  // ignored. For fault injection (gatehouse-sim's reset faults).
+  bool reset_connection = false;
 };
 
 // `status` with a JSON body given verbatim.

@@ -356,6 +356,35 @@ TEST_F(ServerTest, ThrowingHandlerAnswers500) {
   }
 }
 
+// Answers "/reset" by resetting the connection, anything else with 200 "ok".
+class ResettingHandler : public HttpHandler {
+ public:
+  void Handle(HttpRequest request, Responder respond) override {
+    HttpResponse response = Text(200, "ok");
+    response.reset_connection = request.target == "/reset";
+    respond(std::move(response));
+  }
+};
+
+TEST_F(ServerTest, ResetConnectionSendsNoResponseAndResets) {
+  ResettingHandler resetting;
+  Start(resetting);
+  EXPECT_EQ(RoundTrip(port_, BuildRequest("GET", "/reset", {}, "")).status, 0);
+
+  auto connection = TestConnection::Connect(port_);
+  ASSERT_NE(connection, nullptr);
+  ASSERT_TRUE(connection->Send(BuildRequest("GET", "/reset", {}, "")));
+  EXPECT_TRUE(connection->ReadsReset()) << "the client must see ECONNRESET, not a response";
+
+  // Only that connection is gone: the server keeps serving, on keep-alive connections too.
+  auto other = TestConnection::Connect(port_);
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(other->Send(BuildRequest("GET", "/", {}, "")));
+  EXPECT_EQ(other->Read().status, 200);
+  ASSERT_TRUE(other->Send(BuildRequest("GET", "/reset", {}, "")));
+  EXPECT_EQ(other->Read().status, 0);
+}
+
 TEST_F(ServerTest, StopLetsAnInFlightRequestFinishAndClosesIdleConnections) {
   Start();
   auto idle = TestConnection::Connect(port_);

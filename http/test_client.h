@@ -126,6 +126,17 @@ class TestConnection {
   // True when the server closes the connection (EOF or reset) with no further bytes.
   bool ReadsEof() { return buffer_.empty() && !Fill(); }
 
+  // True when the server resets the connection (ECONNRESET) with no further bytes.
+  bool ReadsReset() {
+    if (!buffer_.empty()) return false;
+    char chunk[256];
+    for (;;) {
+      ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
+      if (n < 0 && errno == EINTR) continue;
+      return n < 0 && errno == ECONNRESET;
+    }
+  }
+
  private:
   explicit TestConnection(int fd) : fd_(fd) {}
 

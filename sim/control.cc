@@ -88,6 +88,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
   if (n == 2 && parts[1] == "faults") {
     std::lock_guard<std::mutex> lock(mu_);
     if (m == "PUT") {
+      faults_.connection_resets = GetInt(body, "connection_resets", 0);
       faults_.server_errors = GetInt(body, "server_errors", 0);
       faults_.server_error_status = static_cast<int>(GetInt(body, "server_error_status", 502));
       faults_.secondary_rate_limits = GetInt(body, "secondary_rate_limits", 0);
@@ -108,6 +109,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
                              json::object{{"webhook_duplicates", delivery.duplicates},
                                           {"webhook_reorders", delivery.reorders},
                                           {"webhook_delay_ms", delivery.delay_ms},
+                                          {"connection_resets", faults_.connection_resets},
                                           {"server_errors", faults_.server_errors},
                                           {"server_error_status", faults_.server_error_status},
                                           {"secondary_rate_limits", faults_.secondary_rate_limits},

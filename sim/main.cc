@@ -128,7 +128,7 @@ int Serve(int argc, char** argv, bool run) {
   if (!webhook_url.empty()) {
     const char* secret = std::getenv("GATEHOUSE_WEBHOOK_SECRET");
     sender = std::make_unique<sim::WebhookSender>(sim::WebhookSenderOptions{
-        .url = flags.Get("webhook-url", ""), .secret = secret ? secret : "", .timeout_ms = 10'000});
+        .url = webhook_url, .secret = secret ? secret : "", .timeout_ms = 10'000});
     sim::WebhookSender* s = sender.get();
     model.SetListener([s](const sim::Notification& n) {
       s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)));

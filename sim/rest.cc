@@ -154,7 +154,13 @@ bool SimHandler::Admit(int64_t installation_id, HttpResponse* out,
   }
   if (faults_.primary_exhausted) w.remaining = 0;
   bool refused = false;
-  if (w.remaining <= 0) {
+  if (faults_.connection_resets > 0) {
+    // Before anything else, as a network failure would be: the request has no effect.
+    --faults_.connection_resets;
+    *out = GitHubError(502, "connection reset by the simulator");
+    out->reset_connection = true;
+    refused = true;
+  } else if (w.remaining <= 0) {
     *out = GitHubError(403, "API rate limit exceeded for installation.");
     refused = true;
   } else if (faults_.secondary_rate_limits > 0) {
@@ -239,7 +245,8 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   if (request.method == "GET" && response.status == 200) {
     std::string etag = "W/\"" + Sha256Hex(response.body).substr(0, 40) + "\"";
     if (request.Header("If-None-Match") == etag) {
-      response = HttpResponse{.status = 304, .content_type = "", .body = "", .headers = {}};
+      response = HttpResponse{
+          .status = 304, .content_type = "", .body = "", .headers = {}, .reset_connection = false};
       // GitHub does not count a 304 against the primary rate limit.
       std::lock_guard<std::mutex> lock(mu_);
       int64_t remaining = ++windows_[caller.installation_id].remaining;

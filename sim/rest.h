@@ -40,7 +40,8 @@ struct SimHandlerOptions {
 
 // Injected REST faults; each counter is consumed by one REST request.
 struct Faults {
-  int64_t server_errors = 0;  // answer the next N requests with `server_error_status`
+  int64_t connection_resets = 0;  // reset the connection of the next N requests (no answer)
+  int64_t server_errors = 0;      // answer the next N requests with `server_error_status`
   int server_error_status = 502;
   int64_t secondary_rate_limits = 0;  // answer the next N with 403 + Retry-After
   int64_t retry_after_seconds = 60;

@@ -293,6 +293,27 @@ TEST_F(SimRestTest, FaultsAndExhaustedLimit) {
   EXPECT_EQ(exhausted.Header("x-ratelimit-remaining"), "0");
 }
 
+TEST_F(SimRestTest, ConnectionResetFaultResetsWithoutAnAnswerOrAnEffect) {
+  Login();
+  json::object pr = OpenPull();
+  std::string head(pr.at("head").at("sha").as_string());
+  ASSERT_EQ(Control("PUT", "/_sim/faults", R"({"connection_resets":2})").status, 200);
+  EXPECT_EQ(json::parse(Control("GET", "/_sim/faults").body).at("connection_resets"), 2);
+
+  auto connection = http_testing::TestConnection::Connect(server_->port());
+  ASSERT_NE(connection, nullptr);
+  ASSERT_TRUE(connection->Send(
+      BuildRequest("GET", "/repos/acme/app/pulls/1", {{"Authorization", "Bearer " + token_}}, "")));
+  EXPECT_TRUE(connection->ReadsReset());
+  // A reset merge never reached the model: no effect is recorded.
+  EXPECT_EQ(Call("PUT", "/repos/acme/app/pulls/1/merge", R"({"sha":")" + head + R"("})").status, 0);
+  EXPECT_EQ(json::parse(Control("GET", "/_sim/effects?kind=merge").body).as_array().size(), 0u);
+  // The control API and the token exchange are never faulted; after N resets REST answers.
+  EXPECT_EQ(Control("GET", "/_sim/state").status, 200);
+  EXPECT_EQ(Call("GET", "/repos/acme/app/pulls/1").status, 200);
+  EXPECT_EQ(json::parse(Control("GET", "/_sim/faults").body).at("connection_resets"), 0);
+}
+
 TEST(SimInsecureTest, AnyTokenIsAcceptedWhenAskedFor) {
   auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
   Model model(clock, {});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <iterator>
+#include <optional>
 
 namespace gatehouse::sim {
 namespace json = boost::json;
@@ -60,6 +62,115 @@ int64_t Matching(const json::object& expect, const std::vector<Effect>& effects)
   return n;
 }
 
+constexpr std::string_view kEffectKeys[] = {"kind", "who",    "repo",  "number",
+                                            "sha",  "status", "count", "at_least"};
+constexpr std::string_view kStateKeys[] = {"pull",
+                                           "state",
+                                           "draft",
+                                           "labels",
+                                           "labels_absent",
+                                           "comments",
+                                           "reviews",
+                                           "comments_at_least",
+                                           "reviews_at_least"};
+
+template <size_t N>
+bool Known(std::string_view key, const std::string_view (&keys)[N]) {
+  return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
+}
+
+// "owner/name#N" -> ("owner/name", N); false when malformed.
+bool ParsePullRef(const std::string& ref, std::string* repo, int* number) {
+  size_t hash = ref.rfind('#');
+  if (hash == std::string::npos || hash == 0 || ref.find('/') > hash || hash + 1 == ref.size() ||
+      ref.size() - hash > 10)
+    return false;
+  for (size_t i = hash + 1; i < ref.size(); ++i)
+    if (ref[i] < '0' || ref[i] > '9') return false;
+  *repo = ref.substr(0, hash);
+  *number = std::stoi(ref.substr(hash + 1));
+  return true;
+}
+
+bool IsStringArray(const json::value* v) {
+  if (v == nullptr || !v->is_array()) return false;
+  return std::all_of(v->as_array().begin(), v->as_array().end(),
+                     [](const json::value& s) { return s.is_string(); });
+}
+
+bool IsCount(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v == nullptr || (v->is_int64() && v->as_int64() >= 0) || v->is_uint64();
+}
+
+// An expectation with "pull" is on a pull request's state; any other is on the effect log.
+Status ValidateExpectation(const json::value& v) {
+  if (!v.is_object()) return InvalidArgument("an expectation must be an object");
+  const json::object& o = v.as_object();
+  std::string text = json::serialize(o);
+  if (!o.contains("pull")) {
+    for (const auto& [key, value] : o)
+      if (!Known(key, kEffectKeys)) return InvalidArgument("unknown field in expectation " + text);
+    return Status::Ok();
+  }
+  for (const auto& [key, value] : o)
+    if (!Known(key, kStateKeys)) return InvalidArgument("unknown field in expectation " + text);
+  std::string repo;
+  int number = 0;
+  if (!ParsePullRef(GetString(o, "pull"), &repo, &number))
+    return InvalidArgument("expectation.pull must be \"owner/name#N\": " + text);
+  if (const json::value* state = o.if_contains("state")) {
+    if (!state->is_string() || (state->as_string() != "open" && state->as_string() != "closed" &&
+                                state->as_string() != "merged"))
+      return InvalidArgument("expectation.state must be open, closed or merged: " + text);
+  }
+  if (const json::value* draft = o.if_contains("draft"); draft && !draft->is_bool())
+    return InvalidArgument("expectation.draft must be a boolean: " + text);
+  for (std::string_view key : {"labels", "labels_absent"})
+    if (o.contains(key) && !IsStringArray(o.if_contains(key)))
+      return InvalidArgument("expectation." + std::string(key) + " must be strings: " + text);
+  for (std::string_view key : {"comments", "reviews", "comments_at_least", "reviews_at_least"})
+    if (!IsCount(o, key))
+      return InvalidArgument("expectation." + std::string(key) + " must be a count: " + text);
+  return Status::Ok();
+}
+
+// Why a (validated) state expectation does not hold, or "" when it does.
+std::string CheckState(const json::object& e, const Model& model) {
+  std::string repo;
+  int number = 0;
+  ParsePullRef(GetString(e, "pull"), &repo, &number);
+  std::optional<PullRequest> pr = model.GetPull(repo, number);
+  if (!pr) return "no such pull request";
+  std::vector<std::string> why;
+  std::string state = pr->merged ? "merged" : pr->state;
+  if (e.contains("state") && GetString(e, "state") != state) why.push_back("state " + state);
+  if (e.contains("draft") && GetBool(e, "draft", false) != pr->draft)
+    why.push_back(pr->draft ? "draft" : "not draft");
+  auto has_label = [&](const json::value& l) {
+    return std::find(pr->labels.begin(), pr->labels.end(), l.as_string()) != pr->labels.end();
+  };
+  if (const json::value* labels = e.if_contains("labels")) {
+    for (const auto& l : labels->as_array())
+      if (!has_label(l)) why.push_back("label " + std::string(l.as_string()) + " absent");
+  }
+  if (const json::value* labels = e.if_contains("labels_absent")) {
+    for (const auto& l : labels->as_array())
+      if (has_label(l)) why.push_back("label " + std::string(l.as_string()) + " present");
+  }
+  auto count = [&](std::string_view what, int64_t got) {
+    std::string exact(what), at_least = std::string(what) + "_at_least";
+    if ((e.contains(exact) && GetInt(e, exact, -1) != got) ||
+        (e.contains(at_least) && got < GetInt(e, at_least, 0)))
+      why.push_back(std::to_string(got) + " " + exact);
+  };
+  count("comments", static_cast<int64_t>(model.CommentsFor(repo, number).size()));
+  count("reviews", static_cast<int64_t>(pr->reviews.size()));
+  std::string out;
+  for (const auto& w : why) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
 // Unmet expectations, as failure lines.
 std::vector<std::string> Check(const json::array& expects, const Model& model) {
   std::vector<std::string> failures;
@@ -67,6 +178,11 @@ std::vector<std::string> Check(const json::array& expects, const Model& model) {
   for (const auto& v : expects) {
     if (!v.is_object()) continue;
     const json::object& e = v.as_object();
+    if (e.contains("pull")) {
+      std::string why = CheckState(e, model);
+      if (!why.empty()) failures.push_back("expected " + json::serialize(e) + ", got " + why);
+      continue;
+    }
     int64_t got = Matching(e, effects);
     int64_t want = GetInt(e, "count", -1);
     int64_t at_least = GetInt(e, "at_least", -1);
@@ -91,6 +207,7 @@ Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler
   if (const json::value* e = root.if_contains("expect")) {
     if (!e->is_array()) return InvalidArgument("expect must be an array");
     expects = e->as_array();
+    for (const auto& x : expects) GH_RETURN_IF_ERROR(ValidateExpectation(x));
   }
   if (const json::value* f = root.if_contains("faults")) {
     setup.push_back({0, "PUT", "/_sim/faults", json::serialize(*f)});

@@ -66,8 +66,82 @@ TEST_F(ScenarioTest, UnmetExpectationsAndRefusedStepsFail) {
   EXPECT_EQ(verdict->counts["steps_failed"], 1);
 }
 
+constexpr char kStateSetup[] = R"(
+  "setup": [{"call": "POST /_sim/repos", "body": {"owner": "acme", "name": "app"}}],
+  "timeline": [
+    {"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
+     "body": {"title": "x", "author": "alice", "labels": ["ready"]}},
+    {"at_ms": 10, "call": "POST /_sim/repos/acme/app/pulls/1/reviews",
+     "body": {"user": "bob", "event": "APPROVE"}},
+    {"at_ms": 10, "call": "POST /_sim/repos/acme/app/pulls/1/comments",
+     "body": {"user": "bob", "body": "lgtm"}}
+  ],
+  "timeout_ms": 100, "settle_ms": 0,)";
+
+TEST_F(ScenarioTest, StateExpectationsThatHold) {
+  auto verdict = Run(std::string("{") + kStateSetup + R"(
+    "expect": [
+      {"pull": "acme/app#1", "state": "open", "draft": false, "labels": ["ready"],
+       "labels_absent": ["wip"], "comments": 1, "reviews": 1, "reviews_at_least": 1},
+      {"kind": "review", "who": "bob", "count": 1}
+    ]})");
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_TRUE(verdict->ok) << (verdict->failures.empty() ? "" : verdict->failures[0]);
+  EXPECT_EQ(verdict->counts["expectations"], 2);
+}
+
+TEST_F(ScenarioTest, StateExpectationsThatFailSayWhy) {
+  // Each unmet expectation is one line, saying what was found.
+  auto verdict = Run(std::string("{") + kStateSetup + R"(
+    "expect": [
+      {"pull": "acme/app#1", "state": "merged"},
+      {"pull": "acme/app#1", "labels": ["wip"], "labels_absent": ["ready"]},
+      {"pull": "acme/app#1", "comments": 2, "reviews_at_least": 2},
+      {"pull": "acme/app#1", "state": "closed"},
+      {"pull": "acme/app#9", "state": "open"}
+    ]})");
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_FALSE(verdict->ok);
+  EXPECT_EQ(verdict->counts["unmet"], 5);
+  EXPECT_EQ(verdict->counts["steps_failed"], 0);
+  ASSERT_EQ(verdict->failures.size(), 5u);
+  EXPECT_NE(verdict->failures[0].find("got state open"), std::string::npos) << verdict->failures[0];
+  EXPECT_NE(verdict->failures[1].find("label wip absent, label ready present"), std::string::npos)
+      << verdict->failures[1];
+  EXPECT_NE(verdict->failures[2].find("1 comments, 1 reviews"), std::string::npos)
+      << verdict->failures[2];
+  EXPECT_NE(verdict->failures[4].find("no such pull request"), std::string::npos);
+}
+
+TEST_F(ScenarioTest, ClosedWithoutMergingIsClosedNotMerged) {
+  ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+  auto verdict = Run(R"({
+    "timeline": [
+      {"call": "POST /_sim/repos/acme/app/pulls", "body": {"title": "a"}},
+      {"call": "POST /_sim/repos/acme/app/pulls", "body": {"title": "b"}},
+      {"call": "POST /_sim/repos/acme/app/pulls/1/close", "body": {"user": "alice"}}
+    ],
+    "expect": [{"pull": "acme/app#1", "state": "closed"}, {"pull": "acme/app#2", "state": "open"}],
+    "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_TRUE(verdict->ok) << (verdict->failures.empty() ? "" : verdict->failures[0]);
+  // The same world, checked again: "merged" is not "closed".
+  auto merged = Run(R"({"expect": [{"pull": "acme/app#1", "state": "merged"}],
+                        "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(merged.ok());
+  ASSERT_EQ(merged->failures.size(), 1u);
+  EXPECT_NE(merged->failures[0].find("got state closed"), std::string::npos) << merged->failures[0];
+}
+
 TEST_F(ScenarioTest, MalformedScenariosAreErrors) {
   EXPECT_FALSE(Run("[]").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app"}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app#1", "state": "gone"}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app#1", "labels": "x"}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app#1", "comments": -1}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app#1", "kind": "merge"}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"kind": "merge", "cuont": 1}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [3]})").ok());
   EXPECT_FALSE(Run(R"({"timeline": [{"call": "nospace"}]})").ok());
   EXPECT_FALSE(Run(R"({"expect": {}})").ok());
 }

@@ -1,0 +1,581 @@
+// GitHubClient against the real simulator (sim/), served in-process on our HttpServer at
+// 127.0.0.1:0, with the App flow for real: a fresh RSA key, RS256 JWTs verified by the
+// simulator, installation tokens that expire. One SimClock drives the simulator's model, its
+// token and rate-limit windows, the JWT signer, the token cache and the client, so expiry and
+// rate-limit resets are reached by advancing it, never by sleeping.
+//
+// Not covered: ListInstallationRepositories (GET /installation/repositories), which the
+// simulator does not serve yet.
+#include <gtest/gtest.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <boost/json.hpp>
+#include <mutex>
+#include <set>
+
+#include "github/app_auth.h"
+#include "github/client.h"
+#include "github/fake_github_test_util.h"
+#include "github/github.h"
+#include "github/transport.h"
+#include "http/server.h"
+#include "sim/model.h"
+#include "sim/rest.h"
+
+namespace gatehouse {
+namespace {
+
+namespace json = boost::json;
+using github_testing::GetTestRsaKey;
+
+const Time kStart = Time(std::chrono::seconds(1796040000));  // 2026-11-30T12:00:00Z
+constexpr int64_t kAppId = 4242;
+constexpr int64_t kInstallation = 7;
+const RepoRef kRepo{"acme", "app"};
+constexpr char kFullName[] = "acme/app";
+constexpr char kPolicy[] = "gates:\n  - approvals: 1\n";
+
+std::string PublicKeyPem(EVP_PKEY* key) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PUBKEY(bio, key);
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio, &data);  // NOLINT: OpenSSL's type
+  std::string pem(data, static_cast<size_t>(len));
+  BIO_free(bio);
+  return pem;
+}
+
+// Counts what crosses the wire and remembers the last status, so a test can tell a 304 from
+// a 200 and a locally refused call from one that reached the simulator. It also maps the
+// simulator's Link URLs, which always name https://api.github.com, back onto its own address
+// (the client refuses to follow a link outside its base URL, as it must).
+class ObservingTransport final : public HttpTransport {
+ public:
+  explicit ObservingTransport(HttpTransport& inner) : inner_(inner) {}
+
+  Result<HttpReply> Send(const HttpCall& call) override {
+    constexpr std::string_view kGitHub = "https://api.github.com";
+    HttpCall mapped = call;
+    if (mapped.target.rfind(kGitHub, 0) == 0) mapped.target.erase(0, kGitHub.size());
+    auto reply = inner_.Send(mapped);
+    std::lock_guard<std::mutex> lock(mu_);
+    ++sends_;
+    last_status_ = reply.ok() ? reply->status : 0;
+    return reply;
+  }
+  int64_t sends() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sends_;
+  }
+  int last_status() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_status_;
+  }
+
+ private:
+  HttpTransport& inner_;
+  mutable std::mutex mu_;
+  int64_t sends_ = 0;    // guarded by mu_
+  int last_status_ = 0;  // guarded by mu_
+};
+
+class ClientSimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto& key = GetTestRsaKey();
+    model_ = std::make_unique<sim::Model>(
+        clock_,
+        sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = std::chrono::hours(1)});
+    sim::SimHandlerOptions hopts;
+    hopts.clock = clock_;
+    hopts.app_id = std::to_string(kAppId);
+    hopts.app_public_key_pem = PublicKeyPem(key.pkey);
+    handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
+    HttpServerOptions sopts;
+    sopts.listen = "127.0.0.1:0";
+    sopts.threads = 1;
+    auto server = HttpServer::Start(sopts, *handler_);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+
+    CurlTransportOptions topts;
+    topts.base_url = "http://127.0.0.1:" + std::to_string(server_->port());
+    auto curl = CurlTransport::Create(topts);
+    ASSERT_TRUE(curl.ok()) << curl.status().ToString();
+    curl_ = std::move(curl).value();
+    transport_ = std::make_unique<ObservingTransport>(*curl_);
+    auto signer = AppJwtSigner::Create(kAppId, key.private_pem);
+    ASSERT_TRUE(signer.ok()) << signer.status().ToString();
+    signer_ = std::move(signer).value();
+    tokens_ = std::make_unique<InstallationTokenCache>(*transport_, *signer_, clock_);
+    client_ = std::make_unique<GitHubClient>(*transport_, *tokens_, clock_);
+
+    auto repo = model_->CreateRepo("acme", "app", kInstallation, {{".gatehouse.yml", kPolicy}});
+    ASSERT_TRUE(repo.ok()) << repo.status().ToString();
+  }
+
+  void TearDown() override {
+    if (server_) server_->Stop(std::chrono::seconds(1));
+  }
+
+  sim::PullRequest NewPull(const std::string& title) {
+    sim::NewPull spec;
+    spec.title = title;
+    spec.head_ref = "feature-" + title;
+    auto pr = model_->CreatePull(kFullName, spec);
+    EXPECT_TRUE(pr.ok()) << pr.status().ToString();
+    return pr.ok() ? *pr : sim::PullRequest{};
+  }
+
+  // A request straight to the simulator, bypassing the client (control API, raw tokens).
+  HttpResponse Raw(const std::string& method, const std::string& target, const std::string& body,
+                   const std::string& token = "") {
+    HttpRequest req;
+    req.method = method;
+    req.target = target;
+    req.body = body;
+    if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+    if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+    return handler_->Serve(req);
+  }
+
+  void SetFaults(const std::string& json_body) {
+    ASSERT_EQ(Raw("PUT", "/_sim/faults", json_body).status, 200);
+  }
+
+  // The last effect the app's calls left in the simulator's log.
+  sim::Effect LastEffect() {
+    auto effects = model_->Effects();
+    EXPECT_FALSE(effects.empty());
+    return effects.empty() ? sim::Effect{} : effects.back();
+  }
+
+  static std::string HeaderOf(const HttpResponse& r, std::string_view name) {
+    for (const auto& [k, v] : r.headers)
+      if (k == name) return v;
+    return "";
+  }
+
+  std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
+  std::unique_ptr<sim::Model> model_;
+  std::unique_ptr<sim::SimHandler> handler_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<CurlTransport> curl_;
+  std::unique_ptr<ObservingTransport> transport_;
+  std::unique_ptr<AppJwtSigner> signer_;
+  std::unique_ptr<InstallationTokenCache> tokens_;
+  std::unique_ptr<GitHubClient> client_;
+  const CallContext ctx_{kInstallation, false};
+  const std::string who_ = "installation:" + std::to_string(kInstallation);
+};
+
+TEST_F(ClientSimTest, AppJwtIsExchangedForATokenThatIsRefreshedBeforeItExpires) {
+  NewPull("one");
+  auto pr = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(pr.ok()) << pr.error().ToString();
+  EXPECT_EQ(tokens_->exchanges(), 1);
+  auto first = tokens_->Token(kInstallation);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(tokens_->exchanges(), 1) << "the cached token is reused";
+
+  // Inside the refresh margin (5 min before the simulator's expires_at): the cache trades a
+  // new JWT for a new token although the old one still works.
+  clock_->Advance(std::chrono::minutes(56));
+  EXPECT_EQ(Raw("GET", "/repos/acme/app/pulls/1", "", *first).status, 200);
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(tokens_->exchanges(), 2);
+  auto second = tokens_->Token(kInstallation);
+  ASSERT_TRUE(second.ok());
+  EXPECT_NE(*second, *first);
+
+  // Past the first token's TTL the simulator refuses it; the client never sends it again.
+  clock_->Advance(std::chrono::minutes(5));
+  EXPECT_EQ(Raw("GET", "/repos/acme/app/pulls/1", "", *first).status, 401);
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(tokens_->exchanges(), 2);
+
+  // Past the second token's TTL too: refreshed again.
+  clock_->Advance(std::chrono::hours(1));
+  EXPECT_EQ(Raw("GET", "/repos/acme/app/pulls/1", "", *second).status, 401);
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(tokens_->exchanges(), 3);
+}
+
+TEST_F(ClientSimTest, TheSimulatorRefusesAJwtFromAnotherApp) {
+  NewPull("one");
+  auto other = AppJwtSigner::Create(kAppId + 1, GetTestRsaKey().private_pem);
+  ASSERT_TRUE(other.ok());
+  InstallationTokenCache tokens(*transport_, **other, clock_);
+  GitHubClient client(*transport_, tokens, clock_);
+  auto pr = client.GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_FALSE(pr.ok());
+  EXPECT_EQ(pr.error().kind, GitHubErrorKind::kUnauthorized);
+  EXPECT_EQ(pr.error().http_status, 401);
+}
+
+TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
+  sim::PullRequest one = NewPull("one");
+  sim::PullRequest two = NewPull("two");
+  ASSERT_TRUE(model_->AddLabels("control", kFullName, 1, {"bug"}).ok());
+  GitHub& github = *client_;  // what the engine sees
+
+  // --- reads ---
+  auto pr = github.GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(pr.ok()) << pr.error().ToString();
+  EXPECT_EQ(pr->number, 1);
+  EXPECT_EQ(pr->state, "open");
+  EXPECT_EQ(pr->title, "one");
+  EXPECT_EQ(pr->head_sha, one.head_sha);
+  EXPECT_EQ(pr->head_ref, "feature-one");
+  EXPECT_EQ(pr->base_ref, "main");
+  EXPECT_EQ(pr->author, "octocat");
+  EXPECT_EQ(pr->labels, std::vector<std::string>{"bug"});
+  EXPECT_EQ(pr->mergeable, std::optional<bool>(true));
+
+  auto open = github.ListOpenPullRequests(ctx_, kRepo);
+  ASSERT_TRUE(open.ok()) << open.error().ToString();
+  ASSERT_EQ(open->size(), 2u);
+
+  auto for_commit = github.ListPullRequestsForCommit(ctx_, kRepo, two.head_sha);
+  ASSERT_TRUE(for_commit.ok()) << for_commit.error().ToString();
+  ASSERT_EQ(for_commit->size(), 1u);
+  EXPECT_EQ((*for_commit)[0].number, 2);
+
+  auto policy = github.GetFileContents(ctx_, kRepo, ".gatehouse.yml", "");
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  EXPECT_EQ(*policy, kPolicy);
+  auto missing = github.GetFileContents(ctx_, kRepo, "nope.yml", "");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, GitHubErrorKind::kNotFound);
+
+  sim::CommitStatus status;
+  status.sha = one.head_sha;
+  status.context = "ci/build";
+  status.state = "success";
+  ASSERT_TRUE(model_->SetStatus("ci", kFullName, status, nullptr).ok());
+  auto combined = github.GetCombinedStatus(ctx_, kRepo, one.head_sha);
+  ASSERT_TRUE(combined.ok()) << combined.error().ToString();
+  EXPECT_EQ(combined->state, "success");
+  ASSERT_EQ(combined->statuses.size(), 1u);
+  EXPECT_EQ(combined->statuses[0].context, "ci/build");
+  EXPECT_EQ(combined->statuses[0].state, "success");
+
+  // --- check runs ---
+  CheckRunSpec spec;
+  spec.name = "gatehouse";
+  spec.head_sha = one.head_sha;
+  spec.status = "in_progress";
+  spec.external_id = "acme/app#1";
+  auto run_id = github.CreateCheckRun(ctx_, kRepo, spec);
+  ASSERT_TRUE(run_id.ok()) << run_id.error().ToString();
+  EXPECT_GT(*run_id, 0);
+  sim::Effect e = LastEffect();
+  EXPECT_EQ(e.kind, "check_run");
+  EXPECT_EQ(e.who, who_);
+  EXPECT_EQ(e.status / 100, 2);
+  auto runs = model_->CheckRunsFor(kFullName, one.head_sha);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, *run_id);
+  EXPECT_EQ(runs[0].status, "in_progress");
+  EXPECT_EQ(runs[0].external_id, "acme/app#1");
+
+  CheckRunSpec done;
+  done.status = "completed";
+  done.conclusion = "success";
+  done.title = "Ready";
+  done.summary = "All gates pass";
+  ASSERT_TRUE(github.UpdateCheckRun(ctx_, kRepo, *run_id, done).ok());
+  EXPECT_EQ(LastEffect().kind, "check_run");
+  runs = model_->CheckRunsFor(kFullName, one.head_sha);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, "completed");
+  EXPECT_EQ(runs[0].conclusion, "success");
+  EXPECT_EQ(runs[0].title, "Ready");
+  EXPECT_EQ(runs[0].summary, "All gates pass");
+
+  auto listed_runs = github.ListCheckRuns(ctx_, kRepo, one.head_sha);
+  ASSERT_TRUE(listed_runs.ok()) << listed_runs.error().ToString();
+  ASSERT_EQ(listed_runs->size(), 1u);
+  EXPECT_EQ((*listed_runs)[0].id, *run_id);
+  EXPECT_EQ((*listed_runs)[0].name, "gatehouse");
+  EXPECT_EQ((*listed_runs)[0].conclusion, "success");
+  EXPECT_EQ((*listed_runs)[0].head_sha, one.head_sha);
+
+  // --- reviews ---
+  auto review_id = github.CreateReview(ctx_, kRepo, 1, one.head_sha, "COMMENT", "looks fine");
+  ASSERT_TRUE(review_id.ok()) << review_id.error().ToString();
+  e = LastEffect();
+  EXPECT_EQ(e.kind, "review");
+  EXPECT_EQ(e.sha, one.head_sha);
+  EXPECT_EQ(e.status / 100, 2);
+  auto after = model_->GetPull(kFullName, 1);
+  ASSERT_TRUE(after.has_value());
+  ASSERT_EQ(after->reviews.size(), 1u);
+  EXPECT_EQ(after->reviews[0].id, *review_id);
+  EXPECT_EQ(after->reviews[0].state, "COMMENTED");
+  EXPECT_EQ(after->reviews[0].commit_id, one.head_sha);
+  EXPECT_EQ(after->reviews[0].body, "looks fine");
+  auto reviews = github.ListReviews(ctx_, kRepo, 1);
+  ASSERT_TRUE(reviews.ok()) << reviews.error().ToString();
+  ASSERT_EQ(reviews->size(), 1u);
+  EXPECT_EQ((*reviews)[0].id, *review_id);
+  EXPECT_EQ((*reviews)[0].state, "COMMENTED");
+  EXPECT_EQ((*reviews)[0].commit_id, one.head_sha);
+
+  // --- comments ---
+  auto comment_id = github.CreateIssueComment(ctx_, kRepo, 1, "gatehouse: waiting for review");
+  ASSERT_TRUE(comment_id.ok()) << comment_id.error().ToString();
+  e = LastEffect();
+  EXPECT_EQ(e.kind, "comment");
+  EXPECT_EQ(e.number, 1);
+  EXPECT_EQ(e.status, 201);
+  clock_->Advance(std::chrono::seconds(30));
+  ASSERT_TRUE(github.UpdateIssueComment(ctx_, kRepo, *comment_id, "gatehouse: ready").ok());
+  EXPECT_EQ(LastEffect().kind, "comment_edit");
+  EXPECT_EQ(LastEffect().status / 100, 2);
+  auto stored = model_->CommentsFor(kFullName, 1);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].body, "gatehouse: ready");
+  auto comments = github.ListIssueComments(ctx_, kRepo, 1);
+  ASSERT_TRUE(comments.ok()) << comments.error().ToString();
+  ASSERT_EQ(comments->size(), 1u);
+  EXPECT_EQ((*comments)[0].id, *comment_id);
+  EXPECT_EQ((*comments)[0].body, "gatehouse: ready");
+  EXPECT_EQ((*comments)[0].user, stored[0].user);
+  EXPECT_EQ((*comments)[0].created_at, FormatTime(stored[0].created_at));
+  EXPECT_EQ((*comments)[0].updated_at, FormatTime(stored[0].updated_at));
+  EXPECT_NE((*comments)[0].created_at, (*comments)[0].updated_at);
+
+  // --- labels ---
+  ASSERT_TRUE(github.AddLabels(ctx_, kRepo, 1, {"ready", "size/S"}).ok());
+  EXPECT_EQ(LastEffect().kind, "label_add");
+  EXPECT_EQ(model_->GetPull(kFullName, 1)->labels,
+            (std::vector<std::string>{"bug", "ready", "size/S"}));
+  ASSERT_TRUE(github.RemoveLabel(ctx_, kRepo, 1, "size/S").ok());
+  EXPECT_EQ(LastEffect().kind, "label_remove");
+  EXPECT_EQ(LastEffect().status, 200);
+  EXPECT_EQ(model_->GetPull(kFullName, 1)->labels, (std::vector<std::string>{"bug", "ready"}));
+  auto not_there = github.RemoveLabel(ctx_, kRepo, 1, "size/S");
+  ASSERT_FALSE(not_there.ok());
+  EXPECT_EQ(not_there.error().kind, GitHubErrorKind::kNotFound);
+
+  // --- reviewers ---
+  ASSERT_TRUE(github.RequestReviewers(ctx_, kRepo, 1, {"alice"}, {}).ok());
+  EXPECT_EQ(LastEffect().kind, "request_reviewers");
+  EXPECT_EQ(model_->GetPull(kFullName, 1)->requested_reviewers, std::vector<std::string>{"alice"});
+
+  // --- update branch: the base moved, the head is rebuilt on it ---
+  ASSERT_TRUE(model_->MoveBase(kFullName, 1, /*conflicted=*/false).ok());
+  ASSERT_TRUE(github.UpdateBranch(ctx_, kRepo, 1, one.head_sha).ok());
+  e = LastEffect();
+  EXPECT_EQ(e.kind, "update_branch");
+  EXPECT_EQ(e.sha, one.head_sha);
+  EXPECT_EQ(e.status, 202);
+  const std::string new_head = model_->GetPull(kFullName, 1)->head_sha;
+  EXPECT_NE(new_head, one.head_sha);
+
+  // --- merge, at the head we read ---
+  auto fresh = github.GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->head_sha, new_head);
+  auto merged = github.Merge(ctx_, kRepo, 1, fresh->head_sha, "squash");
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  EXPECT_TRUE(merged->merged);
+  EXPECT_FALSE(merged->sha.empty());
+  e = LastEffect();
+  EXPECT_EQ(e.kind, "merge");
+  EXPECT_EQ(e.sha, new_head);
+  EXPECT_EQ(e.status, 200);
+  after = model_->GetPull(kFullName, 1);
+  EXPECT_TRUE(after->merged);
+  EXPECT_EQ(after->state, "closed");
+  EXPECT_EQ(after->merge_commit_sha, merged->sha);
+
+  // --- close ---
+  ASSERT_TRUE(github.ClosePullRequest(ctx_, kRepo, 2).ok());
+  EXPECT_EQ(LastEffect().number, 2);
+  EXPECT_EQ(LastEffect().status / 100, 2);
+  EXPECT_EQ(model_->GetPull(kFullName, 2)->state, "closed");
+  EXPECT_FALSE(model_->GetPull(kFullName, 2)->merged);
+  open = github.ListOpenPullRequests(ctx_, kRepo);
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(open->empty());
+
+  // Every effect the app caused is attributed to its installation.
+  for (const auto& effect : model_->Effects()) {
+    if (effect.who != "control" && effect.who != "ci") {
+      EXPECT_EQ(effect.who, who_) << effect.kind;
+    }
+  }
+}
+
+TEST_F(ClientSimTest, ListsFollowEveryPage) {
+  constexpr int kPulls = 130;  // more than the 100 per page the client asks for
+  for (int i = 1; i <= kPulls; ++i) NewPull("pr" + std::to_string(i));
+  const int64_t before = transport_->sends();
+  auto open = client_->ListOpenPullRequests(ctx_, kRepo);
+  ASSERT_TRUE(open.ok()) << open.error().ToString();
+  ASSERT_EQ(open->size(), static_cast<size_t>(kPulls));
+  std::set<int64_t> numbers;
+  for (const auto& pr : *open) numbers.insert(pr.number);
+  EXPECT_EQ(numbers.size(), static_cast<size_t>(kPulls));
+  EXPECT_EQ(*numbers.begin(), 1);
+  EXPECT_EQ(*numbers.rbegin(), kPulls);
+  // One token exchange and two pages.
+  EXPECT_EQ(transport_->sends() - before, 3);
+
+  for (int i = 0; i < 105; ++i) {
+    ASSERT_TRUE(model_->AddComment("alice", kFullName, 1, "c" + std::to_string(i), nullptr).ok());
+  }
+  auto comments = client_->ListIssueComments(ctx_, kRepo, 1);
+  ASSERT_TRUE(comments.ok()) << comments.error().ToString();
+  ASSERT_EQ(comments->size(), 105u);
+  EXPECT_EQ(comments->front().body, "c0");
+  EXPECT_EQ(comments->back().body, "c104");
+}
+
+TEST_F(ClientSimTest, RepeatedReadsAre304sThatCostNothing) {
+  NewPull("one");
+  auto first = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_EQ(transport_->last_status(), 200);
+  auto remaining = client_->RateLimitFor(kInstallation).remaining;
+  ASSERT_TRUE(remaining.has_value());
+
+  auto second = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(second.ok()) << second.error().ToString();
+  EXPECT_EQ(transport_->last_status(), 304);
+  EXPECT_EQ(second->head_sha, first->head_sha);
+  EXPECT_EQ(second->title, "one");
+  EXPECT_EQ(client_->RateLimitFor(kInstallation).remaining, remaining)
+      << "a 304 does not count against the limit";
+
+  // A change makes the next read a full 200 again, which does count.
+  ASSERT_TRUE(model_->AddLabels("control", kFullName, 1, {"bug"}).ok());
+  auto third = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(transport_->last_status(), 200);
+  EXPECT_EQ(third->labels, std::vector<std::string>{"bug"});
+  EXPECT_EQ(client_->RateLimitFor(kInstallation).remaining, *remaining - 1);
+}
+
+TEST_F(ClientSimTest, GuardsAndFailuresBecomeTypedErrors) {
+  sim::PullRequest one = NewPull("one");
+  NewPull("two");
+
+  auto unknown = client_->GetPullRequest(ctx_, kRepo, 999);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().kind, GitHubErrorKind::kNotFound);
+  EXPECT_EQ(unknown.error().http_status, 404);
+
+  PersonalTokenSource bogus("ghs_not-a-token");
+  GitHubClient stranger(*transport_, bogus, clock_);
+  auto refused = stranger.GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, GitHubErrorKind::kUnauthorized);
+  EXPECT_EQ(refused.error().http_status, 401);
+
+  auto stale_merge = client_->Merge(ctx_, kRepo, 1, "0000000000stale", "merge");
+  ASSERT_FALSE(stale_merge.ok());
+  EXPECT_EQ(stale_merge.error().kind, GitHubErrorKind::kHeadModified);
+  EXPECT_EQ(stale_merge.error().http_status, 409);
+  EXPECT_TRUE(IsSuperseded(stale_merge.error()));
+  EXPECT_EQ(LastEffect().kind, "merge");
+  EXPECT_EQ(LastEffect().status, 409);
+  EXPECT_FALSE(model_->GetPull(kFullName, 1)->merged);
+
+  ASSERT_TRUE(model_->MoveBase(kFullName, 1, /*conflicted=*/true).ok());
+  auto conflicted = client_->Merge(ctx_, kRepo, 1, one.head_sha, "merge");
+  ASSERT_FALSE(conflicted.ok());
+  EXPECT_EQ(conflicted.error().kind, GitHubErrorKind::kNotMergeable);
+  EXPECT_EQ(conflicted.error().http_status, 405);
+
+  auto stale_update = client_->UpdateBranch(ctx_, kRepo, 1, "0000000000stale");
+  ASSERT_FALSE(stale_update.ok());
+  EXPECT_EQ(stale_update.error().kind, GitHubErrorKind::kUnprocessable);
+  EXPECT_EQ(stale_update.error().http_status, 422);
+  EXPECT_EQ(LastEffect().kind, "update_branch");
+  EXPECT_EQ(LastEffect().status, 422);
+
+  ASSERT_TRUE(client_->ClosePullRequest(ctx_, kRepo, 2).ok());
+  auto closed = client_->Merge(ctx_, kRepo, 2, model_->GetPull(kFullName, 2)->head_sha, "merge");
+  ASSERT_FALSE(closed.ok());
+  EXPECT_EQ(closed.error().kind, GitHubErrorKind::kNotMergeable);
+  EXPECT_EQ(closed.error().http_status, 405);
+
+  // A 5xx from GitHub is transient; the next call goes through.
+  SetFaults(R"({"server_errors":1,"server_error_status":503})");
+  auto flaky = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_FALSE(flaky.ok());
+  EXPECT_EQ(flaky.error().kind, GitHubErrorKind::kTransient);
+  EXPECT_EQ(flaky.error().http_status, 503);
+  EXPECT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+}
+
+TEST_F(ClientSimTest, AnExhaustedLimitIsAWaitUntilTheSimulatorsReset) {
+  NewPull("one");
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  auto token = tokens_->Token(kInstallation);
+  ASSERT_TRUE(token.ok());
+
+  SetFaults(R"({"primary_exhausted":true})");
+  auto limited = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.error().kind, GitHubErrorKind::kRateLimited);
+  // The same answer, read raw: `until` is the simulator's X-RateLimit-Reset.
+  HttpResponse raw = Raw("GET", "/repos/acme/app/pulls/1", "", *token);
+  EXPECT_EQ(raw.status, 403);
+  EXPECT_EQ(HeaderOf(raw, "X-RateLimit-Remaining"), "0");
+  const std::string reset = HeaderOf(raw, "X-RateLimit-Reset");
+  ASSERT_FALSE(reset.empty());
+  const Time until = Time(std::chrono::seconds(std::stoll(reset)));
+  EXPECT_EQ(limited.error().until, until);
+  EXPECT_GT(until, clock_->Now());
+
+  // Until then calls are refused locally: nothing reaches the simulator, even after the
+  // limit is lifted there.
+  SetFaults("{}");
+  const int64_t sends = transport_->sends();
+  auto again = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().kind, GitHubErrorKind::kRateLimited);
+  EXPECT_EQ(again.error().until, until);
+  EXPECT_EQ(again.error().http_status, 0);
+  auto merge = client_->Merge(ctx_, kRepo, 1, "x", "merge");
+  ASSERT_FALSE(merge.ok());
+  EXPECT_EQ(merge.error().kind, GitHubErrorKind::kRateLimited);
+  EXPECT_EQ(transport_->sends(), sends);
+
+  clock_->Set(until - std::chrono::seconds(1));
+  EXPECT_FALSE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(transport_->sends(), sends);
+
+  clock_->Set(until + std::chrono::seconds(1));
+  auto after = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(after.ok()) << after.error().ToString();
+  EXPECT_GT(transport_->sends(), sends);
+  EXPECT_GT(client_->RateLimitFor(kInstallation).remaining.value_or(0), 0);
+}
+
+TEST_F(ClientSimTest, RetryAfterFromTheSimulatorIsHonoured) {
+  NewPull("one");
+  ASSERT_TRUE(client_->GetPullRequest(ctx_, kRepo, 1).ok());
+  SetFaults(R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
+  const Time now = clock_->Now();
+  auto limited = client_->ListReviews(ctx_, kRepo, 1);
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.error().kind, GitHubErrorKind::kRateLimited);
+  EXPECT_EQ(limited.error().until, now + std::chrono::seconds(30));
+  const int64_t sends = transport_->sends();
+  clock_->Advance(std::chrono::seconds(29));
+  EXPECT_FALSE(client_->ListReviews(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(transport_->sends(), sends);
+  clock_->Advance(std::chrono::seconds(2));
+  EXPECT_TRUE(client_->ListReviews(ctx_, kRepo, 1).ok());
+}
+
+}  // namespace
+}  // namespace gatehouse

@@ -1,0 +1,180 @@
+// GitHub: the REST calls gatehouse makes, as an interface (DESIGN.md §5: everything that
+// touches the outside world has a real and a test implementation). GitHubClient
+// (github/client.h) is the real one, over HTTP; the engine and the action executor depend
+// only on this header.
+//
+// Every call returns GitHubResult<T>: the value, or a typed GitHubError (github/errors.h)
+// that says whether to wait (RateLimited{until}), back off (Transient), record the action as
+// superseded (HeadModified / NotMergeable / Unprocessable) or give up. Implementations never
+// throw. Every mutating call takes the head SHA it was decided on where GitHub accepts one,
+// so a moved head makes GitHub refuse it.
+//
+// Thread-safety: implementations must be safe for concurrent use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "github/errors.h"
+
+namespace gatehouse {
+
+// Who a call is made for, and how urgent it is.
+struct CallContext {
+  // Rate limits are tracked per id. In personal-token mode all calls share one limit, so
+  // use one id (0) for all of them.
+  int64_t installation_id = 0;
+  bool background = false;  // a sweep or other work that may wait for the next reset
+};
+
+struct RepoRef {
+  std::string owner;
+  std::string name;
+  std::string FullName() const { return owner + "/" + name; }
+};
+
+struct PullRequest {
+  int64_t number = 0;
+  std::string state;  // "open" / "closed"
+  std::string title;
+  std::string body;
+  bool draft = false;
+  bool merged = false;
+  std::optional<bool> mergeable;  // null while GitHub is still computing it
+  std::string mergeable_state;    // "clean", "blocked", "behind", "dirty", ...
+  std::string head_sha;
+  std::string head_ref;
+  std::string base_ref;
+  std::string author;
+  std::vector<std::string> labels;
+  std::string updated_at;
+};
+
+struct Review {
+  int64_t id = 0;
+  std::string user;
+  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+  std::string commit_id;
+  std::string body;
+};
+
+struct CheckRun {
+  int64_t id = 0;
+  std::string name;
+  std::string status;      // queued, in_progress, completed
+  std::string conclusion;  // "" until completed
+  std::string head_sha;
+};
+
+struct CommitStatus {
+  std::string context;
+  std::string state;  // error, failure, pending, success
+};
+
+struct CombinedStatus {
+  std::string state;  // failure, pending, success
+  std::vector<CommitStatus> statuses;
+};
+
+// A comment on a PR's conversation (an issue comment). Times are GitHub's ISO 8601 text.
+struct IssueComment {
+  int64_t id = 0;
+  std::string user;  // the author's login
+  std::string body;
+  std::string created_at;
+  std::string updated_at;
+};
+
+struct MergeResult {
+  bool merged = false;
+  std::string sha;
+  std::string message;
+};
+
+// The fields of a check run we create or update ("" / empty = not sent).
+struct CheckRunSpec {
+  std::string name;
+  std::string head_sha;    // required on create
+  std::string status;      // queued, in_progress, completed
+  std::string conclusion;  // with status=completed
+  std::string title;       // output.title (sent with summary)
+  std::string summary;     // output.summary
+  std::string external_id;
+};
+
+class GitHub {
+ public:
+  virtual ~GitHub() = default;
+
+  // --- reads ---
+  virtual GitHubResult<PullRequest> GetPullRequest(const CallContext& ctx, const RepoRef& repo,
+                                                   int64_t number) = 0;
+  virtual GitHubResult<std::vector<Review>> ListReviews(const CallContext& ctx, const RepoRef& repo,
+                                                        int64_t number) = 0;
+  virtual GitHubResult<std::vector<CheckRun>> ListCheckRuns(const CallContext& ctx,
+                                                            const RepoRef& repo,
+                                                            const std::string& ref) = 0;
+  virtual GitHubResult<CombinedStatus> GetCombinedStatus(const CallContext& ctx,
+                                                         const RepoRef& repo,
+                                                         const std::string& ref) = 0;
+  virtual GitHubResult<std::vector<PullRequest>> ListPullRequestsForCommit(
+      const CallContext& ctx, const RepoRef& repo, const std::string& sha) = 0;
+  virtual GitHubResult<std::vector<PullRequest>> ListOpenPullRequests(const CallContext& ctx,
+                                                                      const RepoRef& repo) = 0;
+  // The decoded contents of a file; NotFound when it (or `ref`) does not exist. An empty
+  // `ref` means the default branch.
+  virtual GitHubResult<std::string> GetFileContents(const CallContext& ctx, const RepoRef& repo,
+                                                    const std::string& path,
+                                                    const std::string& ref) = 0;
+  virtual GitHubResult<std::vector<RepoRef>> ListInstallationRepositories(
+      const CallContext& ctx) = 0;
+  // Every comment on PR `number`'s conversation, oldest first (all pages).
+  virtual GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
+                                                                    const RepoRef& repo,
+                                                                    int64_t number) = 0;
+
+  // --- writes (each bound to a head SHA where GitHub allows it) ---
+  // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,
+  // NotMergeable when GitHub refuses the merge (conflicts, checks, closed).
+  virtual GitHubResult<MergeResult> Merge(const CallContext& ctx, const RepoRef& repo,
+                                          int64_t number, const std::string& sha,
+                                          const std::string& merge_method) = 0;
+  // event: APPROVE, REQUEST_CHANGES or COMMENT. Returns the review id.
+  virtual GitHubResult<int64_t> CreateReview(const CallContext& ctx, const RepoRef& repo,
+                                             int64_t number, const std::string& commit_id,
+                                             const std::string& event, const std::string& body) = 0;
+  // Returns the comment id.
+  virtual GitHubResult<int64_t> CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                                   int64_t number, const std::string& body) = 0;
+  virtual GitHubResult<GitHubOk> UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t comment_id,
+                                                    const std::string& body) = 0;
+  virtual GitHubResult<GitHubOk> AddLabels(const CallContext& ctx, const RepoRef& repo,
+                                           int64_t number,
+                                           const std::vector<std::string>& labels) = 0;
+  // NotFound when the label is not on the issue.
+  virtual GitHubResult<GitHubOk> RemoveLabel(const CallContext& ctx, const RepoRef& repo,
+                                             int64_t number, const std::string& label) = 0;
+  virtual GitHubResult<GitHubOk> ClosePullRequest(const CallContext& ctx, const RepoRef& repo,
+                                                  int64_t number) = 0;
+  // Returns the check run id.
+  virtual GitHubResult<int64_t> CreateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                               const CheckRunSpec& spec) = 0;
+  virtual GitHubResult<GitHubOk> UpdateCheckRun(const CallContext& ctx, const RepoRef& repo,
+                                                int64_t check_run_id, const CheckRunSpec& spec) = 0;
+  // Unprocessable when the head is no longer `expected_head_sha`.
+  virtual GitHubResult<GitHubOk> UpdateBranch(const CallContext& ctx, const RepoRef& repo,
+                                              int64_t number,
+                                              const std::string& expected_head_sha) = 0;
+  virtual GitHubResult<GitHubOk> RequestReviewers(const CallContext& ctx, const RepoRef& repo,
+                                                  int64_t number,
+                                                  const std::vector<std::string>& users,
+                                                  const std::vector<std::string>& teams) = 0;
+};
+
+using GitHubPtr = std::unique_ptr<GitHub>;
+
+}  // namespace gatehouse

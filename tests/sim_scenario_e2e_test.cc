@@ -1,0 +1,169 @@
+// `gatehouse-sim run` against a real `gatehouse serve`, both as processes on loopback: the
+// simulator plays a scenario file, sends its signed webhooks to gatehouse and prints a
+// verdict; gatehouse's store must show every one of those webhooks received and routed.
+// gatehouse does not act on GitHub yet, so the scenarios expect a world it leaves alone.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/store_test_util.h"
+#include "tests/child_process.h"
+
+namespace gatehouse {
+namespace {
+
+constexpr char kSecret[] = "sim-scenario-e2e-secret";
+
+// Reads "<prefix>http://127.0.0.1:PORT..." from the child's first line.
+uint16_t PortFrom(const std::string& line) {
+  const size_t at = line.find("127.0.0.1:");
+  if (at == std::string::npos) return 0;
+  return static_cast<uint16_t>(std::stoi(line.substr(at + 10)));
+}
+
+// The key=value counts of a verdict line.
+std::map<std::string, int64_t> Counts(const std::string& verdict) {
+  std::map<std::string, int64_t> counts;
+  std::istringstream in(verdict);
+  std::string word;
+  while (in >> word) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    counts[word.substr(0, eq)] = std::stoll(word.substr(eq + 1));
+  }
+  return counts;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string last_line;
+};
+
+class SimScenarioE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
+    gatehouse_ = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{GATEHOUSE_BIN, "serve", "--db", dir_.File("g.db"), "--listen",
+                                 "127.0.0.1:0", "--debounce-ms", "0", "--log-level", "error"});
+    ASSERT_TRUE(gatehouse_->ok());
+    port_ = PortFrom(gatehouse_->ReadLine());
+    ASSERT_NE(port_, 0);
+  }
+  void TearDown() override {
+    if (gatehouse_ && gatehouse_->ok()) {
+      gatehouse_->Signal(SIGTERM);
+      EXPECT_EQ(gatehouse_->Wait(), 0);
+    }
+  }
+
+  // Plays `scenario` with `gatehouse-sim run` and waits for it to exit.
+  RunResult Run(const std::string& name, const std::string& scenario) {
+    std::string path = dir_.File(name);
+    std::ofstream(path) << scenario;
+    testing::ChildProcess sim(std::vector<std::string>{
+        GATEHOUSE_SIM_BIN, "run", path, "--target",
+        "http://127.0.0.1:" + std::to_string(port_) + "/webhook", "--listen", "127.0.0.1:0",
+        "--insecure-any-token", "--mergeable-delay-ms", "0", "--log-level", "error"});
+    RunResult result;
+    if (!sim.ok()) return result;
+    for (std::string line = sim.ReadLine(); !line.empty(); line = sim.ReadLine()) {
+      result.last_line = line;
+    }
+    result.exit_code = sim.Wait();
+    return result;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<testing::ChildProcess> gatehouse_;
+  uint16_t port_ = 0;
+};
+
+// One PR with a label; a push and two check runs at the same instant; a review and a
+// comment. gatehouse only routes (it does not act yet), so the PR stays open and unmerged.
+constexpr char kScenario[] = R"({
+  "setup": [
+    {"call": "POST /_sim/repos", "body": {"owner": "acme", "name": "app", "installation_id": 7}},
+    {"call": "POST /_sim/repos", "body": {"owner": "acme", "name": "lib", "installation_id": 7}}
+  ],
+  "timeline": [
+    {"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
+     "body": {"title": "Add feature", "author": "alice", "labels": ["ready"]}},
+    {"at_ms": 20, "call": "POST /_sim/repos/acme/app/pulls/1/push", "body": {"user": "alice"}},
+    {"at_ms": 20, "call": "POST /_sim/repos/acme/app/check-runs",
+     "body": {"pr": 1, "name": "ci", "conclusion": "success"}},
+    {"at_ms": 20, "call": "POST /_sim/repos/acme/app/check-runs",
+     "body": {"pr": 1, "name": "lint", "conclusion": "success"}},
+    {"at_ms": 40, "call": "POST /_sim/repos/acme/app/pulls/1/reviews",
+     "body": {"user": "bob", "event": "APPROVE"}},
+    {"at_ms": 40, "call": "POST /_sim/repos/acme/app/pulls/1/comments",
+     "body": {"user": "bob", "body": "ship it"}}
+  ],
+  "expect": [
+    {"pull": "acme/app#1", "state": "open", "labels": ["ready"], "reviews": 1, "comments": 1},
+    {"kind": "push", "repo": "acme/app", "number": 1, "count": 1},
+    {"kind": "merge", "count": 0}
+  ],
+  "timeout_ms": 2000,
+  "settle_ms": 100
+})";
+
+TEST_F(SimScenarioE2eTest, ScenarioPassesAndEveryWebhookIsRouted) {
+  RunResult run = Run("scenario.json", kScenario);
+  EXPECT_EQ(run.exit_code, 0) << run.last_line;
+  ASSERT_EQ(run.last_line.rfind("verdict: ok ", 0), 0u) << run.last_line;
+  std::map<std::string, int64_t> counts = Counts(run.last_line);
+  EXPECT_EQ(counts["expectations"], 3);
+  EXPECT_EQ(counts["steps"], 8);
+  EXPECT_EQ(counts["steps_failed"], 0);
+  EXPECT_EQ(counts["unmet"], 0);
+  EXPECT_EQ(counts["webhooks_failed"], 0);
+  // opened, synchronize, 2 x check_run.completed (+ check_suite), review, comment.
+  const int64_t sent = counts["webhooks_delivered"];
+  EXPECT_GE(sent, 6);
+
+  // Each delivery was answered 2xx, i.e. committed to gatehouse's inbox, before `run` exited;
+  // routing may still be catching up, so poll the store (a bounded safety net only).
+  auto store = OpenSqliteStore(dir_.File("g.db"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Funnel f;
+  for (int i = 0; i < 20000; ++i) {
+    auto funnel = (*store)->GetFunnel();
+    ASSERT_TRUE(funnel.ok());
+    f = *funnel;
+    if (f.received >= sent && f.in_flight == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(f.received, sent);
+  EXPECT_EQ(f.rejected, 0) << "every simulator signature must verify";
+  EXPECT_EQ(f.dead, 0);
+  EXPECT_EQ(f.in_flight, 0);
+  EXPECT_EQ(f.duplicate, 0);
+  EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight);
+  EXPECT_GE(f.routed, 1);
+  auto item = (*store)->GetWorkItem("acme/app#1");
+  ASSERT_TRUE(item.ok()) << item.status().ToString();
+  ASSERT_TRUE(item->has_value());
+  EXPECT_GE((*item)->requested_gen, 1);
+}
+
+TEST_F(SimScenarioE2eTest, AnExpectationThatCannotHoldFails) {
+  RunResult run = Run("impossible.json", R"({
+    "setup": [{"call": "POST /_sim/repos",
+               "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
+    "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls", "body": {"title": "x"}}],
+    "expect": [{"pull": "acme/app#1", "state": "merged"}],
+    "timeout_ms": 200,
+    "settle_ms": 0
+  })");
+  EXPECT_NE(run.exit_code, 0);
+  ASSERT_EQ(run.last_line.rfind("verdict: FAIL ", 0), 0u) << run.last_line;
+  EXPECT_EQ(Counts(run.last_line)["unmet"], 1);
+}
+
+}  // namespace
+}  // namespace gatehouse
