@@ -229,6 +229,25 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   } else {
     return GitHubError(401, "Bad credentials");
   }
+  if (parts.size() == 2 && parts[0] == "installation" && parts[1] == "repositories" &&
+      request.method == "GET") {
+    // The repositories this token's installation can see (all of them for any-token mode).
+    // One page: a simulated installation has few repositories.
+    boost::json::array repos;
+    for (const Repository& r : model_.Repos()) {
+      if (caller.installation_id == 0 || r.installation_id == caller.installation_id) {
+        repos.push_back(RenderRepo(r));
+      }
+    }
+    boost::json::object body;
+    body["total_count"] = static_cast<int64_t>(repos.size());
+    body["repositories"] = std::move(repos);
+    return HttpResponse{.status = 200,
+                        .content_type = "application/json",
+                        .body = boost::json::serialize(body),
+                        .headers = {},
+                        .reset_connection = false};
+  }
   if (parts.size() < 4 || parts[0] != "repos") return GitHubError(404, "Not Found");
   auto repo = model_.GetRepo(parts[1] + "/" + parts[2]);
   // A token only sees its installation's repositories; others do not exist for it.
@@ -258,6 +277,17 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
     response.headers.emplace_back("ETag", etag);
   }
   for (auto& h : headers) response.headers.push_back(std::move(h));
+  // Pagination links name the simulator itself (as GitHub's name api.github.com), so a
+  // client that only follows links on its own base URL can page through.
+  const std::string host = request.Header("Host");
+  for (auto& [name, value] : response.headers) {
+    if (name != "Link" || host.empty()) continue;
+    const std::string github = "https://api.github.com";
+    for (size_t at = value.find(github); at != std::string::npos; at = value.find(github, at)) {
+      value.replace(at, github.size(), "http://" + host);
+      at += host.size();
+    }
+  }
   return response;
 }
 
