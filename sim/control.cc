@@ -11,18 +11,6 @@ namespace json = boost::json;
 
 namespace {
 
-int ToNumber(const std::string& s) {
-  if (s.empty() || s.size() > 9 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return -1;
-  return std::stoi(s);
-}
-
-HttpResponse FromOutcome(const Outcome& o, json::value body) {
-  if (!o.ok()) return GitHubError(o.status, o.message);
-  return JsonValueResponse(o.status, body);
-}
-
 std::vector<std::string> Strings(const json::object& o, std::string_view key) {
   std::vector<std::string> out;
   if (const auto* arr = o.if_contains(key); arr && arr->is_array()) {

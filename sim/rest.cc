@@ -28,6 +28,8 @@ std::string PercentDecode(std::string_view in) {
   return out;
 }
 
+}  // namespace
+
 int ToNumber(const std::string& s) {
   if (s.empty() || s.size() > 9 ||
       !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -35,7 +37,10 @@ int ToNumber(const std::string& s) {
   return std::stoi(s);
 }
 
-}  // namespace
+HttpResponse FromOutcome(const Outcome& o, const boost::json::value& body) {
+  if (!o.ok()) return GitHubError(o.status, o.message);
+  return JsonValueResponse(o.status, body);
+}
 
 HttpResponse GitHubError(int status, std::string_view message) {
   json::object o{{"message", message},

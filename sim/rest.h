@@ -89,7 +89,11 @@ class SimHandler final : public HttpHandler {
   DelayLine delay_line_;
 };
 
-// Helpers shared with control.cc.
+// Helpers shared with control.cc and rest_repo.cc.
+// A non-negative decimal path segment (at most 9 digits), or -1.
+int ToNumber(const std::string& s);
+// The model's outcome as a response: its error, or `body` with its status.
+HttpResponse FromOutcome(const Outcome& o, const boost::json::value& body);
 HttpResponse GitHubError(int status, std::string_view message);
 HttpResponse JsonValueResponse(int status, const boost::json::value& v);
 std::vector<std::string> SplitPath(std::string_view path);

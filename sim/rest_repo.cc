@@ -10,18 +10,6 @@ namespace json = boost::json;
 
 namespace {
 
-int ToNumber(const std::string& s) {
-  if (s.empty() || s.size() > 9 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return -1;
-  return std::stoi(s);
-}
-
-HttpResponse FromOutcome(const Outcome& o, json::value body) {
-  if (!o.ok()) return GitHubError(o.status, o.message);
-  return JsonValueResponse(o.status, body);
-}
-
 json::array Paged(json::array items, const std::map<std::string, std::string>& query,
                   const std::string& path, HttpResponse* response) {
   int64_t per_page = 30;
