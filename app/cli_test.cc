@@ -33,8 +33,8 @@ CliRun Gatehouse(const std::string& args) {
 }
 
 TEST(CliTest, HelpEverywhere) {
-  for (const char* args :
-       {"--help", "help", "serve --help", "work --help", "route --help", "status --help"}) {
+  for (const char* args : {"--help", "help", "serve --help", "work --help", "route --help",
+                           "status --help", "config --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -169,6 +169,26 @@ TEST(CliTest, StatusShowsABalancedFunnel) {
   EXPECT_EQ(v["counters"].as_object()["work.signals"].as_int64(), 1);
   CliRun table = Gatehouse("status --db " + dir.File("g.db"));
   EXPECT_NE(table.out.find("funnel balanced      yes"), std::string::npos) << table.out;
+}
+
+TEST(CliTest, ConfigCheckValidatesAPolicyFile) {
+  testing::TempDir dir;
+  const std::string good = dir.File("good.yml"), bad = dir.File("bad.yml");
+  FILE* f = std::fopen(good.c_str(), "w");
+  std::fputs("rules:\n  draft:\n    mode: block\n", f);
+  std::fclose(f);
+  f = std::fopen(bad.c_str(), "w");
+  std::fputs("rules:\n  approvals:\n    min: two\n  colour: blue\n", f);
+  std::fclose(f);
+  CliRun ok = Gatehouse("config check " + good);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find(": ok"), std::string::npos);
+  CliRun no = Gatehouse("config check " + bad);
+  EXPECT_EQ(no.code, 1);
+  EXPECT_NE(no.out.find("bad.yml:3: rules.approvals.min"), std::string::npos) << no.out;
+  EXPECT_NE(no.out.find("colour"), std::string::npos) << no.out;
+  EXPECT_EQ(Gatehouse("config check " + dir.File("none.yml")).code, 1);
+  EXPECT_EQ(Gatehouse("config").code, 2);
 }
 
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.

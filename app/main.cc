@@ -18,6 +18,7 @@ Usage:
   gatehouse work counters [--json]                engine counters (signals, passes, ...)
   gatehouse route --event EVENT FILE              explain how a webhook payload is routed
   gatehouse status [--json]                       the webhook funnel and engine counters
+  gatehouse config check FILE                     validate a .github/gatehouse.yml policy
   gatehouse help | --help                         this text
   gatehouse --version
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   if (cmd == "work") return gatehouse::app::RunWork(argc - 1, argv + 1);
   if (cmd == "route") return gatehouse::app::RunRoute(argc - 1, argv + 1);
   if (cmd == "status") return gatehouse::app::RunStatus(argc - 1, argv + 1);
+  if (cmd == "config") return gatehouse::app::RunConfig(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;
 }

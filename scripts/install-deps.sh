@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
   libpq-dev postgresql
+  libyaml-cpp-dev
   clang-format clang-tidy
   wrk openssl
 )

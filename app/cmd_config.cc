@@ -1,0 +1,49 @@
+// gatehouse config check FILE: validates a repository policy file (.github/gatehouse.yml).
+#include <cstdio>
+
+#include "app/commands.h"
+#include "app/common.h"
+#include "decide/policy_check.h"
+
+namespace gatehouse::app {
+namespace {
+
+constexpr const char kConfigUsage[] = R"(Usage: gatehouse config check FILE
+
+Validates a repository policy file (.github/gatehouse.yml; format in docs/POLICY.md) against
+the server defaults. Prints "FILE: ok" and exits 0 when it is valid; otherwise prints one
+"FILE:LINE: KEY: problem" line per error and exits 1. Unknown keys are errors.
+
+Options:
+  -h, --help     this text
+)";
+
+}  // namespace
+
+int RunConfig(int argc, char** argv) {
+  Flags flags({}, {});
+  Status parsed = flags.Parse(argc, argv, 1);
+  if (!parsed.ok()) {
+    PrintError("config", parsed.message());
+    std::fputs(kConfigUsage, stderr);
+    return kExitUsage;
+  }
+  if (flags.Has("help")) {
+    std::fputs(kConfigUsage, stdout);
+    return kExitOk;
+  }
+  if (flags.positional().size() != 2 || flags.positional()[0] != "check") {
+    std::fputs(kConfigUsage, stderr);
+    return kExitUsage;
+  }
+  const std::string& path = flags.positional()[1];
+  Status s = decide::CheckPolicyFile(path);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    return kExitFailure;
+  }
+  std::printf("%s: ok\n", path.c_str());
+  return kExitOk;
+}
+
+}  // namespace gatehouse::app

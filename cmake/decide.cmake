@@ -1,0 +1,22 @@
+# Decide (issue 5): the pure policy model and parser and the gate, plus their unit tests.
+# decide/ performs no I/O and reads no clock (DESIGN.md §5), except CheckPolicyFile, which
+# reads a file for `gatehouse config check`; yaml-cpp parses the policy file.
+find_package(yaml-cpp REQUIRED)
+
+add_library(gatehouse_decide STATIC
+  ${CMAKE_SOURCE_DIR}/decide/glob.cc
+  ${CMAKE_SOURCE_DIR}/decide/policy.cc
+  ${CMAKE_SOURCE_DIR}/decide/gate.cc
+  ${CMAKE_SOURCE_DIR}/decide/policy_check.cc
+)
+target_compile_options(gatehouse_decide PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse_decide PUBLIC gatehouse_core PRIVATE yaml-cpp)
+
+if(GATEHOUSE_TESTS)
+  gatehouse_test(decide_test SOURCES decide/glob_test.cc decide/policy_test.cc
+                 decide/gate_test.cc decide/policy_check_test.cc LIBS gatehouse_decide)
+endif()
+
+# `gatehouse config check FILE`.
+target_sources(gatehouse PRIVATE ${CMAKE_SOURCE_DIR}/app/cmd_config.cc)
+target_link_libraries(gatehouse PRIVATE gatehouse_decide)

@@ -1,0 +1,383 @@
+#include "decide/gate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "decide/glob.h"
+
+namespace gatehouse::decide {
+namespace {
+
+enum class Outcome { kPass, kPending, kFail };
+
+// What one rule concluded: the reasons it fails or waits, and its score credit in [0, 1].
+struct RuleResult {
+  std::vector<std::string> failures;
+  std::vector<std::string> pending;
+  double credit = 1.0;
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string FormatDuration(Duration d) {
+  const int64_t total_s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  const int64_t h = total_s / 3600;
+  const int64_t m = (total_s % 3600) / 60;
+  const int64_t s = total_s % 60;
+  std::string out;
+  if (h > 0) out += std::to_string(h) + "h";
+  if (m > 0) out += std::to_string(m) + "m";
+  if (s > 0 || out.empty()) out += std::to_string(s) + "s";
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+Outcome ClassifyRun(const CheckRun& run) {
+  if (run.status != "completed") return Outcome::kPending;
+  if (run.conclusion == "success" || run.conclusion == "neutral" || run.conclusion == "skipped") {
+    return Outcome::kPass;
+  }
+  return Outcome::kFail;
+}
+
+Outcome ClassifyStatus(const CommitStatus& status) {
+  if (status.state == "success") return Outcome::kPass;
+  if (status.state == "pending") return Outcome::kPending;
+  return Outcome::kFail;
+}
+
+RuleResult EvaluateChecks(const RequiredChecksRule& rule, const PrSnapshot& pr) {
+  RuleResult r;
+  if (rule.checks.empty()) return r;
+  int passed = 0;
+  for (const RequiredCheck& req : rule.checks) {
+    // Latest run per name and latest status per context; older re-runs are superseded.
+    std::map<std::string, const CheckRun*> runs;
+    for (const CheckRun& run : pr.check_runs) {
+      if (run.head_sha != pr.head_sha) continue;
+      if (!req.app.empty() && run.app != req.app) continue;
+      if (!GlobMatch(req.pattern, run.name, GlobMode::kName)) continue;
+      const CheckRun*& slot = runs[run.name];
+      if (slot == nullptr || run.id > slot->id) slot = &run;
+    }
+    std::map<std::string, const CommitStatus*> statuses;
+    if (req.app.empty()) {
+      for (const CommitStatus& st : pr.statuses) {
+        if (!GlobMatch(req.pattern, st.context, GlobMode::kName)) continue;
+        const CommitStatus*& slot = statuses[st.context];
+        if (slot == nullptr || st.id > slot->id) slot = &st;
+      }
+    }
+
+    if (runs.empty() && statuses.empty()) {
+      std::optional<Time> since = pr.head_pushed_at;
+      auto it = pr.required_check_first_seen.find(req.pattern);
+      if (it != pr.required_check_first_seen.end()) since = it->second;
+      const std::string what = "required check \"" + req.pattern + "\"";
+      if (since && pr.now - *since >= rule.missing_after) {
+        r.failures.push_back(what + " is missing: nothing reported in " +
+                             FormatDuration(pr.now - *since) + " (missing_after " +
+                             FormatDuration(rule.missing_after) + ")");
+      } else {
+        r.pending.push_back(what + " has not reported yet");
+      }
+      continue;
+    }
+
+    std::vector<std::string> failing;
+    std::vector<std::string> running;
+    for (const auto& [name, run] : runs) {
+      switch (ClassifyRun(*run)) {
+        case Outcome::kFail:
+          failing.push_back(name + " (" +
+                            (run->conclusion.empty() ? run->status : run->conclusion) + ")");
+          break;
+        case Outcome::kPending:
+          running.push_back(name + " (" + run->status + ")");
+          break;
+        case Outcome::kPass:
+          break;
+      }
+    }
+    for (const auto& [context, st] : statuses) {
+      switch (ClassifyStatus(*st)) {
+        case Outcome::kFail:
+          failing.push_back(context + " (" + st->state + ")");
+          break;
+        case Outcome::kPending:
+          running.push_back(context + " (" + st->state + ")");
+          break;
+        case Outcome::kPass:
+          break;
+      }
+    }
+    if (!failing.empty()) {
+      r.failures.push_back("required check failing: " + Join(failing));
+    } else if (!running.empty()) {
+      r.pending.push_back("required check pending: " + Join(running));
+    } else {
+      ++passed;
+    }
+  }
+  r.credit = static_cast<double>(passed) / static_cast<double>(rule.checks.size());
+  return r;
+}
+
+RuleResult EvaluateApprovals(const ApprovalsRule& rule, const PrSnapshot& pr) {
+  RuleResult r;
+  // The latest deciding review per user wins; COMMENTED and PENDING reviews decide nothing
+  // (a comment does not withdraw a change request). Ties keep the later list entry.
+  std::map<std::string, const Review*> latest;
+  for (const Review& review : pr.reviews) {
+    if (review.user == pr.author) continue;
+    if (review.state != "APPROVED" && review.state != "CHANGES_REQUESTED" &&
+        review.state != "DISMISSED") {
+      continue;
+    }
+    const Review*& slot = latest[review.user];
+    if (slot == nullptr || review.submitted_at >= slot->submitted_at) slot = &review;
+  }
+  int approvals = 0;
+  std::vector<std::string> requesters;
+  for (const auto& [user, review] : latest) {
+    if (review->state == "APPROVED" &&
+        (!rule.require_on_head || review->commit_id == pr.head_sha)) {
+      ++approvals;
+    } else if (review->state == "CHANGES_REQUESTED") {
+      requesters.push_back(user);
+    }
+  }
+  if (rule.block_changes_requested && !requesters.empty()) {
+    r.failures.push_back("changes requested by " + Join(requesters));
+    r.credit = 0.0;
+    return r;
+  }
+  if (approvals < rule.min) {
+    r.pending.push_back("needs " + std::to_string(rule.min) + " approval" +
+                        (rule.min == 1 ? "" : "s") + ", has " + std::to_string(approvals));
+    r.credit = static_cast<double>(approvals) / static_cast<double>(rule.min);
+  }
+  return r;
+}
+
+RuleResult EvaluateMergeable(const MergeableRule& rule, const PrSnapshot& pr) {
+  RuleResult r;
+  const std::string state = Lower(pr.mergeable_state);
+  if (state == "dirty" || pr.mergeable == false) {
+    r.failures.push_back("merge conflicts with the base branch");
+    r.credit = 0.0;
+  } else if (state == "unknown" || state.empty() || !pr.mergeable.has_value()) {
+    r.pending.push_back("GitHub is still computing mergeability");
+    r.credit = 0.5;
+  } else if (state == "behind" && !rule.allow_behind) {
+    r.pending.push_back("branch is behind its base and must be updated");
+    r.credit = 0.5;
+  } else if (state == "blocked" && !rule.allow_blocked) {
+    r.pending.push_back("merging is blocked by branch protection");
+    r.credit = 0.5;
+  }
+  return r;
+}
+
+bool HasLabel(const PrSnapshot& pr, std::string_view label) {
+  const std::string want = Lower(label);
+  return std::any_of(pr.labels.begin(), pr.labels.end(),
+                     [&](const std::string& l) { return Lower(l) == want; });
+}
+
+RuleResult EvaluateLabels(const LabelsRule& rule, const PrSnapshot& pr) {
+  RuleResult r;
+  for (const std::string& label : rule.required) {
+    if (!HasLabel(pr, label)) r.failures.push_back("missing required label \"" + label + "\"");
+  }
+  for (const std::string& label : rule.blocking) {
+    if (HasLabel(pr, label)) r.failures.push_back("blocking label \"" + label + "\" is present");
+  }
+  if (!r.failures.empty()) r.credit = 0.0;
+  return r;
+}
+
+RuleResult EvaluateSize(const SizeRule& rule, const PrSnapshot& pr) {
+  RuleResult r;
+  if (rule.max_files && pr.changed_files > *rule.max_files) {
+    r.failures.push_back("changes " + std::to_string(pr.changed_files) + " files (max " +
+                         std::to_string(*rule.max_files) + ")");
+  }
+  const int lines = pr.additions + pr.deletions;
+  if (rule.max_lines && lines > *rule.max_lines) {
+    r.failures.push_back("changes " + std::to_string(lines) + " lines (max " +
+                         std::to_string(*rule.max_lines) + ")");
+  }
+  if (!r.failures.empty()) r.credit = 0.0;
+  return r;
+}
+
+RuleResult EvaluateProtectedPaths(const ProtectedPathsRule& rule, const PrSnapshot& pr) {
+  constexpr size_t kMaxListed = 5;
+  RuleResult r;
+  std::vector<std::string> hits;
+  size_t total = 0;
+  for (const std::string& path : pr.changed_paths) {
+    for (const std::string& glob : rule.paths) {
+      if (GlobMatch(glob, path, GlobMode::kPath)) {
+        if (hits.size() < kMaxListed) hits.push_back(path + " (" + glob + ")");
+        ++total;
+        break;
+      }
+    }
+  }
+  if (total > 0) {
+    std::string reason = "touches protected paths: " + Join(hits);
+    if (total > hits.size()) reason += " and " + std::to_string(total - hits.size()) + " more";
+    r.failures.push_back(std::move(reason));
+    r.credit = 0.0;
+  }
+  return r;
+}
+
+RuleResult EvaluateDraft(const PrSnapshot& pr) {
+  RuleResult r;
+  if (pr.draft) {
+    r.pending.push_back("pull request is a draft");
+    r.credit = 0.0;
+  }
+  return r;
+}
+
+std::string_view RoleName(AuthorRole role) {
+  switch (role) {
+    case AuthorRole::kOwner:
+      return "OWNER";
+    case AuthorRole::kMember:
+      return "MEMBER";
+    case AuthorRole::kCollaborator:
+      return "COLLABORATOR";
+    case AuthorRole::kContributor:
+      return "CONTRIBUTOR";
+    case AuthorRole::kNone:
+      return "NONE";
+  }
+  return "NONE";
+}
+
+void ApplyAuthorRule(const AuthorsRule& rule, const PrSnapshot& pr, GateVerdict& v) {
+  if (rule.mode == RuleMode::kOff) return;
+  if (rule.exempt_bots && pr.author_is_bot) {
+    v.close_exempt = true;
+    v.close_exempt_reason = "author " + pr.author + " is a bot";
+    return;
+  }
+  if (rule.exempt_maintainers &&
+      std::find(rule.maintainer_roles.begin(), rule.maintainer_roles.end(), pr.author_role) !=
+          rule.maintainer_roles.end()) {
+    v.close_exempt = true;
+    v.close_exempt_reason =
+        "author " + pr.author + " is a maintainer (" + std::string(RoleName(pr.author_role)) + ")";
+  }
+}
+
+int WeightOf(std::string_view rule) {
+  for (const RuleWeight& w : kRuleWeights) {
+    if (w.rule == rule) return w.weight;
+  }
+  return 0;
+}
+
+// Accumulates rule results into the verdict lists and the score.
+class Tally {
+ public:
+  explicit Tally(GateVerdict& v) : v_(v) {}
+
+  void Add(std::string_view rule, RuleMode mode, const RuleResult& r) {
+    if (mode == RuleMode::kOff) return;
+    const double w = WeightOf(rule);
+    total_ += w;
+    earned_ += w * std::clamp(r.credit, 0.0, 1.0);
+    const bool block = mode == RuleMode::kBlock;
+    for (const std::string& reason : r.failures) {
+      (block ? v_.blockers : v_.warnings).push_back({std::string(rule), reason});
+    }
+    for (const std::string& reason : r.pending) {
+      (block ? v_.waiting : v_.warnings).push_back({std::string(rule), reason});
+    }
+  }
+
+  int Score() const {
+    if (total_ <= 0) return 100;
+    return static_cast<int>(std::floor(100.0 * earned_ / total_ + 1e-9));
+  }
+
+ private:
+  GateVerdict& v_;
+  double total_ = 0;
+  double earned_ = 0;
+};
+
+}  // namespace
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "fail";
+    case Verdict::kPending:
+      return "pending";
+    case Verdict::kNeutral:
+      return "neutral";
+  }
+  return "unknown";
+}
+
+GateVerdict Evaluate(const Policy& policy, const PrSnapshot& pr) {
+  GateVerdict v;
+  ApplyAuthorRule(policy.authors, pr, v);
+  if (pr.state == "closed") {
+    v.verdict = Verdict::kNeutral;
+    return v;
+  }
+
+  Tally tally(v);
+  tally.Add("required_checks", policy.required_checks.mode,
+            EvaluateChecks(policy.required_checks, pr));
+  tally.Add("approvals", policy.approvals.mode, EvaluateApprovals(policy.approvals, pr));
+  tally.Add("mergeable", policy.mergeable.mode, EvaluateMergeable(policy.mergeable, pr));
+  tally.Add("labels", policy.labels.mode, EvaluateLabels(policy.labels, pr));
+  tally.Add("protected_paths", policy.protected_paths.mode,
+            EvaluateProtectedPaths(policy.protected_paths, pr));
+  tally.Add("size", policy.size.mode, EvaluateSize(policy.size, pr));
+  tally.Add("draft", policy.draft.mode, EvaluateDraft(pr));
+  v.score = tally.Score();
+
+  if (pr.draft && policy.draft.mode == RuleMode::kBlock) {
+    v.verdict =
+        policy.draft.verdict == DraftVerdict::kNeutral ? Verdict::kNeutral : Verdict::kPending;
+  } else if (!v.blockers.empty()) {
+    v.verdict = Verdict::kFail;
+  } else if (!v.waiting.empty()) {
+    v.verdict = Verdict::kPending;
+  } else {
+    v.verdict = Verdict::kPass;
+  }
+  return v;
+}
+
+}  // namespace gatehouse::decide

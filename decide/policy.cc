@@ -1,0 +1,513 @@
+#include "decide/policy.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <initializer_list>
+#include <utility>
+
+namespace gatehouse::decide {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// What a node holds, for "expected X, got Y" messages.
+std::string Describe(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return "\"" + n.Scalar() + "\"";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+// Collects every problem of one file; each method returns nullopt after recording one.
+class PolicyParser {
+ public:
+  explicit PolicyParser(std::string_view filename) : filename_(filename) {}
+
+  const std::vector<std::string>& errors() const { return errors_; }
+
+  void Error(const YAML::Node& at, std::string_view key, std::string_view problem) {
+    AddError(at.Mark().line, key, problem);
+  }
+  void AddError(int zero_based_line, std::string_view key, std::string_view problem) {
+    std::string msg = filename_ + ":";
+    if (zero_based_line >= 0) msg += std::to_string(zero_based_line + 1) + ":";
+    msg += " ";
+    msg += key;
+    msg += ": ";
+    msg += problem;
+    errors_.push_back(std::move(msg));
+  }
+
+  void Parse(const YAML::Node& root, PolicyOverlay& out) {
+    if (root.IsNull()) return;
+    if (!root.IsMap()) {
+      Error(root, "(top level)", "expected a mapping, got " + Describe(root));
+      return;
+    }
+    for (const auto& kv : root) {
+      const std::string key = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      if (key == "version") {
+        if (!v.IsScalar() || v.Scalar() != "1") {
+          Error(v, "version", "expected 1, got " + Describe(v));
+        }
+      } else if (key == "rules") {
+        ParseRules(v, out);
+      } else {
+        Error(kv.first, key, "unknown key (expected one of: version, rules)");
+      }
+    }
+  }
+
+ private:
+  // Returns false (after recording an error) unless `v` is a mapping.
+  bool ExpectMap(const YAML::Node& v, std::string_view key) {
+    if (v.IsMap()) return true;
+    Error(v, key, "expected a mapping, got " + Describe(v));
+    return false;
+  }
+
+  void Unknown(const YAML::Node& key_node, const std::string& path,
+               std::initializer_list<std::string_view> allowed) {
+    std::string list;
+    for (std::string_view a : allowed) {
+      if (!list.empty()) list += ", ";
+      list += a;
+    }
+    Error(key_node, path, "unknown key (expected one of: " + list + ")");
+  }
+
+  std::optional<RuleMode> Mode(const YAML::Node& v, const std::string& path) {
+    if (v.IsScalar()) {
+      // YAML 1.1 reads a bare `off` as a boolean; yaml-cpp keeps it as the scalar "off".
+      const std::string s = Lower(v.Scalar());
+      if (s == "off") return RuleMode::kOff;
+      if (s == "advisory") return RuleMode::kAdvisory;
+      if (s == "block") return RuleMode::kBlock;
+    }
+    Error(v, path, "expected one of off, advisory, block, got " + Describe(v));
+    return std::nullopt;
+  }
+
+  std::optional<bool> Bool(const YAML::Node& v, const std::string& path) {
+    if (v.IsScalar()) {
+      const std::string s = Lower(v.Scalar());
+      if (s == "true") return true;
+      if (s == "false") return false;
+    }
+    Error(v, path, "expected true or false, got " + Describe(v));
+    return std::nullopt;
+  }
+
+  std::optional<int> NonNegativeInt(const YAML::Node& v, const std::string& path) {
+    if (v.IsScalar()) {
+      const std::string& s = v.Scalar();
+      int value = 0;
+      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+      if (ec == std::errc() && end == s.data() + s.size() && value >= 0) return value;
+    }
+    Error(v, path, "expected a non-negative integer, got " + Describe(v));
+    return std::nullopt;
+  }
+
+  std::optional<Duration> DurationValue(const YAML::Node& v, const std::string& path) {
+    if (v.IsScalar()) {
+      if (auto d = ParseDuration(v.Scalar())) return d;
+    }
+    Error(v, path, "expected a duration such as 30m, 2h or 1h30m, got " + Describe(v));
+    return std::nullopt;
+  }
+
+  std::optional<std::vector<std::string>> StringList(const YAML::Node& v, const std::string& path) {
+    if (!v.IsSequence()) {
+      Error(v, path, "expected a list of strings, got " + Describe(v));
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    bool ok = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const YAML::Node item = v[i];
+      if (!item.IsScalar() || item.Scalar().empty()) {
+        Error(item, path + "[" + std::to_string(i) + "]",
+              "expected a non-empty string, got " + Describe(item));
+        ok = false;
+        continue;
+      }
+      out.push_back(item.Scalar());
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+  void ParseRules(const YAML::Node& rules, PolicyOverlay& out) {
+    if (!ExpectMap(rules, "rules")) return;
+    for (const auto& kv : rules) {
+      const std::string key = kv.first.Scalar();
+      const std::string path = "rules." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "required_checks") {
+        RequiredChecks(v, path, out.required_checks);
+      } else if (key == "approvals") {
+        Approvals(v, path, out.approvals);
+      } else if (key == "mergeable") {
+        Mergeable(v, path, out.mergeable);
+      } else if (key == "draft") {
+        Draft(v, path, out.draft);
+      } else if (key == "labels") {
+        Labels(v, path, out.labels);
+      } else if (key == "size") {
+        Size(v, path, out.size);
+      } else if (key == "protected_paths") {
+        ProtectedPaths(v, path, out.protected_paths);
+      } else if (key == "authors") {
+        Authors(v, path, out.authors);
+      } else {
+        Unknown(kv.first, path,
+                {"required_checks", "approvals", "mergeable", "draft", "labels", "size",
+                 "protected_paths", "authors"});
+      }
+    }
+  }
+
+  std::optional<RequiredCheck> Check(const YAML::Node& item, const std::string& path) {
+    if (item.IsScalar() && !item.Scalar().empty()) return RequiredCheck{item.Scalar(), ""};
+    if (!item.IsMap()) {
+      Error(item, path, "expected a check name or {name, app}, got " + Describe(item));
+      return std::nullopt;
+    }
+    RequiredCheck check;
+    bool ok = true;
+    for (const auto& kv : item) {
+      const std::string key = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      if (key == "name" || key == "app") {
+        if (!v.IsScalar() || v.Scalar().empty()) {
+          Error(v, path + "." + key, "expected a non-empty string, got " + Describe(v));
+          ok = false;
+        } else {
+          (key == "name" ? check.pattern : check.app) = v.Scalar();
+        }
+      } else {
+        Unknown(kv.first, path + "." + key, {"name", "app"});
+        ok = false;
+      }
+    }
+    if (ok && check.pattern.empty()) {
+      Error(item, path + ".name", "missing (every required check needs a name)");
+      ok = false;
+    }
+    if (!ok) return std::nullopt;
+    return check;
+  }
+
+  void RequiredChecks(const YAML::Node& node, const std::string& path,
+                      PolicyOverlay::RequiredChecks& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "missing_after") {
+        out.missing_after = DurationValue(v, p);
+      } else if (key == "checks") {
+        if (!v.IsSequence()) {
+          Error(v, p, "expected a list of checks, got " + Describe(v));
+          continue;
+        }
+        std::vector<RequiredCheck> checks;
+        bool ok = true;
+        for (size_t i = 0; i < v.size(); ++i) {
+          auto c = Check(v[i], p + "[" + std::to_string(i) + "]");
+          if (c) {
+            checks.push_back(std::move(*c));
+          } else {
+            ok = false;
+          }
+        }
+        if (ok) out.checks = std::move(checks);
+      } else {
+        Unknown(kv.first, p, {"mode", "checks", "missing_after"});
+      }
+    }
+  }
+
+  void Approvals(const YAML::Node& node, const std::string& path, PolicyOverlay::Approvals& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "min") {
+        out.min = NonNegativeInt(v, p);
+      } else if (key == "block_changes_requested") {
+        out.block_changes_requested = Bool(v, p);
+      } else if (key == "require_on_head") {
+        out.require_on_head = Bool(v, p);
+      } else {
+        Unknown(kv.first, p, {"mode", "min", "block_changes_requested", "require_on_head"});
+      }
+    }
+  }
+
+  void Mergeable(const YAML::Node& node, const std::string& path, PolicyOverlay::Mergeable& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "allow_behind") {
+        out.allow_behind = Bool(v, p);
+      } else if (key == "allow_blocked") {
+        out.allow_blocked = Bool(v, p);
+      } else {
+        Unknown(kv.first, p, {"mode", "allow_behind", "allow_blocked"});
+      }
+    }
+  }
+
+  void Draft(const YAML::Node& node, const std::string& path, PolicyOverlay::Draft& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "verdict") {
+        const std::string s = v.IsScalar() ? Lower(v.Scalar()) : "";
+        if (s == "neutral") {
+          out.verdict = DraftVerdict::kNeutral;
+        } else if (s == "pending") {
+          out.verdict = DraftVerdict::kPending;
+        } else {
+          Error(v, p, "expected neutral or pending, got " + Describe(v));
+        }
+      } else {
+        Unknown(kv.first, p, {"mode", "verdict"});
+      }
+    }
+  }
+
+  void Labels(const YAML::Node& node, const std::string& path, PolicyOverlay::Labels& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "required") {
+        out.required = StringList(v, p);
+      } else if (key == "blocking") {
+        out.blocking = StringList(v, p);
+      } else {
+        Unknown(kv.first, p, {"mode", "required", "blocking"});
+      }
+    }
+  }
+
+  void Size(const YAML::Node& node, const std::string& path, PolicyOverlay::Size& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "max_files") {
+        out.max_files = NonNegativeInt(v, p);
+      } else if (key == "max_lines") {
+        out.max_lines = NonNegativeInt(v, p);
+      } else {
+        Unknown(kv.first, p, {"mode", "max_files", "max_lines"});
+      }
+    }
+  }
+
+  void ProtectedPaths(const YAML::Node& node, const std::string& path,
+                      PolicyOverlay::ProtectedPaths& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "paths") {
+        out.paths = StringList(v, p);
+      } else {
+        Unknown(kv.first, p, {"mode", "paths"});
+      }
+    }
+  }
+
+  void Authors(const YAML::Node& node, const std::string& path, PolicyOverlay::Authors& out) {
+    if (!ExpectMap(node, path)) return;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      const std::string p = path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (key == "mode") {
+        out.mode = Mode(v, p);
+      } else if (key == "exempt_bots") {
+        out.exempt_bots = Bool(v, p);
+      } else if (key == "exempt_maintainers") {
+        out.exempt_maintainers = Bool(v, p);
+      } else if (key == "maintainer_roles") {
+        auto names = StringList(v, p);
+        if (!names) continue;
+        std::vector<AuthorRole> roles;
+        bool ok = true;
+        for (size_t i = 0; i < names->size(); ++i) {
+          const std::string s = Lower((*names)[i]);
+          if (s == "owner") {
+            roles.push_back(AuthorRole::kOwner);
+          } else if (s == "member") {
+            roles.push_back(AuthorRole::kMember);
+          } else if (s == "collaborator") {
+            roles.push_back(AuthorRole::kCollaborator);
+          } else if (s == "contributor") {
+            roles.push_back(AuthorRole::kContributor);
+          } else {
+            Error(v[i], p + "[" + std::to_string(i) + "]",
+                  "expected one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, got \"" + (*names)[i] +
+                      "\"");
+            ok = false;
+          }
+        }
+        if (ok) out.maintainer_roles = std::move(roles);
+      } else {
+        Unknown(kv.first, p, {"mode", "exempt_bots", "exempt_maintainers", "maintainer_roles"});
+      }
+    }
+  }
+
+  std::string filename_;
+  std::vector<std::string> errors_;
+};
+
+template <typename T>
+void Apply(T& target, const std::optional<T>& value) {
+  if (value) target = *value;
+}
+
+}  // namespace
+
+std::string_view RuleModeName(RuleMode mode) {
+  switch (mode) {
+    case RuleMode::kOff:
+      return "off";
+    case RuleMode::kAdvisory:
+      return "advisory";
+    case RuleMode::kBlock:
+      return "block";
+  }
+  return "unknown";
+}
+
+Policy DefaultPolicy() { return Policy{}; }
+
+std::optional<Duration> ParseDuration(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  Duration total{0};
+  while (!text.empty()) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || n < 0 || end == text.data() + text.size()) return std::nullopt;
+    text.remove_prefix(static_cast<size_t>(end - text.data()));
+    const char unit = text.front();
+    text.remove_prefix(1);
+    switch (unit) {
+      case 's':
+        total += std::chrono::seconds(n);
+        break;
+      case 'm':
+        total += std::chrono::minutes(n);
+        break;
+      case 'h':
+        total += std::chrono::hours(n);
+        break;
+      case 'd':
+        total += std::chrono::hours(24 * n);
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return total;
+}
+
+Result<PolicyOverlay> ParsePolicyOverlay(std::string_view yaml, std::string_view filename) {
+  PolicyParser parser(filename);
+  PolicyOverlay overlay;
+  try {
+    const YAML::Node root = YAML::Load(std::string(yaml));
+    parser.Parse(root, overlay);
+  } catch (const YAML::Exception& e) {
+    parser.AddError(e.mark.line, "(syntax)", e.msg);
+  }
+  if (parser.errors().empty()) return overlay;
+  std::string msg;
+  for (const std::string& e : parser.errors()) {
+    if (!msg.empty()) msg += "\n";
+    msg += e;
+  }
+  return InvalidArgument(std::move(msg));
+}
+
+Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo) {
+  Policy p = defaults;
+  Apply(p.required_checks.mode, repo.required_checks.mode);
+  Apply(p.required_checks.checks, repo.required_checks.checks);
+  Apply(p.required_checks.missing_after, repo.required_checks.missing_after);
+  Apply(p.approvals.mode, repo.approvals.mode);
+  Apply(p.approvals.min, repo.approvals.min);
+  Apply(p.approvals.block_changes_requested, repo.approvals.block_changes_requested);
+  Apply(p.approvals.require_on_head, repo.approvals.require_on_head);
+  Apply(p.mergeable.mode, repo.mergeable.mode);
+  Apply(p.mergeable.allow_behind, repo.mergeable.allow_behind);
+  Apply(p.mergeable.allow_blocked, repo.mergeable.allow_blocked);
+  Apply(p.draft.mode, repo.draft.mode);
+  Apply(p.draft.verdict, repo.draft.verdict);
+  Apply(p.labels.mode, repo.labels.mode);
+  Apply(p.labels.required, repo.labels.required);
+  Apply(p.labels.blocking, repo.labels.blocking);
+  Apply(p.size.mode, repo.size.mode);
+  if (repo.size.max_files) p.size.max_files = repo.size.max_files;
+  if (repo.size.max_lines) p.size.max_lines = repo.size.max_lines;
+  Apply(p.protected_paths.mode, repo.protected_paths.mode);
+  Apply(p.protected_paths.paths, repo.protected_paths.paths);
+  Apply(p.authors.mode, repo.authors.mode);
+  Apply(p.authors.exempt_bots, repo.authors.exempt_bots);
+  Apply(p.authors.exempt_maintainers, repo.authors.exempt_maintainers);
+  Apply(p.authors.maintainer_roles, repo.authors.maintainer_roles);
+  return p;
+}
+
+Result<Policy> ParsePolicy(std::string_view yaml, const Policy& defaults,
+                           std::string_view filename) {
+  GH_ASSIGN_OR_RETURN(PolicyOverlay overlay, ParsePolicyOverlay(yaml, filename));
+  return MergePolicies(defaults, overlay);
+}
+
+}  // namespace gatehouse::decide

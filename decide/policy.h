@@ -1,0 +1,163 @@
+// Policy: a repository's merge-gate rules, read from `.github/gatehouse.yml` and merged over
+// the server defaults.
+//
+// The repo file is parsed into a PolicyOverlay in which every key is optional; the overlay
+// is then applied to the defaults key by key (`MergePolicies`), so a repository only writes
+// what it changes. Lists replace the default list wholesale. The format, every key and its
+// default are documented in docs/POLICY.md.
+//
+// Parsing is strict: unknown keys and wrongly typed values are errors, each reported as
+// `FILE:LINE: KEY: problem`, one per line in the returned Status message. Parsing never
+// throws. All types are plain values; functions are pure and safe from any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "decide/snapshot.h"
+
+namespace gatehouse::decide {
+
+// What a rule's failure does: nothing, a warning, or a blocker.
+enum class RuleMode { kOff, kAdvisory, kBlock };
+std::string_view RuleModeName(RuleMode mode);
+
+// One required check: a name or glob over check-run names and commit-status contexts,
+// optionally restricted to check runs of one app (statuses have no app and never match then).
+struct RequiredCheck {
+  std::string pattern;
+  std::string app;  // empty: any app
+  bool operator==(const RequiredCheck&) const = default;
+};
+
+struct RequiredChecksRule {
+  RuleMode mode = RuleMode::kBlock;
+  std::vector<RequiredCheck> checks;
+  // A required check that has not reported this long after its timer started is a failure.
+  Duration missing_after = std::chrono::minutes(30);
+};
+
+struct ApprovalsRule {
+  RuleMode mode = RuleMode::kBlock;
+  int min = 1;
+  bool block_changes_requested = true;  // an outstanding CHANGES_REQUESTED fails the rule
+  bool require_on_head = false;         // only approvals on the current head SHA count
+};
+
+struct MergeableRule {
+  RuleMode mode = RuleMode::kBlock;
+  bool allow_behind = true;   // `behind` passes; false: waits (for an update-branch)
+  bool allow_blocked = true;  // `blocked` passes (branch protection mirrors our own rules)
+};
+
+enum class DraftVerdict { kNeutral, kPending };
+
+struct DraftRule {
+  RuleMode mode = RuleMode::kBlock;
+  DraftVerdict verdict = DraftVerdict::kNeutral;  // the verdict of a draft PR in block mode
+};
+
+struct LabelsRule {
+  RuleMode mode = RuleMode::kBlock;
+  std::vector<std::string> required;                     // all must be present (case-insensitive)
+  std::vector<std::string> blocking = {"do-not-merge"};  // none may be present
+};
+
+struct SizeRule {
+  RuleMode mode = RuleMode::kAdvisory;
+  std::optional<int> max_files;
+  std::optional<int> max_lines;  // additions + deletions
+};
+
+struct ProtectedPathsRule {
+  RuleMode mode = RuleMode::kBlock;
+  std::vector<std::string> paths;  // path globs; touching any fails the rule
+};
+
+struct AuthorsRule {
+  RuleMode mode = RuleMode::kBlock;  // off: nobody is exempt from closing
+  bool exempt_bots = true;
+  bool exempt_maintainers = true;
+  std::vector<AuthorRole> maintainer_roles = {AuthorRole::kOwner, AuthorRole::kMember,
+                                              AuthorRole::kCollaborator};
+};
+
+struct Policy {
+  RequiredChecksRule required_checks;
+  ApprovalsRule approvals;
+  MergeableRule mergeable;
+  DraftRule draft;
+  LabelsRule labels;
+  SizeRule size;
+  ProtectedPathsRule protected_paths;
+  AuthorsRule authors;
+};
+
+// The built-in server defaults (the field initializers above).
+Policy DefaultPolicy();
+
+// A parsed policy file: every key that was written, nothing else.
+struct PolicyOverlay {
+  struct RequiredChecks {
+    std::optional<RuleMode> mode;
+    std::optional<std::vector<RequiredCheck>> checks;
+    std::optional<Duration> missing_after;
+  } required_checks;
+  struct Approvals {
+    std::optional<RuleMode> mode;
+    std::optional<int> min;
+    std::optional<bool> block_changes_requested;
+    std::optional<bool> require_on_head;
+  } approvals;
+  struct Mergeable {
+    std::optional<RuleMode> mode;
+    std::optional<bool> allow_behind;
+    std::optional<bool> allow_blocked;
+  } mergeable;
+  struct Draft {
+    std::optional<RuleMode> mode;
+    std::optional<DraftVerdict> verdict;
+  } draft;
+  struct Labels {
+    std::optional<RuleMode> mode;
+    std::optional<std::vector<std::string>> required;
+    std::optional<std::vector<std::string>> blocking;
+  } labels;
+  struct Size {
+    std::optional<RuleMode> mode;
+    std::optional<int> max_files;
+    std::optional<int> max_lines;
+  } size;
+  struct ProtectedPaths {
+    std::optional<RuleMode> mode;
+    std::optional<std::vector<std::string>> paths;
+  } protected_paths;
+  struct Authors {
+    std::optional<RuleMode> mode;
+    std::optional<bool> exempt_bots;
+    std::optional<bool> exempt_maintainers;
+    std::optional<std::vector<AuthorRole>> maintainer_roles;
+  } authors;
+};
+
+// Parses the YAML text of a policy file. `filename` only prefixes error messages. An empty
+// document is a valid, empty overlay. On failure returns InvalidArgument whose message holds
+// every problem found, one `FILE:LINE: KEY: problem` per line.
+Result<PolicyOverlay> ParsePolicyOverlay(std::string_view yaml,
+                                         std::string_view filename = "gatehouse.yml");
+
+// Applies `repo` over `defaults`: each key written in the repo file replaces the default.
+Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo);
+
+// ParsePolicyOverlay, then MergePolicies over `defaults`.
+Result<Policy> ParsePolicy(std::string_view yaml, const Policy& defaults = DefaultPolicy(),
+                           std::string_view filename = "gatehouse.yml");
+
+// Parses a duration such as "45s", "30m", "2h", "1d" or "1h30m".
+std::optional<Duration> ParseDuration(std::string_view text);
+
+}  // namespace gatehouse::decide

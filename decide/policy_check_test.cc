@@ -1,0 +1,41 @@
+#include "decide/policy_check.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace gatehouse::decide {
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(PolicyCheckTest, ValidFileIsOk) {
+  const std::string path =
+      WriteTemp("gatehouse_policy_ok.yml", "version: 1\nrules:\n  approvals:\n    min: 2\n");
+  EXPECT_TRUE(CheckPolicyFile(path).ok());
+  std::remove(path.c_str());
+}
+
+TEST(PolicyCheckTest, InvalidFileNamesThePathLineAndKey) {
+  const std::string path =
+      WriteTemp("gatehouse_policy_bad.yml", "rules:\n  approvals:\n    min: two\n");
+  const Status s = CheckPolicyFile(path);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), path +
+                             ":3: rules.approvals.min: expected a non-negative integer, got "
+                             "\"two\"");
+  std::remove(path.c_str());
+}
+
+TEST(PolicyCheckTest, MissingFileIsNotFound) {
+  EXPECT_EQ(CheckPolicyFile("/nonexistent/gatehouse.yml").code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace gatehouse::decide
