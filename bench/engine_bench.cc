@@ -225,6 +225,16 @@ class CountingStore final : public Store {
   Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override {
     return inner_.GetDelivery(delivery_id);
   }
+  Result<IntentResult> RecordIntent(const ActionKey& key, int64_t fence, Time now) override {
+    return inner_.RecordIntent(key, fence, now);
+  }
+  Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
+                       Time now) override {
+    return inner_.RecordOutcome(id, fence, outcome, result, now);
+  }
+  Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override {
+    return inner_.ListActions(subject);
+  }
   Status CheckWritable() override { return inner_.CheckWritable(); }
 
   CallStats enqueue;

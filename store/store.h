@@ -165,6 +165,40 @@ struct Funnel {
   int64_t conflicts = 0;   // part of rejected
 };
 
+// The action ledger (DESIGN.md §3): every external effect has an idempotency key, an
+// `intent` recorded durably (and fenced) before the call, and an outcome after it.
+struct ActionKey {
+  std::string subject;   // "owner/repo#12"
+  std::string kind;      // merge, approve, label, comment, check_run, ... (DESIGN §8)
+  std::string head_sha;  // the head the action was decided on and is bound to
+  std::string detail;    // e.g. the label name; "" when the kind needs none
+};
+
+enum class ActionState { kIntent, kDone, kFailed, kSuperseded };
+std::string_view ActionStateName(ActionState state);
+
+struct ActionRecord {
+  int64_t id = 0;
+  ActionKey key;
+  ActionState state = ActionState::kIntent;
+  int64_t fence = 0;  // the claim that last wrote the row
+  int attempts = 0;
+  std::string result;
+  Time created_at;
+  Time updated_at;
+};
+
+struct IntentResult {
+  enum class Kind {
+    kRecorded,        // a new intent (or a retry of a failed one): make the call
+    kAlreadyDone,     // done before (same key): skip
+    kSuperseded,      // GitHub refused it because the head moved: skip; a new head is a new key
+    kNeedsReconcile,  // an intent without an outcome: a call may or may not have happened
+  };
+  Kind kind = Kind::kRecorded;
+  ActionRecord record;
+};
+
 struct WorkFilter {
   std::optional<WorkState> state;
   size_t limit = 1000;
@@ -252,6 +286,22 @@ class Store {
 
   // OK when a write transaction can be started now (for readiness probes). Writes nothing.
   virtual Status CheckWritable() = 0;
+
+  // --- The action ledger (DESIGN.md §3) ---
+
+  // Records the intent to perform `key`, in the same transaction that checks that the
+  // subject's work item is still running under `fence` (kFenceLost otherwise, and nothing is
+  // written). Durable (kAcknowledged) on return, because the external call follows.
+  virtual Result<IntentResult> RecordIntent(const ActionKey& key, int64_t fence, Time now) = 0;
+
+  // Records how action `id` ended (kDone, kFailed or kSuperseded), fenced like RecordIntent;
+  // the row must be an open intent. A new holder may record the outcome of an earlier
+  // holder's intent after reconciling it with GitHub.
+  virtual Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome,
+                               std::string_view result, Time now) = 0;
+
+  // A subject's actions, oldest first.
+  virtual Result<std::vector<ActionRecord>> ListActions(std::string_view subject) = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -75,9 +75,29 @@ CREATE TABLE pr_heads (
 CREATE INDEX pr_heads_sha ON pr_heads (repo, head_sha);
 )sql";
 
+// The action ledger (DESIGN.md §3): one row per idempotency key.
+constexpr const char kV3[] = R"sql(
+CREATE TABLE actions (
+  id         INTEGER PRIMARY KEY,
+  subject    TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  head_sha   TEXT NOT NULL,
+  detail     TEXT NOT NULL DEFAULT '',
+  state      TEXT NOT NULL CHECK (state IN ('intent', 'done', 'failed', 'superseded')),
+  fence      INTEGER NOT NULL,            -- the claim that last wrote the row
+  attempts   INTEGER NOT NULL DEFAULT 1,
+  result     TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (subject, kind, head_sha, detail)
+);
+CREATE INDEX actions_subject ON actions (subject, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
+    {3, "action ledger", kV3},
 };
 
 }  // namespace

@@ -54,6 +54,12 @@ class SqliteStore final : public Store {
   Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override;
   Status CheckWritable() override;
 
+  // The action ledger: store/sqlite/sqlite_ledger.cc.
+  Result<IntentResult> RecordIntent(const ActionKey& key, int64_t fence, Time now) override;
+  Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
+                       Time now) override;
+  Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
+
   // The highest applied migration.
   Result<int> SchemaVersion();
 
@@ -69,6 +75,8 @@ class SqliteStore final : public Store {
   Status ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
                    std::vector<Lease>* out);
   Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out);
+  // kFenceLost unless `subject`'s work item is running under `fence`.
+  Status CheckFenceInTx(std::string_view subject, int64_t fence);
 
   std::mutex mu_;
   std::unique_ptr<sqlite::SqliteDb> db_;  // guarded by mu_
