@@ -8,13 +8,15 @@ add_library(gatehouse_decide STATIC
   ${CMAKE_SOURCE_DIR}/decide/policy.cc
   ${CMAKE_SOURCE_DIR}/decide/gate.cc
   ${CMAKE_SOURCE_DIR}/decide/policy_check.cc
+  ${CMAKE_SOURCE_DIR}/decide/planner.cc
 )
 target_compile_options(gatehouse_decide PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_decide PUBLIC gatehouse_core PRIVATE yaml-cpp)
 
 if(GATEHOUSE_TESTS)
   gatehouse_test(decide_test SOURCES decide/glob_test.cc decide/policy_test.cc
-                 decide/gate_test.cc decide/policy_check_test.cc LIBS gatehouse_decide)
+                 decide/gate_test.cc decide/policy_check_test.cc decide/planner_test.cc
+                 LIBS gatehouse_decide)
 endif()
 
 # `gatehouse config check FILE`.

@@ -1,0 +1,411 @@
+#include "decide/planner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace gatehouse::decide {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool HasLabel(const PrSnapshot& pr, std::string_view name) {
+  return std::any_of(pr.labels.begin(), pr.labels.end(),
+                     [&](const std::string& l) { return EqualsIgnoreCase(l, name); });
+}
+
+// FNV-1a, 64 bits, as 16 hex digits: a stable digest for idempotency details.
+std::string Digest(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// Same reduction as the gate's approvals rule: the latest deciding review per user (the
+// author excluded) wins; COMMENTED and PENDING reviews decide nothing.
+bool HasOutstandingChangeRequest(const PrSnapshot& pr) {
+  std::map<std::string, const Review*> latest;
+  for (const Review& review : pr.reviews) {
+    if (review.user == pr.author) continue;
+    if (review.state != "APPROVED" && review.state != "CHANGES_REQUESTED" &&
+        review.state != "DISMISSED") {
+      continue;
+    }
+    const Review*& slot = latest[review.user];
+    if (slot == nullptr || review.submitted_at >= slot->submitted_at) slot = &review;
+  }
+  return std::any_of(latest.begin(), latest.end(),
+                     [](const auto& e) { return e.second->state == "CHANGES_REQUESTED"; });
+}
+
+bool HasOwnApprovalOnHead(const PrSnapshot& pr, const PlannerOptions& options) {
+  return std::any_of(pr.reviews.begin(), pr.reviews.end(), [&](const Review& r) {
+    return r.user == options.app_login && r.state == "APPROVED" && r.commit_id == pr.head_sha;
+  });
+}
+
+bool HasBlockerFrom(const GateVerdict& v, std::string_view rule) {
+  return std::any_of(v.blockers.begin(), v.blockers.end(),
+                     [&](const Finding& f) { return f.rule == rule; });
+}
+
+void AppendFindings(std::string& out, std::string_view title, const std::vector<Finding>& list) {
+  if (list.empty()) return;
+  out += "\n**";
+  out += title;
+  out += "**\n";
+  for (const Finding& f : list) out += "- `" + f.rule + "`: " + f.reason + "\n";
+}
+
+std::string CheckTitle(const GateVerdict& v) {
+  return "gatehouse: " + std::string(VerdictName(v.verdict)) + " (score " +
+         std::to_string(v.score) + ")";
+}
+
+// Collects the plan, applying dry-run and the per-class autonomy to each proposed action.
+class PlanBuilder {
+ public:
+  PlanBuilder(const PrSnapshot& pr, const PlannerOptions& options) : pr_(pr), options_(options) {}
+
+  PlannedAction Make(ActionKind kind, std::string detail, std::string why) const {
+    PlannedAction a;
+    a.kind = kind;
+    a.head_sha = pr_.head_sha;
+    a.detail = std::move(detail);
+    a.why = std::move(why);
+    return a;
+  }
+
+  // An action the rules ask for: executed, or skipped for dry-run or autonomy.
+  void Propose(PlannedAction a) {
+    if (options_.dry_run) return Skip(std::move(a), "dry-run");
+    Autonomy level = options_.autonomy;
+    if (auto it = options_.class_autonomy.find(ClassOf(a.kind));
+        it != options_.class_autonomy.end()) {
+      level = it->second;
+    }
+    if (level == Autonomy::kObserve) return Skip(std::move(a), "observe");
+    if (level == Autonomy::kSuggest && ClassOf(a.kind) != ActionClass::kReport) {
+      return Skip(std::move(a), "suggest");
+    }
+    plan_.actions.push_back(std::move(a));
+  }
+
+  // An action considered but not needed or not allowed by the rules.
+  void Skip(PlannedAction a, std::string reason) {
+    plan_.skipped.push_back(SkippedAction{std::move(a), std::move(reason)});
+  }
+
+  Plan Take() { return std::move(plan_); }
+
+ private:
+  const PrSnapshot& pr_;
+  const PlannerOptions& options_;
+  Plan plan_;
+};
+
+void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, PlanBuilder& b) {
+  PlannedAction a = b.Make(ActionKind::kCheckRun, "", "always reported");
+  a.check_title = CheckTitle(v);
+  a.check_summary = RenderSummary(pr, v);
+  switch (v.verdict) {
+    case Verdict::kPass:
+      a.check_status = "completed";
+      a.check_conclusion = "success";
+      break;
+    case Verdict::kFail:
+      a.check_status = "completed";
+      a.check_conclusion = "failure";
+      break;
+    case Verdict::kNeutral:
+      a.check_status = "completed";
+      a.check_conclusion = "neutral";
+      break;
+    case Verdict::kPending:
+      a.check_status = "in_progress";
+      break;
+  }
+  // A changed verdict or summary on the same head is a new write of the same check run.
+  a.detail = std::string(kCheckRunName) + ":" + a.check_status + ":" + a.check_conclusion + ":" +
+             Digest(a.check_summary);
+  b.Propose(std::move(a));
+}
+
+void PlanSummaryComment(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput& facts,
+                        PlanBuilder& b) {
+  PlannedAction a = b.Make(ActionKind::kComment, "", "summary comment");
+  a.body = RenderSummary(pr, v);
+  if (!facts.summary_comment_id) {
+    a.detail = "summary:new";
+    return b.Propose(std::move(a));
+  }
+  a.comment_id = facts.summary_comment_id;
+  a.detail = "summary:" + std::to_string(*facts.summary_comment_id) + ":" + Digest(a.body);
+  if (facts.previous_summary == a.body) return b.Skip(std::move(a), "already in that state");
+  b.Propose(std::move(a));
+}
+
+struct LabelWish {
+  std::string name;
+  bool wanted;
+  std::string why;
+};
+
+void PlanLabels(const std::vector<LabelWish>& wishes, const PrSnapshot& pr, PlanBuilder& b) {
+  // Removals first, so a PR never shows both ready-to-merge and pending-closure.
+  for (const LabelWish& w : wishes) {
+    if (w.wanted || !HasLabel(pr, w.name)) continue;
+    PlannedAction a = b.Make(ActionKind::kUnlabel, w.name, "stale: " + w.why);
+    a.label = w.name;
+    b.Propose(std::move(a));
+  }
+  for (const LabelWish& w : wishes) {
+    if (!w.wanted) continue;
+    PlannedAction a = b.Make(ActionKind::kLabel, w.name, w.why);
+    a.label = w.name;
+    if (HasLabel(pr, w.name)) {
+      b.Skip(std::move(a), "already in that state");
+    } else {
+      b.Propose(std::move(a));
+    }
+  }
+}
+
+bool HasRightToReopen(const Policy& policy, const ReopenFact& reopen) {
+  const auto& roles = policy.authors.maintainer_roles;
+  return std::find(roles.begin(), roles.end(), reopen.role) != roles.end();
+}
+
+// Whether this pass answers an unauthorised reopen of a PR gatehouse closed.
+bool MustReclose(const Policy& policy, const GateVerdict& verdict, const PlannerInput& facts) {
+  return facts.closed_by_gatehouse_at && facts.last_reopen &&
+         facts.last_reopen->at >= *facts.closed_by_gatehouse_at && !verdict.close_exempt &&
+         !HasRightToReopen(policy, *facts.last_reopen);
+}
+
+// At most one close per pass: reopen-reclose, then draft-dodge, then the grace-period close.
+void PlanClose(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
+               const PlannerInput& facts, const PlannerOptions& options, Time now, PlanBuilder& b) {
+  const bool exempt = verdict.close_exempt;
+  if (facts.closed_by_gatehouse_at && facts.last_reopen &&
+      facts.last_reopen->at >= *facts.closed_by_gatehouse_at) {
+    PlannedAction a =
+        b.Make(ActionKind::kReopenReclose, std::to_string(ToMicros(facts.last_reopen->at)),
+               "reopened by " + facts.last_reopen->by + " after gatehouse closed it");
+    if (exempt) {
+      b.Skip(std::move(a), verdict.close_exempt_reason);
+    } else if (HasRightToReopen(policy, *facts.last_reopen)) {
+      b.Skip(std::move(a), "reopened by a maintainer");
+    } else {
+      b.Propose(std::move(a));
+      return;
+    }
+  }
+
+  if (pr.draft && facts.drafted_while_pending_closure) {
+    PlannedAction a =
+        b.Make(ActionKind::kDraftDodgeClose, "", "turned draft while pending closure");
+    if (exempt) return b.Skip(std::move(a), verdict.close_exempt_reason);
+    return b.Propose(std::move(a));
+  }
+
+  if (verdict.verdict == Verdict::kFail && !pr.draft) {
+    PlannedAction a = b.Make(ActionKind::kClose, "", "blocking failure");
+    if (exempt) {
+      b.Skip(std::move(a), verdict.close_exempt_reason);
+    } else if (!facts.pending_closure_since) {
+      b.Skip(std::move(a), "pending-closure label not applied yet");
+    } else if (now - *facts.pending_closure_since < options.close_grace) {
+      b.Skip(std::move(a), "grace period not over");
+    } else {
+      b.Propose(std::move(a));
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view ActionKindName(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kMerge:
+      return "merge";
+    case ActionKind::kApprove:
+      return "approve";
+    case ActionKind::kRequestChanges:
+      return "request_changes";
+    case ActionKind::kClose:
+      return "close";
+    case ActionKind::kReopenReclose:
+      return "reopen_reclose";
+    case ActionKind::kDraftDodgeClose:
+      return "draft_dodge_close";
+    case ActionKind::kLabel:
+      return "label";
+    case ActionKind::kUnlabel:
+      return "unlabel";
+    case ActionKind::kComment:
+      return "comment";
+    case ActionKind::kCheckRun:
+      return "check_run";
+    case ActionKind::kUpdateBranch:
+      return "update_branch";
+  }
+  return "unknown";
+}
+
+ActionClass ClassOf(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kCheckRun:
+    case ActionKind::kComment:
+      return ActionClass::kReport;
+    case ActionKind::kLabel:
+    case ActionKind::kUnlabel:
+      return ActionClass::kLabel;
+    case ActionKind::kApprove:
+    case ActionKind::kRequestChanges:
+      return ActionClass::kReview;
+    case ActionKind::kMerge:
+    case ActionKind::kUpdateBranch:
+      return ActionClass::kMerge;
+    case ActionKind::kClose:
+    case ActionKind::kReopenReclose:
+    case ActionKind::kDraftDodgeClose:
+      return ActionClass::kClose;
+  }
+  return ActionClass::kClose;
+}
+
+std::string_view ActionClassName(ActionClass c) {
+  switch (c) {
+    case ActionClass::kReport:
+      return "report";
+    case ActionClass::kLabel:
+      return "label";
+    case ActionClass::kReview:
+      return "review";
+    case ActionClass::kMerge:
+      return "merge";
+    case ActionClass::kClose:
+      return "close";
+  }
+  return "unknown";
+}
+
+std::string_view AutonomyName(Autonomy a) {
+  switch (a) {
+    case Autonomy::kObserve:
+      return "observe";
+    case Autonomy::kSuggest:
+      return "suggest";
+    case Autonomy::kAuto:
+      return "auto";
+  }
+  return "observe";
+}
+
+std::string_view MergeMethodName(MergeMethod m) {
+  switch (m) {
+    case MergeMethod::kMerge:
+      return "merge";
+    case MergeMethod::kSquash:
+      return "squash";
+    case MergeMethod::kRebase:
+      return "rebase";
+  }
+  return "merge";
+}
+
+std::string PlannedAction::Key() const {
+  return std::string(ActionKindName(kind)) + "|" + head_sha + "|" + detail;
+}
+
+std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
+  std::string out(kSummaryMarker);
+  out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
+  out += "Readiness score **" + std::to_string(v.score) + "/100** on `" + pr.head_sha + "`.\n";
+  AppendFindings(out, "Blockers", v.blockers);
+  AppendFindings(out, "Waiting", v.waiting);
+  AppendFindings(out, "Warnings", v.warnings);
+  return out;
+}
+
+Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
+                 const PlannerInput& facts, const PlannerOptions& options) {
+  PlanBuilder b(pr, options);
+  const Time now = facts.now.value_or(pr.now);
+
+  PlanCheckRun(pr, verdict, b);
+  // A closed or merged PR gets its check run and nothing else.
+  if (pr.state != "open") return b.Take();
+
+  PlanSummaryComment(pr, verdict, facts, b);
+
+  // A PR that is about to be closed again is neither approved nor merged, whatever its verdict.
+  const bool reclose = MustReclose(policy, verdict, facts);
+  const bool pass = verdict.verdict == Verdict::kPass && !reclose;
+  const bool fail = verdict.verdict == Verdict::kFail;
+  const bool exempt = verdict.close_exempt;
+  // A close candidate: a non-exempt, non-draft PR with a blocking failure.
+  const bool close_candidate = fail && !exempt && !pr.draft;
+  // A draft that dodged a pending closure keeps its label until it is closed.
+  const bool draft_dodge = pr.draft && facts.drafted_while_pending_closure;
+  const bool needs_human = fail && (exempt || HasBlockerFrom(verdict, "protected_paths"));
+
+  PlanLabels(
+      {
+          {options.label_ready, pass, "verdict pass"},
+          {options.label_changes_requested, HasOutstandingChangeRequest(pr),
+           "outstanding change request"},
+          {options.label_needs_human, needs_human, "blocking failure gatehouse will not close"},
+          {options.label_pending_closure, close_candidate || (draft_dodge && !exempt),
+           "close candidate"},
+      },
+      pr, b);
+
+  if (pr.mergeable_state == "behind" && !pr.draft) {
+    PlannedAction a = b.Make(ActionKind::kUpdateBranch, pr.base_sha, "branch is behind its base");
+    a.expected_base_sha = pr.base_sha;
+    if (options.update_branch) {
+      b.Propose(std::move(a));
+    } else {
+      b.Skip(std::move(a), "update-branch disabled");
+    }
+  }
+
+  if (pass) {
+    PlannedAction approve = b.Make(ActionKind::kApprove, "", "verdict pass");
+    approve.body = "gatehouse: all merge rules pass on " + pr.head_sha + ".";
+    if (HasOwnApprovalOnHead(pr, options)) {
+      b.Skip(std::move(approve), "already in that state");
+    } else {
+      b.Propose(std::move(approve));
+    }
+
+    PlannedAction merge = b.Make(
+        ActionKind::kMerge, std::string(MergeMethodName(options.merge_method)), "verdict pass");
+    merge.merge_method = options.merge_method;
+    if (pr.mergeable == true) {
+      b.Propose(std::move(merge));
+    } else {
+      b.Skip(std::move(merge),
+             pr.mergeable.has_value() ? "not mergeable" : "mergeability not computed yet");
+    }
+  }
+
+  PlanClose(policy, pr, verdict, facts, options, now, b);
+  return b.Take();
+}
+
+}  // namespace gatehouse::decide
