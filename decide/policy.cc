@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <functional>
 #include <initializer_list>
 #include <utility>
 
@@ -214,192 +215,153 @@ class PolicyParser {
     return check;
   }
 
-  void RequiredChecks(const YAML::Node& node, const std::string& path,
-                      PolicyOverlay::RequiredChecks& out) {
+  // One key of a rule's mapping and what to do with its value.
+  struct Field {
+    std::string_view key;
+    std::function<void(const YAML::Node& value, const std::string& path)> parse;
+  };
+
+  // Parses the mapping `node` key by key; a key that is not listed is an error that names
+  // the listed ones, so the accepted keys and their parsers cannot drift apart.
+  void Fields(const YAML::Node& node, const std::string& path,
+              std::initializer_list<Field> fields) {
     if (!ExpectMap(node, path)) return;
     for (const auto& kv : node) {
       const std::string key = kv.first.Scalar();
       const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "missing_after") {
-        out.missing_after = DurationValue(v, p);
-      } else if (key == "checks") {
-        if (!v.IsSequence()) {
-          Error(v, p, "expected a list of checks, got " + Describe(v));
-          continue;
-        }
-        std::vector<RequiredCheck> checks;
-        bool ok = true;
-        for (size_t i = 0; i < v.size(); ++i) {
-          auto c = Check(v[i], p + "[" + std::to_string(i) + "]");
-          if (c) {
-            checks.push_back(std::move(*c));
-          } else {
-            ok = false;
-          }
-        }
-        if (ok) out.checks = std::move(checks);
-      } else {
-        Unknown(kv.first, p, {"mode", "checks", "missing_after"});
+      auto it =
+          std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
+      if (it != fields.end()) {
+        it->parse(kv.second, p);
+        continue;
       }
+      std::string list;
+      for (const Field& f : fields) {
+        if (!list.empty()) list += ", ";
+        list += f.key;
+      }
+      Error(kv.first, p, "unknown key (expected one of: " + list + ")");
     }
+  }
+
+  Field ModeField(std::optional<RuleMode>& out) {
+    return {"mode", [this, &out](const YAML::Node& v, const std::string& p) { out = Mode(v, p); }};
+  }
+  Field BoolField(std::string_view key, std::optional<bool>& out) {
+    return {key, [this, &out](const YAML::Node& v, const std::string& p) { out = Bool(v, p); }};
+  }
+  Field StringsField(std::string_view key, std::optional<std::vector<std::string>>& out) {
+    return {key,
+            [this, &out](const YAML::Node& v, const std::string& p) { out = StringList(v, p); }};
+  }
+
+  void RequiredChecks(const YAML::Node& node, const std::string& path,
+                      PolicyOverlay::RequiredChecks& out) {
+    Fields(node, path,
+           {ModeField(out.mode),
+            {"checks",
+             [&](const YAML::Node& v, const std::string& p) {
+               if (!v.IsSequence()) {
+                 Error(v, p, "expected a list of checks, got " + Describe(v));
+                 return;
+               }
+               std::vector<RequiredCheck> checks;
+               bool ok = true;
+               for (size_t i = 0; i < v.size(); ++i) {
+                 auto c = Check(v[i], p + "[" + std::to_string(i) + "]");
+                 if (c) {
+                   checks.push_back(std::move(*c));
+                 } else {
+                   ok = false;
+                 }
+               }
+               if (ok) out.checks = std::move(checks);
+             }},
+            {"missing_after", [&](const YAML::Node& v, const std::string& p) {
+               out.missing_after = DurationValue(v, p);
+             }}});
   }
 
   void Approvals(const YAML::Node& node, const std::string& path, PolicyOverlay::Approvals& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "min") {
-        out.min = NonNegativeInt(v, p);
-      } else if (key == "block_changes_requested") {
-        out.block_changes_requested = Bool(v, p);
-      } else if (key == "require_on_head") {
-        out.require_on_head = Bool(v, p);
-      } else {
-        Unknown(kv.first, p, {"mode", "min", "block_changes_requested", "require_on_head"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode),
+            {"min",
+             [&](const YAML::Node& v, const std::string& p) { out.min = NonNegativeInt(v, p); }},
+            BoolField("block_changes_requested", out.block_changes_requested),
+            BoolField("require_on_head", out.require_on_head)});
   }
 
   void Mergeable(const YAML::Node& node, const std::string& path, PolicyOverlay::Mergeable& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "allow_behind") {
-        out.allow_behind = Bool(v, p);
-      } else if (key == "allow_blocked") {
-        out.allow_blocked = Bool(v, p);
-      } else {
-        Unknown(kv.first, p, {"mode", "allow_behind", "allow_blocked"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode), BoolField("allow_behind", out.allow_behind),
+            BoolField("allow_blocked", out.allow_blocked)});
   }
 
   void Draft(const YAML::Node& node, const std::string& path, PolicyOverlay::Draft& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "verdict") {
-        const std::string s = v.IsScalar() ? Lower(v.Scalar()) : "";
-        if (s == "neutral") {
-          out.verdict = DraftVerdict::kNeutral;
-        } else if (s == "pending") {
-          out.verdict = DraftVerdict::kPending;
-        } else {
-          Error(v, p, "expected neutral or pending, got " + Describe(v));
-        }
-      } else {
-        Unknown(kv.first, p, {"mode", "verdict"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode), {"verdict", [&](const YAML::Node& v, const std::string& p) {
+                                    const std::string s = v.IsScalar() ? Lower(v.Scalar()) : "";
+                                    if (s == "neutral") {
+                                      out.verdict = DraftVerdict::kNeutral;
+                                    } else if (s == "pending") {
+                                      out.verdict = DraftVerdict::kPending;
+                                    } else {
+                                      Error(v, p,
+                                            "expected neutral or pending, got " + Describe(v));
+                                    }
+                                  }}});
   }
 
   void Labels(const YAML::Node& node, const std::string& path, PolicyOverlay::Labels& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "required") {
-        out.required = StringList(v, p);
-      } else if (key == "blocking") {
-        out.blocking = StringList(v, p);
-      } else {
-        Unknown(kv.first, p, {"mode", "required", "blocking"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode), StringsField("required", out.required),
+            StringsField("blocking", out.blocking)});
   }
 
   void Size(const YAML::Node& node, const std::string& path, PolicyOverlay::Size& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "max_files") {
-        out.max_files = NonNegativeInt(v, p);
-      } else if (key == "max_lines") {
-        out.max_lines = NonNegativeInt(v, p);
-      } else {
-        Unknown(kv.first, p, {"mode", "max_files", "max_lines"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode),
+            {"max_files", [&](const YAML::Node& v,
+                              const std::string& p) { out.max_files = NonNegativeInt(v, p); }},
+            {"max_lines", [&](const YAML::Node& v, const std::string& p) {
+               out.max_lines = NonNegativeInt(v, p);
+             }}});
   }
 
   void ProtectedPaths(const YAML::Node& node, const std::string& path,
                       PolicyOverlay::ProtectedPaths& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "paths") {
-        out.paths = StringList(v, p);
-      } else {
-        Unknown(kv.first, p, {"mode", "paths"});
-      }
-    }
+    Fields(node, path, {ModeField(out.mode), StringsField("paths", out.paths)});
   }
 
   void Authors(const YAML::Node& node, const std::string& path, PolicyOverlay::Authors& out) {
-    if (!ExpectMap(node, path)) return;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path + "." + key;
-      const YAML::Node& v = kv.second;
-      if (key == "mode") {
-        out.mode = Mode(v, p);
-      } else if (key == "exempt_bots") {
-        out.exempt_bots = Bool(v, p);
-      } else if (key == "exempt_maintainers") {
-        out.exempt_maintainers = Bool(v, p);
-      } else if (key == "maintainer_roles") {
-        auto names = StringList(v, p);
-        if (!names) continue;
-        std::vector<AuthorRole> roles;
-        bool ok = true;
-        for (size_t i = 0; i < names->size(); ++i) {
-          const std::string s = Lower((*names)[i]);
-          if (s == "owner") {
-            roles.push_back(AuthorRole::kOwner);
-          } else if (s == "member") {
-            roles.push_back(AuthorRole::kMember);
-          } else if (s == "collaborator") {
-            roles.push_back(AuthorRole::kCollaborator);
-          } else if (s == "contributor") {
-            roles.push_back(AuthorRole::kContributor);
-          } else {
-            Error(v[i], p + "[" + std::to_string(i) + "]",
-                  "expected one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, got \"" + (*names)[i] +
-                      "\"");
-            ok = false;
-          }
-        }
-        if (ok) out.maintainer_roles = std::move(roles);
-      } else {
-        Unknown(kv.first, p, {"mode", "exempt_bots", "exempt_maintainers", "maintainer_roles"});
-      }
-    }
+    Fields(node, path,
+           {ModeField(out.mode),
+            BoolField("exempt_bots", out.exempt_bots),
+            BoolField("exempt_maintainers", out.exempt_maintainers),
+            {"maintainer_roles", [&](const YAML::Node& v, const std::string& p) {
+               auto names = StringList(v, p);
+               if (!names) return;
+               std::vector<AuthorRole> roles;
+               bool ok = true;
+               for (size_t i = 0; i < names->size(); ++i) {
+                 const std::string s = Lower((*names)[i]);
+                 if (s == "owner") {
+                   roles.push_back(AuthorRole::kOwner);
+                 } else if (s == "member") {
+                   roles.push_back(AuthorRole::kMember);
+                 } else if (s == "collaborator") {
+                   roles.push_back(AuthorRole::kCollaborator);
+                 } else if (s == "contributor") {
+                   roles.push_back(AuthorRole::kContributor);
+                 } else {
+                   Error(v[i], p + "[" + std::to_string(i) + "]",
+                         "expected one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, got \"" +
+                             (*names)[i] + "\"");
+                   ok = false;
+                 }
+               }
+               if (ok) out.maintainer_roles = std::move(roles);
+             }}});
   }
 
   std::string filename_;
