@@ -64,18 +64,16 @@ inline Status FenceLost(std::string msg) { return {StatusCode::kFenceLost, std::
 inline Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, std::move(msg)}; }
 inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
-// Either a T or a non-OK Status. Constructing a Result from an OK Status is a bug.
-template <typename T>
-class [[nodiscard]] Result {
+// Either a T or an error E. Result<T> (E = Status) is what most code returns; a layer with a
+// richer error type (github/errors.h: GitHubError) reuses the same shape.
+template <typename T, typename E>
+class [[nodiscard]] ValueOrError {
  public:
-  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
-    assert(!status_.ok() && "Result constructed from an OK Status");
-    if (status_.ok()) status_ = Internal("Result constructed from an OK Status");
-  }
+  ValueOrError(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  ValueOrError(E error) : error_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
-  const Status& status() const { return status_; }
+  const E& error() const { return error_; }
 
   T& value() & {
     assert(ok());
@@ -94,9 +92,24 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
- private:
-  Status status_;
+ protected:
+  E error_;
   std::optional<T> value_;
+};
+
+// Either a T or a non-OK Status. Constructing a Result from an OK Status is a bug.
+template <typename T>
+class [[nodiscard]] Result : public ValueOrError<T, Status> {
+  using Base = ValueOrError<T, Status>;
+
+ public:
+  Result(T value) : Base(std::move(value)) {}        // NOLINT: implicit by design
+  Result(Status status) : Base(std::move(status)) {  // NOLINT: implicit by design
+    assert(!this->error_.ok() && "Result constructed from an OK Status");
+    if (this->error_.ok()) this->error_ = Internal("Result constructed from an OK Status");
+  }
+
+  const Status& status() const { return this->error_; }
 };
 
 }  // namespace gatehouse

@@ -69,37 +69,12 @@ GitHubErrorKind KindFromHttpStatus(int http_status);
 // 409, 405 and 422 on a SHA-bound mutation: record `superseded`, do not fail the pass.
 bool IsSuperseded(const GitHubError& error);
 
-// Either a T or a GitHubError. Mirrors Result<T>, but keeps the typed error (and `until`).
+// Either a T or a GitHubError: Result<T>'s shape, keeping the typed error (and `until`).
 template <typename T>
-class [[nodiscard]] GitHubResult {
+class [[nodiscard]] GitHubResult : public ValueOrError<T, GitHubError> {
  public:
-  GitHubResult(T value) : value_(std::move(value)) {}            // NOLINT: implicit by design
-  GitHubResult(GitHubError error) : error_(std::move(error)) {}  // NOLINT: implicit by design
-
-  bool ok() const { return value_.has_value(); }
-  const GitHubError& error() const { return error_; }
-  Status status() const { return ok() ? Status::Ok() : error_.ToStatus(); }
-
-  T& value() & {
-    assert(ok());
-    return *value_;
-  }
-  const T& value() const& {
-    assert(ok());
-    return *value_;
-  }
-  T&& value() && {
-    assert(ok());
-    return std::move(*value_);
-  }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
- private:
-  GitHubError error_;
-  std::optional<T> value_;
+  using ValueOrError<T, GitHubError>::ValueOrError;
+  Status status() const { return this->ok() ? Status::Ok() : this->error().ToStatus(); }
 };
 
 // For calls whose only result is success.
