@@ -1,0 +1,95 @@
+// The executor: turns a plan (decide/planner.h) into fenced, SHA-bound GitHub calls through
+// the action ledger (DESIGN.md §3).
+//
+// For each planned action, in order:
+//   1. Store::RecordIntent(subject, kind, head_sha, detail) under the pass's fence; durable
+//      before the call. kFenceLost → stop at once (another worker holds the PR now).
+//   2. kAlreadyDone / kSuperseded → skip (nothing is ever done twice; a superseded key stays
+//      superseded: a new head is a new key).
+//   3. kNeedsReconcile (an earlier holder recorded the intent and died before the outcome) →
+//      ask GitHub whether the effect exists (merged? our approval on that commit? the label?
+//      our comment with that body? our check run with that conclusion? closed?). If it does,
+//      record `done` without calling; otherwise make the call as in 4.
+//   4. kRecorded → make the call, bound to the head SHA where GitHub accepts one (merge `sha`,
+//      review `commit_id`, check run `head_sha`, update-branch `expected_head_sha`), then
+//      record the outcome:
+//        success                          → done
+//        409 / 405 / 422 (IsSuperseded)   → superseded; stop executing this plan (everything
+//                                           after it was decided on a stale head) and ask for
+//                                           a fresh pass
+//        rate limited (403/429 + reset)   → failed (the call did not happen); stop; the pass
+//                                           waits (PassOutcome::RateLimited, no attempt used)
+//        transient (5xx, reset, timeout)  → NO outcome: the call may have taken effect, so the
+//                                           intent stays open and the next pass reconciles it;
+//                                           stop; PassOutcome::Transient
+//        other errors (404, 401, ...)     → failed with GitHub's message; continue with the
+//                                           next action (one broken label does not block a
+//                                           check run)
+//
+// Thread-safety: Execute is a free function; it is safe to run concurrently for different
+// subjects (the Store and GitHub implementations are thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "decide/planner.h"
+#include "engine/retry_policy.h"
+#include "github/github.h"
+#include "store/store.h"
+
+namespace gatehouse::act {
+
+// Which PR the plan is for, and on whose behalf calls are made.
+struct Target {
+  std::string subject;  // "owner/repo#12", the ledger's subject and the work item key
+  RepoRef repo;
+  int64_t number = 0;
+  CallContext call;     // installation id (rate limits, token); background = false
+};
+
+struct ExecutorOptions {
+  // gatehouse's own login, to recognise its reviews and comments while reconciling.
+  std::string app_login = "gatehouse[bot]";
+  // Fault injection (crash tests, the proof harness): called after a GitHub call returned
+  // and before its outcome is recorded. A test makes it kill the process.
+  std::function<void(const decide::PlannedAction&)> after_call;
+};
+
+struct ActionReport {
+  enum class Result {
+    kDone,           // called now; GitHub accepted it
+    kAlreadyDone,    // the ledger says done: not called
+    kReconciled,     // an open intent whose effect GitHub already shows: recorded done, not called
+    kSuperseded,     // GitHub refused it because the head moved (now or before): not done
+    kFailed,         // GitHub refused it for another reason (recorded failed)
+    kRateLimited,    // not called / refused by a rate limit (recorded failed; retried later)
+    kUnknown,        // transient error: the intent stays open for reconciliation
+    kNotRun,         // not attempted: an earlier action stopped the plan
+  };
+  decide::PlannedAction action;
+  Result result = Result::kNotRun;
+  std::string detail;      // GitHub's message, the reconciliation evidence, ...
+  int64_t ledger_id = 0;   // 0 when no ledger row was touched
+};
+std::string_view ActionResultName(ActionReport::Result r);
+
+struct ExecResult {
+  std::vector<ActionReport> actions;  // one per planned action, in plan order
+  // A mutation was refused because the head moved: the caller should signal a fresh pass.
+  bool superseded = false;
+  // Set when the pass must end with this outcome instead of Done: rate limited (wait until),
+  // transient (retry with backoff), or the fence was lost (Transient; the finish will be
+  // rejected anyway).
+  std::optional<PassOutcome> stop;
+};
+
+ExecResult Execute(Store& store, GitHub& github, const Clock& clock, const Target& target,
+                   int64_t fence, const decide::Plan& plan,
+                   const ExecutorOptions& options = ExecutorOptions());
+
+}  // namespace gatehouse::act
