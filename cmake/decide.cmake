@@ -1,10 +1,12 @@
-# Decide (issue 5): the pure policy model and parser and the gate, plus their unit tests.
+# Decide (issue 5): the pure policy model and parser, the gate and the planner, plus their unit
+# tests.
 # decide/ performs no I/O and reads no clock (DESIGN.md §5), except CheckPolicyFile, which
 # reads a file for `gatehouse config check`; yaml-cpp parses the policy file.
 find_package(yaml-cpp REQUIRED)
 
 add_library(gatehouse_decide STATIC
   ${CMAKE_SOURCE_DIR}/decide/glob.cc
+  ${CMAKE_SOURCE_DIR}/decide/options.cc
   ${CMAKE_SOURCE_DIR}/decide/policy.cc
   ${CMAKE_SOURCE_DIR}/decide/gate.cc
   ${CMAKE_SOURCE_DIR}/decide/policy_check.cc

@@ -91,11 +91,7 @@ class PlanBuilder {
   // An action the rules ask for: executed, or skipped for dry-run or autonomy.
   void Propose(PlannedAction a) {
     if (options_.dry_run) return Skip(std::move(a), "dry-run");
-    Autonomy level = options_.autonomy;
-    if (auto it = options_.class_autonomy.find(ClassOf(a.kind));
-        it != options_.class_autonomy.end()) {
-      level = it->second;
-    }
+    const Autonomy level = options_.AutonomyFor(ClassOf(a.kind));
     if (level == Autonomy::kObserve) return Skip(std::move(a), "observe");
     if (level == Autonomy::kSuggest && ClassOf(a.kind) != ActionClass::kReport) {
       return Skip(std::move(a), "suggest");
@@ -287,46 +283,6 @@ ActionClass ClassOf(ActionKind kind) {
   return ActionClass::kClose;
 }
 
-std::string_view ActionClassName(ActionClass c) {
-  switch (c) {
-    case ActionClass::kReport:
-      return "report";
-    case ActionClass::kLabel:
-      return "label";
-    case ActionClass::kReview:
-      return "review";
-    case ActionClass::kMerge:
-      return "merge";
-    case ActionClass::kClose:
-      return "close";
-  }
-  return "unknown";
-}
-
-std::string_view AutonomyName(Autonomy a) {
-  switch (a) {
-    case Autonomy::kObserve:
-      return "observe";
-    case Autonomy::kSuggest:
-      return "suggest";
-    case Autonomy::kAuto:
-      return "auto";
-  }
-  return "observe";
-}
-
-std::string_view MergeMethodName(MergeMethod m) {
-  switch (m) {
-    case MergeMethod::kMerge:
-      return "merge";
-    case MergeMethod::kSquash:
-      return "squash";
-    case MergeMethod::kRebase:
-      return "rebase";
-  }
-  return "merge";
-}
-
 std::string PlannedAction::Key() const {
   return std::string(ActionKindName(kind)) + "|" + head_sha + "|" + detail;
 }
@@ -406,6 +362,11 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
 
   PlanClose(policy, pr, verdict, facts, options, now, b);
   return b.Take();
+}
+
+Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
+                 const PlannerInput& facts) {
+  return PlanActions(policy, pr, verdict, facts, policy.actions);
 }
 
 }  // namespace gatehouse::decide

@@ -8,9 +8,10 @@
 // detail)` is its idempotency key within the PR (the ledger adds the subject).
 //
 // Autonomy is set per action class: `observe` executes nothing, `suggest` executes only the
-// report class (check run and summary comment), `auto` executes everything. The global
-// dry-run switch skips every action but still plans it. The rules are documented in
-// docs/PLANNER.md.
+// report class (check run and summary comment), `auto` executes everything. The dry-run
+// switch skips every action but still plans it. These settings (PlannerOptions, in
+// decide/options.h) are the policy file's `actions:` section, `Policy::actions`. The rules are
+// documented in docs/PLANNER.md.
 //
 // No I/O and no clock: the instant is `facts.now` if set, else `snapshot.now`. All types are
 // plain values; PlanActions is safe from any thread.
@@ -26,6 +27,7 @@
 
 #include "base/clock.h"
 #include "decide/gate.h"
+#include "decide/options.h"
 #include "decide/policy.h"
 #include "decide/snapshot.h"
 
@@ -53,41 +55,8 @@ enum class ActionKind {
 };
 std::string_view ActionKindName(ActionKind kind);
 
-// Autonomy is configured per class of actions rather than per kind.
-enum class ActionClass {
-  kReport,  // check_run, comment
-  kLabel,   // label, unlabel
-  kReview,  // approve, request_changes
-  kMerge,   // merge, update_branch
-  kClose,   // close, reopen_reclose, draft_dodge_close
-};
-std::string_view ActionClassName(ActionClass c);
+// The autonomy class of an action kind (classes and PlannerOptions are in decide/options.h).
 ActionClass ClassOf(ActionKind kind);
-
-enum class Autonomy { kObserve, kSuggest, kAuto };
-std::string_view AutonomyName(Autonomy a);
-
-enum class MergeMethod { kMerge, kSquash, kRebase };
-std::string_view MergeMethodName(MergeMethod m);
-
-// The planner's settings. They live here, not in Policy, until the policy file grows an
-// `actions:` section; docs/PLANNER.md describes the planned mapping.
-struct PlannerOptions {
-  Autonomy autonomy = Autonomy::kObserve;          // every class without an override
-  std::map<ActionClass, Autonomy> class_autonomy;  // per-class overrides
-  bool dry_run = false;                            // plan everything, execute nothing
-  MergeMethod merge_method = MergeMethod::kSquash;
-  // How long the pending-closure label must have been on before a close.
-  Duration close_grace = std::chrono::hours(72);
-  bool update_branch = false;  // update a `behind` branch from its base
-  // gatehouse's own login, to recognise its approvals in the snapshot's reviews.
-  std::string app_login = "gatehouse[bot]";
-
-  std::string label_ready = "ready-to-merge";
-  std::string label_changes_requested = "changes-requested";
-  std::string label_needs_human = "needs-human-review";
-  std::string label_pending_closure = "pending-closure";
-};
 
 // Who reopened the PR last (from the `pull_request.reopened` event the engine recorded).
 struct ReopenFact {
@@ -142,7 +111,14 @@ struct Plan {
 // Deterministic: it contains no time, so an unchanged verdict gives an unchanged body.
 std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& verdict);
 
+// Plans with `options` as the planner's settings; `policy.actions` is ignored. The pass calls
+// it as PlanActions(policy, pr, verdict, facts, policy.actions) after applying its server-wide
+// overrides (dry-run, app_login) to `policy.actions`.
 Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
-                 const PlannerInput& facts, const PlannerOptions& options = PlannerOptions());
+                 const PlannerInput& facts, const PlannerOptions& options);
+
+// Plans with the policy's own settings: PlanActions(policy, pr, verdict, facts, policy.actions).
+Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
+                 const PlannerInput& facts);
 
 }  // namespace gatehouse::decide

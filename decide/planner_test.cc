@@ -420,6 +420,46 @@ TEST(PlannerTest, AutonomyPerActionClass) {
   EXPECT_EQ(SkipReason(plan, ActionKind::kApprove), "observe");
 }
 
+TEST(PlannerTest, HonoursTheAutonomyOfThePolicyFile) {
+  auto policy = ParsePolicy(
+      "actions:\n"
+      "  autonomy: suggest\n"
+      "  classes:\n"
+      "    label: auto\n"
+      "  merge_method: rebase\n"
+      "  labels:\n"
+      "    ready: lgtm\n");
+  ASSERT_TRUE(policy.ok()) << policy.status().ToString();
+  // Without options, the planner uses policy.actions.
+  Plan plan = PlanActions(*policy, OpenPr(), Pass(), {});
+  EXPECT_EQ(Kinds(plan.actions), (std::vector<std::string>{"check_run", "comment", "label"}));
+  EXPECT_EQ(Find(plan, ActionKind::kLabel)->label, "lgtm");
+  EXPECT_EQ(SkipReason(plan, ActionKind::kApprove), "suggest");
+  EXPECT_EQ(SkipReason(plan, ActionKind::kMerge, "rebase"), "suggest");
+}
+
+TEST(PlannerTest, ServerOverridesAppliedToPolicyActions) {
+  // What the pass does: defaults -> repo file -> server overrides -> PlanActions.
+  Policy defaults;
+  defaults.actions.app_login = "acme-gate[bot]";
+  auto policy = ParsePolicy("actions:\n  autonomy: auto\n  dry_run: false\n", defaults);
+  ASSERT_TRUE(policy.ok()) << policy.status().ToString();
+  Policy p = *policy;
+  PrSnapshot pr = OpenPr();
+  pr.reviews = {{"acme-gate[bot]", "APPROVED", kHead, kT0}};
+
+  Plan live = PlanActions(p, pr, Pass(), {}, p.actions);
+  EXPECT_EQ(Find(live, ActionKind::kApprove), std::nullopt);  // its own approval is recognised
+  EXPECT_EQ(SkipReason(live, ActionKind::kApprove), "already in that state");
+  EXPECT_NE(Find(live, ActionKind::kMerge), std::nullopt);
+
+  const bool server_dry_run = true;  // the global switch: OR-ed in, never turns a repo's off
+  p.actions.dry_run = p.actions.dry_run || server_dry_run;
+  Plan dry = PlanActions(p, pr, Pass(), {}, p.actions);
+  EXPECT_TRUE(dry.actions.empty());
+  EXPECT_EQ(SkipReason(dry, ActionKind::kMerge), "dry-run");
+}
+
 TEST(PlannerTest, DryRunPlansEverythingExecutesNothing) {
   PlannerOptions o = Auto();
   o.dry_run = true;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <utility>
 
 namespace gatehouse::decide {
@@ -68,8 +69,10 @@ class PolicyParser {
         }
       } else if (key == "rules") {
         ParseRules(v, out);
+      } else if (key == "actions") {
+        Actions(v, "actions", out.actions);
       } else {
-        Error(kv.first, key, "unknown key (expected one of: version, rules)");
+        Error(kv.first, key, "unknown key (expected one of: version, rules, actions)");
       }
     }
   }
@@ -250,6 +253,15 @@ class PolicyParser {
   Field BoolField(std::string_view key, std::optional<bool>& out) {
     return {key, [this, &out](const YAML::Node& v, const std::string& p) { out = Bool(v, p); }};
   }
+  Field StringField(std::string_view key, std::optional<std::string>& out) {
+    return {key, [this, &out](const YAML::Node& v, const std::string& p) {
+              if (v.IsScalar() && !v.Scalar().empty()) {
+                out = v.Scalar();
+              } else {
+                Error(v, p, "expected a non-empty string, got " + Describe(v));
+              }
+            }};
+  }
   Field StringsField(std::string_view key, std::optional<std::vector<std::string>>& out) {
     return {key,
             [this, &out](const YAML::Node& v, const std::string& p) { out = StringList(v, p); }};
@@ -364,6 +376,61 @@ class PolicyParser {
              }}});
   }
 
+  std::optional<Autonomy> AutonomyValue(const YAML::Node& v, const std::string& path) {
+    if (v.IsScalar()) {
+      if (auto a = ParseAutonomy(Lower(v.Scalar()))) return a;
+    }
+    Error(v, path, "expected one of observe, suggest, auto, got " + Describe(v));
+    return std::nullopt;
+  }
+
+  Field ClassField(ActionClass c, std::map<ActionClass, Autonomy>& out) {
+    return {ActionClassName(c), [this, c, &out](const YAML::Node& v, const std::string& p) {
+              if (auto a = AutonomyValue(v, p)) out[c] = *a;
+            }};
+  }
+
+  void Actions(const YAML::Node& node, const std::string& path, PolicyOverlay::Actions& out) {
+    Fields(node, path,
+           {{"autonomy", [&](const YAML::Node& v,
+                             const std::string& p) { out.autonomy = AutonomyValue(v, p); }},
+            {"classes",
+             [&](const YAML::Node& v, const std::string& p) {
+               Fields(v, p,
+                      {ClassField(ActionClass::kReport, out.classes),
+                       ClassField(ActionClass::kLabel, out.classes),
+                       ClassField(ActionClass::kReview, out.classes),
+                       ClassField(ActionClass::kMerge, out.classes),
+                       ClassField(ActionClass::kClose, out.classes)});
+             }},
+            BoolField("dry_run", out.dry_run),
+            {"merge_method",
+             [&](const YAML::Node& v, const std::string& p) {
+               std::optional<MergeMethod> m;
+               if (v.IsScalar()) m = ParseMergeMethod(Lower(v.Scalar()));
+               if (m) {
+                 out.merge_method = m;
+               } else {
+                 Error(v, p, "expected one of merge, squash, rebase, got " + Describe(v));
+               }
+             }},
+            {"close_grace", [&](const YAML::Node& v,
+                                const std::string& p) { out.close_grace = DurationValue(v, p); }},
+            BoolField("update_branch", out.update_branch),
+            {"labels",
+             [&](const YAML::Node& v, const std::string& p) {
+               Fields(v, p,
+                      {StringField("ready", out.label_ready),
+                       StringField("changes_requested", out.label_changes_requested),
+                       StringField("needs_human", out.label_needs_human),
+                       StringField("pending_closure", out.label_pending_closure)});
+             }},
+            // Listed so that the error says why, rather than "unknown key".
+            {"app_login", [&](const YAML::Node& v, const std::string& p) {
+               Error(v, p, "a server setting; it cannot be set in a policy file");
+             }}});
+  }
+
   std::string filename_;
   std::vector<std::string> errors_;
 };
@@ -463,6 +530,17 @@ Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo) {
   Apply(p.authors.exempt_bots, repo.authors.exempt_bots);
   Apply(p.authors.exempt_maintainers, repo.authors.exempt_maintainers);
   Apply(p.authors.maintainer_roles, repo.authors.maintainer_roles);
+  PlannerOptions& a = p.actions;
+  Apply(a.autonomy, repo.actions.autonomy);
+  for (const auto& [c, level] : repo.actions.classes) a.class_autonomy[c] = level;
+  Apply(a.dry_run, repo.actions.dry_run);
+  Apply(a.merge_method, repo.actions.merge_method);
+  Apply(a.close_grace, repo.actions.close_grace);
+  Apply(a.update_branch, repo.actions.update_branch);
+  Apply(a.label_ready, repo.actions.label_ready);
+  Apply(a.label_changes_requested, repo.actions.label_changes_requested);
+  Apply(a.label_needs_human, repo.actions.label_needs_human);
+  Apply(a.label_pending_closure, repo.actions.label_pending_closure);
   return p;
 }
 

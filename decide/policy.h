@@ -1,5 +1,6 @@
-// Policy: a repository's merge-gate rules, read from `.github/gatehouse.yml` and merged over
-// the server defaults.
+// Policy: a repository's merge-gate rules (`rules:`) and the planner's settings (`actions:`),
+// read from `.github/gatehouse.yml` (or an operator override file) and merged over the server
+// defaults.
 //
 // The repo file is parsed into a PolicyOverlay in which every key is optional; the overlay
 // is then applied to the defaults key by key (`MergePolicies`), so a repository only writes
@@ -11,6 +12,7 @@
 // throws. All types are plain values; functions are pure and safe from any thread.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "decide/options.h"
 #include "decide/snapshot.h"
 
 namespace gatehouse::decide {
@@ -95,6 +98,9 @@ struct Policy {
   SizeRule size;
   ProtectedPathsRule protected_paths;
   AuthorsRule authors;
+  // The `actions:` section: autonomy, dry-run, merge method, grace, labels. `app_login` is
+  // never read from a file (see decide/options.h).
+  PlannerOptions actions;
 };
 
 // The built-in server defaults (the field initializers above).
@@ -142,6 +148,19 @@ struct PolicyOverlay {
     std::optional<bool> exempt_maintainers;
     std::optional<std::vector<AuthorRole>> maintainer_roles;
   } authors;
+  struct Actions {
+    std::optional<Autonomy> autonomy;
+    // Only the classes written; each replaces that class's level and keeps the others.
+    std::map<ActionClass, Autonomy> classes;
+    std::optional<bool> dry_run;
+    std::optional<MergeMethod> merge_method;
+    std::optional<Duration> close_grace;
+    std::optional<bool> update_branch;
+    std::optional<std::string> label_ready;
+    std::optional<std::string> label_changes_requested;
+    std::optional<std::string> label_needs_human;
+    std::optional<std::string> label_pending_closure;
+  } actions;
 };
 
 // Parses the YAML text of a policy file. `filename` only prefixes error messages. An empty
@@ -151,9 +170,14 @@ Result<PolicyOverlay> ParsePolicyOverlay(std::string_view yaml,
                                          std::string_view filename = "gatehouse.yml");
 
 // Applies `repo` over `defaults`: each key written in the repo file replaces the default.
+// Keys the file cannot hold (`actions.app_login`) keep the default's value.
 Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo);
 
-// ParsePolicyOverlay, then MergePolicies over `defaults`.
+// Loads a policy for a pass: parses `yaml` (the repository's `.github/gatehouse.yml` or an
+// operator override file), then merges it over `defaults` (the server defaults, with the
+// server's app_login). Nothing is merged when the file has any error: the result is then
+// InvalidArgument with one `FILE:LINE: KEY: problem` line per error, `filename` being the
+// FILE. An empty text gives `defaults` unchanged.
 Result<Policy> ParsePolicy(std::string_view yaml, const Policy& defaults = DefaultPolicy(),
                            std::string_view filename = "gatehouse.yml");
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 namespace gatehouse::decide {
@@ -51,6 +52,21 @@ rules:
     exempt_bots: false
     exempt_maintainers: true
     maintainer_roles: [OWNER, member]
+actions:
+  autonomy: suggest
+  classes:
+    label: auto
+    review: auto
+    merge: observe
+  dry_run: true
+  merge_method: rebase
+  close_grace: 2d
+  update_branch: true
+  labels:
+    ready: lgtm
+    changes_requested: needs-work
+    needs_human: human-please
+    pending_closure: closing-soon
 )";
 
 TEST(PolicyTest, ParsesTheFullExample) {
@@ -79,6 +95,24 @@ TEST(PolicyTest, ParsesTheFullExample) {
   EXPECT_FALSE(p->authors.exempt_bots);
   EXPECT_EQ(p->authors.maintainer_roles,
             (std::vector<AuthorRole>{AuthorRole::kOwner, AuthorRole::kMember}));
+  const PlannerOptions& a = p->actions;
+  EXPECT_EQ(a.autonomy, Autonomy::kSuggest);
+  EXPECT_EQ(a.class_autonomy, (std::map<ActionClass, Autonomy>{
+                                  {ActionClass::kLabel, Autonomy::kAuto},
+                                  {ActionClass::kReview, Autonomy::kAuto},
+                                  {ActionClass::kMerge, Autonomy::kObserve},
+                              }));
+  EXPECT_EQ(a.AutonomyFor(ActionClass::kReport), Autonomy::kSuggest);
+  EXPECT_EQ(a.AutonomyFor(ActionClass::kMerge), Autonomy::kObserve);
+  EXPECT_TRUE(a.dry_run);
+  EXPECT_EQ(a.merge_method, MergeMethod::kRebase);
+  EXPECT_EQ(a.close_grace, hours(48));
+  EXPECT_TRUE(a.update_branch);
+  EXPECT_EQ(a.label_ready, "lgtm");
+  EXPECT_EQ(a.label_changes_requested, "needs-work");
+  EXPECT_EQ(a.label_needs_human, "human-please");
+  EXPECT_EQ(a.label_pending_closure, "closing-soon");
+  EXPECT_EQ(a.app_login, "gatehouse[bot]");  // not a file key: the default stays
 }
 
 TEST(PolicyTest, EmptyFileGivesTheDefaults) {
@@ -89,6 +123,14 @@ TEST(PolicyTest, EmptyFileGivesTheDefaults) {
   EXPECT_EQ(p->required_checks.missing_after, minutes(30));
   EXPECT_EQ(p->labels.blocking, std::vector<std::string>{"do-not-merge"});
   EXPECT_EQ(p->size.mode, RuleMode::kAdvisory);
+  EXPECT_EQ(p->actions.autonomy, Autonomy::kObserve);
+  EXPECT_TRUE(p->actions.class_autonomy.empty());
+  EXPECT_FALSE(p->actions.dry_run);
+  EXPECT_EQ(p->actions.merge_method, MergeMethod::kSquash);
+  EXPECT_EQ(p->actions.close_grace, hours(72));
+  EXPECT_FALSE(p->actions.update_branch);
+  EXPECT_EQ(p->actions.label_ready, "ready-to-merge");
+  EXPECT_EQ(p->actions.label_pending_closure, "pending-closure");
   EXPECT_TRUE(ParsePolicy("# only a comment\n").ok());
 }
 
@@ -117,6 +159,49 @@ TEST(PolicyTest, RepoOverridesDefaultsPerKey) {
   EXPECT_EQ(p.size.max_lines, 10);                                // added
   EXPECT_EQ(p.required_checks.checks, (std::vector<RequiredCheck>{{"build", ""}}));  // kept
   EXPECT_EQ(p.required_checks.mode, RuleMode::kBlock);
+}
+
+TEST(PolicyTest, RepoActionsOverrideDefaultsPerKey) {
+  Policy defaults;
+  defaults.actions.autonomy = Autonomy::kSuggest;
+  defaults.actions.class_autonomy = {{ActionClass::kLabel, Autonomy::kAuto},
+                                     {ActionClass::kClose, Autonomy::kObserve}};
+  defaults.actions.merge_method = MergeMethod::kMerge;
+  defaults.actions.close_grace = hours(24);
+  defaults.actions.app_login = "acme-gate[bot]";
+  defaults.actions.label_ready = "ship-it";
+
+  auto p = ParsePolicy(
+      "actions:\n"
+      "  autonomy: AUTO\n"
+      "  classes:\n"
+      "    close: suggest\n"
+      "    merge: observe\n"
+      "  labels:\n"
+      "    pending_closure: stale\n",
+      defaults);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const PlannerOptions& a = p->actions;
+  EXPECT_EQ(a.autonomy, Autonomy::kAuto);  // overridden (names are case-insensitive)
+  EXPECT_EQ(a.class_autonomy,
+            (std::map<ActionClass, Autonomy>{{ActionClass::kLabel, Autonomy::kAuto},        // kept
+                                             {ActionClass::kClose, Autonomy::kSuggest},     // over
+                                             {ActionClass::kMerge, Autonomy::kObserve}}));  // new
+  EXPECT_EQ(a.merge_method, MergeMethod::kMerge);                                           // kept
+  EXPECT_EQ(a.close_grace, hours(24));                                                      // kept
+  EXPECT_EQ(a.app_login, "acme-gate[bot]");     // server only
+  EXPECT_EQ(a.label_ready, "ship-it");          // kept
+  EXPECT_EQ(a.label_pending_closure, "stale");  // overridden
+  EXPECT_EQ(a.label_needs_human, "needs-human-review");
+}
+
+TEST(PolicyTest, AnOperatorOverrideFileNamesItselfInErrors) {
+  auto p = ParsePolicy("actions:\n  dry_run: sometimes\n", DefaultPolicy(),
+                       "/etc/gatehouse/repos/acme/app.yml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "/etc/gatehouse/repos/acme/app.yml:2: actions.dry_run: expected true or false, got "
+            "\"sometimes\"");
 }
 
 TEST(PolicyTest, ModeOffParsesAsAMode) {
@@ -152,7 +237,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "\"-1\""},
         BadCase{"version: 2\n", "gatehouse.yml:1: version: expected 1, got \"2\""},
         BadCase{"verison: 1\n",
-                "gatehouse.yml:1: verison: unknown key (expected one of: version, rules)"},
+                "gatehouse.yml:1: verison: unknown key (expected one of: version, rules, "
+                "actions)"},
         BadCase{"- a\n- b\n", "gatehouse.yml:1: (top level): expected a mapping, got a list"},
         BadCase{"rules: [a]\n", "gatehouse.yml:1: rules: expected a mapping, got a list"},
         BadCase{"rules:\n  aprovals:\n    min: 1\n",
@@ -208,7 +294,41 @@ INSTANTIATE_TEST_SUITE_P(
                 "MEMBER, COLLABORATOR, CONTRIBUTOR, got \"ADMIN\""},
         BadCase{"rules:\n  authors:\n    exempt_bots: 1\n",
                 "gatehouse.yml:3: rules.authors.exempt_bots: expected true or false, got "
-                "\"1\""}));
+                "\"1\""},
+        BadCase{"actions: auto\n", "gatehouse.yml:1: actions: expected a mapping, got \"auto\""},
+        BadCase{"actions:\n  autonomy: yolo\n",
+                "gatehouse.yml:2: actions.autonomy: expected one of observe, suggest, auto, got "
+                "\"yolo\""},
+        BadCase{"actions:\n  autonomy_by_class: {}\n",
+                "gatehouse.yml:2: actions.autonomy_by_class: unknown key (expected one of: "
+                "autonomy, classes, dry_run, merge_method, close_grace, update_branch, labels, "
+                "app_login)"},
+        BadCase{"actions:\n  classes: [report]\n",
+                "gatehouse.yml:2: actions.classes: expected a mapping, got a list"},
+        BadCase{"actions:\n  classes:\n    report: auto\n    approve: auto\n",
+                "gatehouse.yml:4: actions.classes.approve: unknown key (expected one of: "
+                "report, label, review, merge, close)"},
+        BadCase{"actions:\n  classes:\n    merge: yes\n",
+                "gatehouse.yml:3: actions.classes.merge: expected one of observe, suggest, auto, "
+                "got \"yes\""},
+        BadCase{"actions:\n  dry_run: 1\n",
+                "gatehouse.yml:2: actions.dry_run: expected true or false, got \"1\""},
+        BadCase{"actions:\n  merge_method: fast-forward\n",
+                "gatehouse.yml:2: actions.merge_method: expected one of merge, squash, rebase, "
+                "got \"fast-forward\""},
+        BadCase{"actions:\n  close_grace: 3 days\n",
+                "gatehouse.yml:2: actions.close_grace: expected a duration such as 30m, 2h or "
+                "1h30m, got \"3 days\""},
+        BadCase{"actions:\n  update_branch: [true]\n",
+                "gatehouse.yml:2: actions.update_branch: expected true or false, got a list"},
+        BadCase{"actions:\n  labels:\n    ready: \"\"\n",
+                "gatehouse.yml:3: actions.labels.ready: expected a non-empty string, got \"\""},
+        BadCase{"actions:\n  labels:\n    wip: work-in-progress\n",
+                "gatehouse.yml:3: actions.labels.wip: unknown key (expected one of: ready, "
+                "changes_requested, needs_human, pending_closure)"},
+        BadCase{"actions:\n  app_login: me[bot]\n",
+                "gatehouse.yml:2: actions.app_login: a server setting; it cannot be set in a "
+                "policy file"}));
 
 TEST(PolicyTest, ReportsEveryErrorOnePerLine) {
   auto p = ParsePolicy(
