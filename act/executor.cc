@@ -1,0 +1,382 @@
+#include "act/executor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "engine/github_outcome.h"
+
+namespace gatehouse::act {
+namespace {
+
+using decide::ActionKind;
+using decide::PlannedAction;
+using ActionResult = ActionReport::Result;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// GitHub compares label names case-insensitively.
+bool HasLabel(const std::vector<std::string>& labels, std::string_view name) {
+  return std::any_of(labels.begin(), labels.end(),
+                     [&](const std::string& l) { return EqualsIgnoreCase(l, name); });
+}
+
+GitHubError UnknownKind() {
+  GitHubError e;
+  e.kind = GitHubErrorKind::kPermanent;
+  e.message = "unknown action kind";
+  return e;
+}
+
+std::string ShortSha(const std::string& sha) { return sha.substr(0, 12); }
+
+// What GitHub shows for an open intent, before deciding whether to call.
+struct Evidence {
+  enum class Verdict {
+    kEffectExists,  // record done without calling
+    kHeadMoved,     // the call would be refused: record superseded without calling
+    kCall,          // no trace of the effect: make the call
+  };
+  Verdict verdict = Verdict::kCall;
+  std::string detail;
+};
+
+Evidence Exists(std::string detail) { return {Evidence::Verdict::kEffectExists, std::move(detail)}; }
+Evidence Moved(std::string detail) { return {Evidence::Verdict::kHeadMoved, std::move(detail)}; }
+Evidence Absent(std::string detail) { return {Evidence::Verdict::kCall, std::move(detail)}; }
+
+// One plan's execution: the per-action ledger protocol of act/executor.h.
+class PlanRun {
+ public:
+  PlanRun(Store& store, GitHub& github, const Clock& clock, const Target& target, int64_t fence,
+          const ExecutorOptions& options)
+      : store_(store),
+        github_(github),
+        clock_(clock),
+        target_(target),
+        fence_(fence),
+        options_(options) {}
+
+  ExecResult Run(const decide::Plan& plan) {
+    ExecResult out;
+    out.actions.reserve(plan.actions.size());
+    for (const PlannedAction& a : plan.actions) {
+      ActionReport report;
+      report.action = a;
+      out.actions.push_back(std::move(report));
+    }
+    for (ActionReport& report : out.actions) {
+      if (!Step(report, out)) break;  // the rest stay kNotRun
+    }
+    return out;
+  }
+
+ private:
+  // Runs one action; false when the plan must stop here.
+  bool Step(ActionReport& report, ExecResult& out) {
+    const PlannedAction& a = report.action;
+    ActionKey key{target_.subject, std::string(decide::ActionKindName(a.kind)), a.head_sha,
+                  a.detail};
+    auto intent = store_.RecordIntent(key, fence_, clock_.Now());
+    if (!intent.ok()) {
+      // Fence lost (another worker holds the PR) or the store failed: no call without a
+      // durable, fenced intent.
+      report.detail = "intent not recorded: " + intent.status().ToString();
+      out.stop = PassOutcome::Transient(report.detail);
+      return false;
+    }
+    report.ledger_id = intent->record.id;
+    switch (intent->kind) {
+      case IntentResult::Kind::kAlreadyDone:
+        report.result = ActionResult::kAlreadyDone;
+        report.detail = intent->record.result;
+        return true;
+      case IntentResult::Kind::kSuperseded:
+        // Recorded superseded by an earlier pass, which already asked for a fresh one; asking
+        // again for the same key would loop. Everything after it was decided on that same
+        // stale head, so stop.
+        report.result = ActionResult::kSuperseded;
+        report.detail = intent->record.result;
+        return false;
+      case IntentResult::Kind::kNeedsReconcile:
+        return ReconcileThenCall(report, out);
+      case IntentResult::Kind::kRecorded:
+        return CallAndRecord(report, out);
+    }
+    return false;
+  }
+
+  bool ReconcileThenCall(ActionReport& report, ExecResult& out) {
+    auto evidence = Reconcile(report.action);
+    if (!evidence.ok()) {
+      // The intent stays open whatever the error: recording `failed` would let the next pass
+      // repeat a call that may have taken effect without looking first.
+      const GitHubError& e = evidence.error();
+      report.detail = "reconcile: " + e.ToString();
+      if (e.kind == GitHubErrorKind::kRateLimited) {
+        report.result = ActionResult::kRateLimited;
+        out.stop = ToPassOutcome(e);
+        return false;
+      }
+      if (e.kind == GitHubErrorKind::kTransient) {
+        report.result = ActionResult::kUnknown;
+        out.stop = ToPassOutcome(e);
+        return false;
+      }
+      report.result = ActionResult::kFailed;
+      return true;
+    }
+    switch (evidence->verdict) {
+      case Evidence::Verdict::kEffectExists:
+        return Record(report, out, ActionState::kDone, "reconciled: " + evidence->detail,
+                      ActionResult::kReconciled);
+      case Evidence::Verdict::kHeadMoved:
+        out.superseded = true;
+        Record(report, out, ActionState::kSuperseded, "reconciled: " + evidence->detail,
+               ActionResult::kSuperseded);
+        return false;
+      case Evidence::Verdict::kCall:
+        return CallAndRecord(report, out);
+    }
+    return false;
+  }
+
+  bool CallAndRecord(ActionReport& report, ExecResult& out) {
+    const PlannedAction& a = report.action;
+    GitHubResult<std::string> call = Call(a);
+    if (options_.after_call) options_.after_call(a);
+    if (call.ok()) {
+      return Record(report, out, ActionState::kDone, *call, ActionResult::kDone);
+    }
+    const GitHubError& e = call.error();
+    if (IsSuperseded(e)) {
+      out.superseded = true;
+      Record(report, out, ActionState::kSuperseded, e.ToString(), ActionResult::kSuperseded);
+      return false;
+    }
+    switch (e.kind) {
+      case GitHubErrorKind::kRateLimited:
+        // The call did not happen: `failed` lets the next pass retry it without reconciling.
+        out.stop = ToPassOutcome(e);
+        Record(report, out, ActionState::kFailed, e.ToString(), ActionResult::kRateLimited);
+        return false;
+      case GitHubErrorKind::kTransient:
+        // It may have taken effect: no outcome, the next holder reconciles.
+        report.result = ActionResult::kUnknown;
+        report.detail = e.ToString();
+        out.stop = ToPassOutcome(e);
+        return false;
+      default:
+        return Record(report, out, ActionState::kFailed, e.ToString(), ActionResult::kFailed);
+    }
+  }
+
+  // Records the outcome of report's intent. When the ledger refuses (fence lost, store down)
+  // the intent stays open for the next holder to reconcile: the action becomes kUnknown and
+  // the plan stops. Returns whether the plan may go on.
+  bool Record(ActionReport& report, ExecResult& out, ActionState state, std::string result,
+              ActionResult on_success) {
+    Status s = store_.RecordOutcome(report.ledger_id, fence_, state, result, clock_.Now());
+    report.detail = std::move(result);
+    if (!s.ok()) {
+      report.result = ActionResult::kUnknown;
+      report.detail += "; outcome not recorded: " + s.ToString();
+      out.stop = PassOutcome::Transient(report.detail);
+      return false;
+    }
+    report.result = on_success;
+    return true;
+  }
+
+  // The GitHub call for `a`, bound to its head SHA where GitHub takes one. The value is what
+  // the ledger keeps as the result of a success.
+  GitHubResult<std::string> Call(const PlannedAction& a) {
+    const CallContext& ctx = target_.call;
+    const RepoRef& repo = target_.repo;
+    const int64_t n = target_.number;
+    switch (a.kind) {
+      case ActionKind::kMerge: {
+        auto r = github_.Merge(ctx, repo, n, a.head_sha,
+                               std::string(decide::MergeMethodName(a.merge_method)));
+        if (!r.ok()) return r.error();
+        return "merged " + ShortSha(a.head_sha) + " as " + r->sha;
+      }
+      case ActionKind::kApprove:
+      case ActionKind::kRequestChanges: {
+        const bool approve = a.kind == ActionKind::kApprove;
+        auto r = github_.CreateReview(ctx, repo, n, a.head_sha,
+                                      approve ? "APPROVE" : "REQUEST_CHANGES", a.body);
+        if (!r.ok()) return r.error();
+        return "review " + std::to_string(*r) + " on " + ShortSha(a.head_sha);
+      }
+      case ActionKind::kClose:
+      case ActionKind::kDraftDodgeClose:
+      case ActionKind::kReopenReclose: {
+        auto r = github_.ClosePullRequest(ctx, repo, n);
+        if (!r.ok()) return r.error();
+        return std::string("closed");
+      }
+      case ActionKind::kLabel: {
+        auto r = github_.AddLabels(ctx, repo, n, {a.label});
+        if (!r.ok()) return r.error();
+        return "labelled " + a.label;
+      }
+      case ActionKind::kUnlabel: {
+        auto r = github_.RemoveLabel(ctx, repo, n, a.label);
+        if (r.ok()) return "unlabelled " + a.label;
+        if (r.error().kind == GitHubErrorKind::kNotFound) return a.label + " already absent";
+        return r.error();
+      }
+      case ActionKind::kComment: {
+        if (a.comment_id) {
+          auto r = github_.UpdateIssueComment(ctx, repo, *a.comment_id, a.body);
+          if (!r.ok()) return r.error();
+          return "edited comment " + std::to_string(*a.comment_id);
+        }
+        auto r = github_.CreateIssueComment(ctx, repo, n, a.body);
+        if (!r.ok()) return r.error();
+        return "comment " + std::to_string(*r);
+      }
+      case ActionKind::kCheckRun: {
+        CheckRunSpec spec;
+        spec.name = std::string(decide::kCheckRunName);
+        spec.head_sha = a.head_sha;
+        spec.status = a.check_status;
+        spec.conclusion = a.check_conclusion;
+        spec.title = a.check_title;
+        spec.summary = a.check_summary;
+        spec.external_id = a.Key();
+        auto r = github_.CreateCheckRun(ctx, repo, spec);
+        if (!r.ok()) return r.error();
+        return "check run " + std::to_string(*r) + " on " + ShortSha(a.head_sha);
+      }
+      case ActionKind::kUpdateBranch: {
+        auto r = github_.UpdateBranch(ctx, repo, n, a.head_sha);
+        if (!r.ok()) return r.error();
+        return "update-branch from " + ShortSha(a.head_sha);
+      }
+    }
+    return UnknownKind();
+  }
+
+  // Whether GitHub already shows the effect of `a` (docs/ACTIONS.md, "Reconciliation").
+  GitHubResult<Evidence> Reconcile(const PlannedAction& a) {
+    const CallContext& ctx = target_.call;
+    const RepoRef& repo = target_.repo;
+    const int64_t n = target_.number;
+    const std::string& me = options_.app_login;
+    switch (a.kind) {
+      case ActionKind::kMerge: {
+        auto pr = github_.GetPullRequest(ctx, repo, n);
+        if (!pr.ok()) return pr.error();
+        if (pr->merged) return Exists("merged");
+        if (pr->head_sha != a.head_sha) return Moved("head moved to " + ShortSha(pr->head_sha));
+        return Absent("not merged");
+      }
+      case ActionKind::kApprove:
+      case ActionKind::kRequestChanges: {
+        const std::string state =
+            a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
+        auto reviews = github_.ListReviews(ctx, repo, n);
+        if (!reviews.ok()) return reviews.error();
+        for (const Review& r : *reviews) {
+          if (r.user == me && r.state == state && r.commit_id == a.head_sha) {
+            return Exists("review " + std::to_string(r.id) + " " + state);
+          }
+        }
+        return Absent("no " + state + " review by " + me);
+      }
+      case ActionKind::kClose:
+      case ActionKind::kDraftDodgeClose:
+      case ActionKind::kReopenReclose: {
+        auto pr = github_.GetPullRequest(ctx, repo, n);
+        if (!pr.ok()) return pr.error();
+        if (pr->state == "closed") return Exists("closed");
+        return Absent("open");
+      }
+      case ActionKind::kLabel:
+      case ActionKind::kUnlabel: {
+        auto pr = github_.GetPullRequest(ctx, repo, n);
+        if (!pr.ok()) return pr.error();
+        const bool has = HasLabel(pr->labels, a.label);
+        if (a.kind == ActionKind::kLabel) {
+          return has ? Exists("labelled " + a.label) : Absent(a.label + " absent");
+        }
+        return has ? Absent(a.label + " present") : Exists(a.label + " absent");
+      }
+      case ActionKind::kComment: {
+        auto comments = github_.ListIssueComments(ctx, repo, n);
+        if (!comments.ok()) return comments.error();
+        for (const IssueComment& c : *comments) {
+          const bool candidate = a.comment_id ? c.id == *a.comment_id : c.user == me;
+          if (candidate && c.body == a.body) {
+            return Exists("comment " + std::to_string(c.id) + " has the body");
+          }
+        }
+        return Absent("no comment with the body");
+      }
+      case ActionKind::kCheckRun: {
+        auto runs = github_.ListCheckRuns(ctx, repo, a.head_sha);
+        if (!runs.ok()) return runs.error();
+        for (const CheckRun& r : *runs) {
+          if (r.name == decide::kCheckRunName && r.head_sha == a.head_sha &&
+              r.status == a.check_status && r.conclusion == a.check_conclusion) {
+            return Exists("check run " + std::to_string(r.id) + " " + r.status + " " +
+                          r.conclusion);
+          }
+        }
+        return Absent("no matching check run");
+      }
+      case ActionKind::kUpdateBranch: {
+        auto pr = github_.GetPullRequest(ctx, repo, n);
+        if (!pr.ok()) return pr.error();
+        if (pr->head_sha != a.head_sha) return Exists("head moved to " + ShortSha(pr->head_sha));
+        return Absent("head unchanged");
+      }
+    }
+    return UnknownKind();
+  }
+
+  Store& store_;
+  GitHub& github_;
+  const Clock& clock_;
+  const Target& target_;
+  const int64_t fence_;
+  const ExecutorOptions& options_;
+};
+
+}  // namespace
+
+std::string_view ActionResultName(ActionReport::Result r) {
+  switch (r) {
+    case ActionResult::kDone:
+      return "done";
+    case ActionResult::kAlreadyDone:
+      return "already_done";
+    case ActionResult::kReconciled:
+      return "reconciled";
+    case ActionResult::kSuperseded:
+      return "superseded";
+    case ActionResult::kFailed:
+      return "failed";
+    case ActionResult::kRateLimited:
+      return "rate_limited";
+    case ActionResult::kUnknown:
+      return "unknown";
+    case ActionResult::kNotRun:
+      return "not_run";
+  }
+  return "unknown";
+}
+
+ExecResult Execute(Store& store, GitHub& github, const Clock& clock, const Target& target,
+                   int64_t fence, const decide::Plan& plan, const ExecutorOptions& options) {
+  return PlanRun(store, github, clock, target, fence, options).Run(plan);
+}
+
+}  // namespace gatehouse::act

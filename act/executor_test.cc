@@ -1,0 +1,572 @@
+// The executor against a real SqliteStore on a temporary file and the real simulator (sim/),
+// served in-process on our HttpServer and reached through GitHubClient over loopback with the
+// App flow (JWT -> installation token). One SimClock drives the simulator, the client's rate
+// limit windows and the ledger's timestamps. The simulator's effect log is the witness: every
+// call the executor made, with the SHA it was bound to, and its HTTP status.
+#include "act/executor.h"
+
+#include <gtest/gtest.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "github/app_auth.h"
+#include "github/client.h"
+#include "github/fake_github_test_util.h"
+#include "github/transport.h"
+#include "http/server.h"
+#include "sim/model.h"
+#include "sim/rest.h"
+#include "store/store_test_util.h"
+
+namespace gatehouse::act {
+namespace {
+
+using decide::ActionKind;
+using decide::PlannedAction;
+using github_testing::GetTestRsaKey;
+using R = ActionReport::Result;
+using std::chrono::hours;
+using std::chrono::seconds;
+
+const Time kStart = Time(seconds(1796040000));  // 2026-11-30T12:00:00Z
+constexpr int64_t kAppId = 4242;
+constexpr int64_t kInstallation = 7;
+const RepoRef kRepo{"acme", "app"};
+constexpr char kFullName[] = "acme/app";
+// How the simulator names the App: reviews and comments it makes carry this user.login.
+const std::string kAppLogin = "installation:" + std::to_string(kInstallation);
+
+std::string PublicKeyPem(EVP_PKEY* key) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PUBKEY(bio, key);
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio, &data);  // NOLINT: OpenSSL's type
+  std::string pem(data, static_cast<size_t>(len));
+  BIO_free(bio);
+  return pem;
+}
+
+std::string Subject(int number) { return std::string(kFullName) + "#" + std::to_string(number); }
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto& key = GetTestRsaKey();
+    model_ = std::make_unique<sim::Model>(
+        clock_, sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = hours(1)});
+    sim::SimHandlerOptions hopts;
+    hopts.clock = clock_;
+    hopts.app_id = std::to_string(kAppId);
+    hopts.app_public_key_pem = PublicKeyPem(key.pkey);
+    handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
+    HttpServerOptions sopts;
+    sopts.listen = "127.0.0.1:0";
+    sopts.threads = 1;
+    auto server = HttpServer::Start(sopts, *handler_);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+
+    CurlTransportOptions topts;
+    topts.base_url = "http://127.0.0.1:" + std::to_string(server_->port());
+    auto curl = CurlTransport::Create(topts);
+    ASSERT_TRUE(curl.ok()) << curl.status().ToString();
+    curl_ = std::move(curl).value();
+    auto signer = AppJwtSigner::Create(kAppId, key.private_pem);
+    ASSERT_TRUE(signer.ok()) << signer.status().ToString();
+    signer_ = std::move(signer).value();
+    tokens_ = std::make_unique<InstallationTokenCache>(*curl_, *signer_, clock_);
+    client_ = std::make_unique<GitHubClient>(*curl_, *tokens_, clock_);
+
+    ASSERT_TRUE(model_->CreateRepo("acme", "app", kInstallation, {}).ok());
+    auto store = OpenSqliteStore(dir_.File("gatehouse.db"));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    options_.app_login = kAppLogin;
+  }
+
+  void TearDown() override {
+    if (server_) server_->Stop(seconds(1));
+  }
+
+  // A new open PR in the simulator.
+  sim::PullRequest NewPull(const std::string& title) {
+    sim::NewPull spec;
+    spec.title = title;
+    spec.head_ref = "feature-" + title;
+    auto pr = model_->CreatePull(kFullName, spec);
+    EXPECT_TRUE(pr.ok()) << pr.status().ToString();
+    return pr.ok() ? *pr : sim::PullRequest{};
+  }
+
+  std::string HeadOf(int number) { return model_->GetPull(kFullName, number)->head_sha; }
+
+  // Claims PR `number`'s work item (as a pass does) and returns the fence.
+  int64_t Claim(int number) {
+    Signal s{Subject(number), "pushed", {}};
+    EXPECT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->Claim("w1", 1, hours(1), clock_->Now());
+    EXPECT_TRUE(leases.ok() && leases->size() == 1u);
+    return leases.ok() && !leases->empty() ? (*leases)[0].fence : 0;
+  }
+
+  Target TargetFor(int number) {
+    return Target{Subject(number), kRepo, number, CallContext{kInstallation, false}};
+  }
+
+  ExecResult Run(int number, int64_t fence, const std::vector<PlannedAction>& actions) {
+    decide::Plan plan;
+    plan.actions = actions;
+    return Execute(*store_, *client_, *clock_, TargetFor(number), fence, plan, options_);
+  }
+
+  // An action bound to PR `number`'s current head.
+  PlannedAction Make(ActionKind kind, int number, std::string detail = "") {
+    PlannedAction a;
+    a.kind = kind;
+    a.head_sha = HeadOf(number);
+    a.detail = std::move(detail);
+    a.why = "test";
+    return a;
+  }
+  PlannedAction Label(ActionKind kind, int number, const std::string& label) {
+    PlannedAction a = Make(kind, number, label);
+    a.label = label;
+    return a;
+  }
+  PlannedAction Comment(int number, const std::string& body) {
+    PlannedAction a = Make(ActionKind::kComment, number, "summary:new");
+    a.body = body;
+    return a;
+  }
+  PlannedAction CheckRun(int number, const std::string& conclusion) {
+    PlannedAction a = Make(ActionKind::kCheckRun, number, "gatehouse:completed:" + conclusion);
+    a.check_status = "completed";
+    a.check_conclusion = conclusion;
+    a.check_title = "gatehouse: " + conclusion;
+    a.check_summary = "summary of " + conclusion;
+    return a;
+  }
+
+  // The app's calls of `kind` on PR `number` (0: any) in the simulator's effect log.
+  std::vector<sim::Effect> AppEffects(const std::string& kind, int number = 0) {
+    std::vector<sim::Effect> out;
+    for (const sim::Effect& e : model_->Effects()) {
+      if (e.who == kAppLogin && e.kind == kind && (number == 0 || e.number == number)) {
+        out.push_back(e);
+      }
+    }
+    return out;
+  }
+  size_t AppEffectCount() {
+    size_t n = 0;
+    for (const sim::Effect& e : model_->Effects()) n += e.who == kAppLogin;
+    return n;
+  }
+
+  // The ledger row for `a` on PR `number`.
+  std::optional<ActionRecord> Row(int number, const PlannedAction& a) {
+    auto rows = store_->ListActions(Subject(number));
+    EXPECT_TRUE(rows.ok());
+    if (!rows.ok()) return std::nullopt;
+    for (const ActionRecord& r : *rows) {
+      if (r.key.kind == decide::ActionKindName(a.kind) && r.key.head_sha == a.head_sha &&
+          r.key.detail == a.detail) {
+        return r;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Records an intent by hand, as a holder that crashed before its outcome would have.
+  void OpenIntent(int number, int64_t fence, const PlannedAction& a) {
+    ActionKey key{Subject(number), std::string(decide::ActionKindName(a.kind)), a.head_sha,
+                  a.detail};
+    auto r = store_->RecordIntent(key, fence, clock_->Now());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->kind, IntentResult::Kind::kRecorded);
+  }
+
+  void SetFaults(const std::string& json_body) {
+    HttpRequest req;
+    req.method = "PUT";
+    req.target = "/_sim/faults";
+    req.body = json_body;
+    req.headers.emplace_back("Content-Type", "application/json");
+    ASSERT_EQ(handler_->Serve(req).status, 200);
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
+  std::unique_ptr<sim::Model> model_;
+  std::unique_ptr<sim::SimHandler> handler_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<CurlTransport> curl_;
+  std::unique_ptr<AppJwtSigner> signer_;
+  std::unique_ptr<InstallationTokenCache> tokens_;
+  std::unique_ptr<GitHubClient> client_;
+  StorePtr store_;
+  ExecutorOptions options_;
+};
+
+std::vector<R> Results(const ExecResult& r) {
+  std::vector<R> out;
+  for (const ActionReport& a : r.actions) out.push_back(a.result);
+  return out;
+}
+
+TEST_F(ExecutorTest, EveryKindIsCalledOnceBoundToTheHeadSha) {
+  NewPull("one");
+  const std::string head = HeadOf(1);
+  ASSERT_TRUE(model_->AddLabels("control", kFullName, 1, {"changes-requested"}).ok());
+  sim::Comment summary;
+  ASSERT_TRUE(model_->AddComment(kAppLogin, kFullName, 1, "old summary", &summary).ok());
+  const size_t before = AppEffectCount();
+
+  PlannedAction edit = Make(ActionKind::kComment, 1, "summary:edit");
+  edit.comment_id = summary.id;
+  edit.body = "new summary";
+  PlannedAction approve = Make(ActionKind::kApprove, 1);
+  approve.body = "gatehouse approves";
+  PlannedAction request = Make(ActionKind::kRequestChanges, 1);
+  request.body = "gatehouse asks for changes";
+  PlannedAction merge = Make(ActionKind::kMerge, 1);
+  merge.merge_method = decide::MergeMethod::kSquash;
+  const int64_t fence = Claim(1);
+  ExecResult r = Run(1, fence,
+                     {CheckRun(1, "success"), Comment(1, "hello"), edit,
+                      Label(ActionKind::kLabel, 1, "ready-to-merge"),
+                      Label(ActionKind::kUnlabel, 1, "changes-requested"), request, approve, merge});
+  EXPECT_FALSE(r.stop.has_value()) << r.stop->error;
+  EXPECT_FALSE(r.superseded);
+  for (const ActionReport& a : r.actions) {
+    EXPECT_EQ(a.result, R::kDone) << decide::ActionKindName(a.action.kind) << ": " << a.detail;
+    EXPECT_GT(a.ledger_id, 0);
+    auto row = Row(1, a.action);
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->state, ActionState::kDone);
+  }
+  EXPECT_EQ(AppEffectCount() - before, 8u) << "one call per action";
+
+  // The SHA binding, as the simulator saw it.
+  auto runs = model_->CheckRunsFor(kFullName, head);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, decide::kCheckRunName);
+  EXPECT_EQ(runs[0].conclusion, "success");
+  EXPECT_EQ(runs[0].title, "gatehouse: success");
+  EXPECT_EQ(runs[0].external_id, r.actions[0].action.Key());
+  ASSERT_EQ(AppEffects("check_run").size(), 1u);
+  EXPECT_EQ(AppEffects("check_run")[0].sha, head);
+  auto reviews = AppEffects("review", 1);
+  ASSERT_EQ(reviews.size(), 2u);
+  EXPECT_EQ(reviews[0].detail, "REQUEST_CHANGES");
+  EXPECT_EQ(reviews[1].detail, "APPROVE");
+  for (const auto& e : reviews) EXPECT_EQ(e.sha, head);
+  ASSERT_EQ(AppEffects("merge", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("merge", 1)[0].sha, head);
+  EXPECT_EQ(AppEffects("merge", 1)[0].status, 200);
+
+  auto pr = model_->GetPull(kFullName, 1);
+  EXPECT_TRUE(pr->merged);
+  EXPECT_EQ(pr->labels, std::vector<std::string>{"ready-to-merge"});
+  auto comments = model_->CommentsFor(kFullName, 1);
+  ASSERT_EQ(comments.size(), 2u);
+  EXPECT_EQ(comments[0].body, "new summary");
+  EXPECT_EQ(comments[1].body, "hello");
+  ASSERT_EQ(pr->reviews.size(), 2u);
+  EXPECT_EQ(pr->reviews[1].state, "APPROVED");
+  EXPECT_EQ(pr->reviews[1].commit_id, head);
+}
+
+TEST_F(ExecutorTest, CloseKindsAndUpdateBranchAreCalledOnce) {
+  for (const char* t : {"two", "three", "four", "five"}) NewPull(t);
+  ASSERT_TRUE(model_->MoveBase(kFullName, 4, /*conflicted=*/false).ok());
+  const std::string head4 = HeadOf(4);
+  int number = 1;
+  for (ActionKind kind :
+       {ActionKind::kClose, ActionKind::kDraftDodgeClose, ActionKind::kReopenReclose}) {
+    ExecResult r = Run(number, Claim(number), {Make(kind, number)});
+    ASSERT_EQ(r.actions.size(), 1u);
+    EXPECT_EQ(r.actions[0].result, R::kDone) << r.actions[0].detail;
+    EXPECT_EQ(model_->GetPull(kFullName, number)->state, "closed");
+    EXPECT_EQ(AppEffects("close", number).size(), 1u);
+    ++number;
+  }
+  ExecResult r = Run(4, Claim(4), {Make(ActionKind::kUpdateBranch, 4)});
+  EXPECT_EQ(r.actions[0].result, R::kDone) << r.actions[0].detail;
+  auto updates = AppEffects("update_branch", 4);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].sha, head4) << "bound by expected_head_sha";
+  EXPECT_NE(HeadOf(4), head4);
+}
+
+TEST_F(ExecutorTest, DoneKeysAreSkippedOnASecondExecute) {
+  NewPull("one");
+  PlannedAction approve = Make(ActionKind::kApprove, 1);
+  const std::vector<PlannedAction> plan = {CheckRun(1, "success"), Comment(1, "hello"),
+                                           Label(ActionKind::kLabel, 1, "ready-to-merge"),
+                                           approve, Make(ActionKind::kMerge, 1)};
+  const int64_t fence = Claim(1);
+  ExecResult first = Run(1, fence, plan);
+  EXPECT_EQ(Results(first), std::vector<R>(5, R::kDone));
+  const size_t effects = AppEffectCount();
+
+  ExecResult second = Run(1, fence, plan);
+  EXPECT_EQ(Results(second), std::vector<R>(5, R::kAlreadyDone));
+  EXPECT_FALSE(second.stop.has_value());
+  EXPECT_EQ(AppEffectCount(), effects) << "nothing is done twice";
+  EXPECT_EQ(second.actions[4].ledger_id, first.actions[4].ledger_id);
+  EXPECT_EQ(AppEffects("merge", 1).size(), 1u);
+}
+
+TEST_F(ExecutorTest, APushBeforeTheMergeSupersedesItAndStopsThePlan) {
+  NewPull("one");
+  const std::vector<PlannedAction> plan = {Label(ActionKind::kLabel, 1, "ready-to-merge"),
+                                           Make(ActionKind::kMerge, 1), Comment(1, "merged!")};
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 1, "").ok());  // after the plan
+  const int64_t fence = Claim(1);
+  ExecResult r = Run(1, fence, plan);
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kDone, R::kSuperseded, R::kNotRun}));
+  EXPECT_TRUE(r.superseded);
+  EXPECT_FALSE(r.stop.has_value()) << "a superseded plan ends the pass normally";
+  auto merges = AppEffects("merge", 1);
+  ASSERT_EQ(merges.size(), 1u);
+  EXPECT_EQ(merges[0].status, 409);
+  EXPECT_EQ(merges[0].sha, plan[1].head_sha);
+  EXPECT_FALSE(model_->GetPull(kFullName, 1)->merged);
+  EXPECT_EQ(Row(1, plan[1])->state, ActionState::kSuperseded);
+  EXPECT_FALSE(Row(1, plan[2]).has_value()) << "not run: no ledger row";
+  EXPECT_TRUE(AppEffects("comment", 1).empty());
+
+  // The same stale plan again: nothing is called.
+  const size_t effects = AppEffectCount();
+  ExecResult again = Run(1, fence, plan);
+  EXPECT_EQ(Results(again), (std::vector<R>{R::kAlreadyDone, R::kSuperseded, R::kNotRun}));
+  EXPECT_EQ(AppEffectCount(), effects);
+}
+
+TEST_F(ExecutorTest, AnOpenIntentWhoseEffectExistsIsReconciledWithoutACall) {
+  for (const char* t : {"one", "two", "three", "four"}) NewPull(t);
+  ASSERT_TRUE(model_->AddLabels("control", kFullName, 1, {"stale"}).ok());
+  ASSERT_TRUE(model_->MoveBase(kFullName, 4, /*conflicted=*/false).ok());
+  const int64_t f1 = Claim(1), f2 = Claim(2), f3 = Claim(3), f4 = Claim(4);
+
+  // PR 1: a crash after each call and before its outcome.
+  PlannedAction run = CheckRun(1, "failure");
+  PlannedAction comment = Comment(1, "summary body");
+  PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
+  PlannedAction unlabel = Label(ActionKind::kUnlabel, 1, "stale");
+  PlannedAction approve = Make(ActionKind::kApprove, 1);
+  const std::vector<PlannedAction> plan1 = {run, comment, label, unlabel, approve};
+  for (const auto& a : plan1) OpenIntent(1, f1, a);
+  sim::CheckRun spec;
+  spec.name = std::string(decide::kCheckRunName);
+  spec.head_sha = run.head_sha;
+  spec.status = "completed";
+  spec.conclusion = "failure";
+  ASSERT_TRUE(model_->UpsertCheckRun(kAppLogin, kFullName, spec, nullptr).ok());
+  ASSERT_TRUE(model_->AddComment(kAppLogin, kFullName, 1, "summary body", nullptr).ok());
+  ASSERT_TRUE(model_->AddLabels(kAppLogin, kFullName, 1, {"ready-to-merge"}).ok());
+  ASSERT_TRUE(model_->RemoveLabel(kAppLogin, kFullName, 1, "stale").ok());
+  ASSERT_TRUE(model_
+                  ->SubmitReview(kAppLogin, kFullName, 1, "APPROVE", approve.head_sha, "",
+                                 nullptr)
+                  .ok());
+  // PR 2 merged, PR 3 closed, PR 4's branch updated.
+  PlannedAction merge = Make(ActionKind::kMerge, 2);
+  OpenIntent(2, f2, merge);
+  ASSERT_TRUE(model_->Merge(kAppLogin, kFullName, 2, merge.head_sha, "squash").ok());
+  PlannedAction close = Make(ActionKind::kClose, 3);
+  OpenIntent(3, f3, close);
+  ASSERT_TRUE(model_->SetState(kAppLogin, kFullName, 3, "closed").ok());
+  PlannedAction update = Make(ActionKind::kUpdateBranch, 4);
+  OpenIntent(4, f4, update);
+  ASSERT_TRUE(model_->UpdateBranch(kAppLogin, kFullName, 4, update.head_sha).ok());
+  const size_t effects = AppEffectCount();
+
+  ExecResult r1 = Run(1, f1, plan1);
+  EXPECT_EQ(Results(r1), std::vector<R>(5, R::kReconciled));
+  for (const auto& a : r1.actions) {
+    EXPECT_EQ(Row(1, a.action)->state, ActionState::kDone) << a.detail;
+    EXPECT_NE(a.detail.find("reconciled"), std::string::npos) << a.detail;
+  }
+  EXPECT_EQ(Results(Run(2, f2, {merge})), std::vector<R>{R::kReconciled});
+  EXPECT_EQ(Results(Run(3, f3, {close})), std::vector<R>{R::kReconciled});
+  EXPECT_EQ(Results(Run(4, f4, {update})), std::vector<R>{R::kReconciled});
+  EXPECT_EQ(AppEffectCount(), effects) << "reconciliation reads; it does not call again";
+  EXPECT_EQ(AppEffects("check_run").size(), 1u);
+  EXPECT_EQ(AppEffects("comment", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("review", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("merge", 2).size(), 1u);
+}
+
+TEST_F(ExecutorTest, AnOpenIntentWithoutItsEffectIsCalledOnce) {
+  NewPull("one");
+  NewPull("two");
+  const int64_t f1 = Claim(1), f2 = Claim(2);
+  PlannedAction approve = Make(ActionKind::kApprove, 1);
+  PlannedAction comment = Comment(1, "summary body");
+  // Someone else's comment with the same body is not ours.
+  ASSERT_TRUE(model_->AddComment("alice", kFullName, 1, "summary body", nullptr).ok());
+  OpenIntent(1, f1, approve);
+  OpenIntent(1, f1, comment);
+  ExecResult r = Run(1, f1, {approve, comment});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kDone, R::kDone}));
+  EXPECT_EQ(AppEffects("review", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("comment", 1).size(), 1u);
+  EXPECT_EQ(Row(1, approve)->state, ActionState::kDone);
+
+  // An open merge intent whose head has moved since: superseded without a call.
+  PlannedAction merge = Make(ActionKind::kMerge, 2);
+  OpenIntent(2, f2, merge);
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 2, "").ok());
+  ExecResult moved = Run(2, f2, {merge, Comment(2, "after")});
+  EXPECT_EQ(Results(moved), (std::vector<R>{R::kSuperseded, R::kNotRun}));
+  EXPECT_TRUE(moved.superseded);
+  EXPECT_TRUE(AppEffects("merge", 2).empty());
+  EXPECT_EQ(Row(2, merge)->state, ActionState::kSuperseded);
+}
+
+TEST_F(ExecutorTest, ASecondaryRateLimitRecordsFailedAndStopsUntilTheReset) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  ASSERT_TRUE(client_->GetPullRequest({kInstallation, false}, kRepo, 1).ok());  // a token
+  const std::vector<PlannedAction> plan = {Label(ActionKind::kLabel, 1, "ready-to-merge"),
+                                           Comment(1, "hello")};
+  SetFaults(R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
+  const Time now = clock_->Now();
+  ExecResult r = Run(1, fence, plan);
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kRateLimited, R::kNotRun}));
+  ASSERT_TRUE(r.stop.has_value());
+  EXPECT_FALSE(r.stop->ok);
+  EXPECT_EQ(r.stop->failure, FailureClass::kRateLimited);
+  EXPECT_EQ(r.stop->until, now + seconds(30));
+  EXPECT_EQ(Row(1, plan[0])->state, ActionState::kFailed);
+  EXPECT_TRUE(AppEffects("label_add").empty()) << "the call did not happen";
+
+  clock_->Advance(seconds(31));
+  ExecResult later = Run(1, fence, plan);
+  EXPECT_EQ(Results(later), (std::vector<R>{R::kDone, R::kDone}));
+  EXPECT_EQ(AppEffects("label_add").size(), 1u);
+  EXPECT_EQ(Row(1, plan[0])->attempts, 2);
+}
+
+TEST_F(ExecutorTest, ATransientErrorLeavesTheIntentOpenForReconciliation) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  ASSERT_TRUE(client_->GetPullRequest({kInstallation, false}, kRepo, 1).ok());
+  PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
+  PlannedAction comment = Comment(1, "hello");
+
+  SetFaults(R"({"server_errors":1,"server_error_status":503})");
+  ExecResult r = Run(1, fence, {label, comment});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kUnknown, R::kNotRun}));
+  ASSERT_TRUE(r.stop.has_value());
+  EXPECT_EQ(r.stop->failure, FailureClass::kTransient);
+  EXPECT_EQ(Row(1, label)->state, ActionState::kIntent) << "the outcome is unknown";
+
+  // Suppose the label did land (GitHub applied it and the answer was lost): reconciled.
+  ASSERT_TRUE(model_->AddLabels(kAppLogin, kFullName, 1, {"ready-to-merge"}).ok());
+  SetFaults(R"({"connection_resets":1})");
+  ExecResult next = Run(1, fence, {label, comment});
+  EXPECT_EQ(Results(next), (std::vector<R>{R::kReconciled, R::kUnknown}));
+  EXPECT_EQ(next.stop->failure, FailureClass::kTransient);
+  EXPECT_EQ(Row(1, comment)->state, ActionState::kIntent);
+  EXPECT_TRUE(AppEffects("comment", 1).empty()) << "a reset connection had no effect";
+
+  // The reset comment did not land: reconciliation finds nothing and calls once.
+  ExecResult last = Run(1, fence, {label, comment});
+  EXPECT_EQ(Results(last), (std::vector<R>{R::kAlreadyDone, R::kDone}));
+  EXPECT_FALSE(last.stop.has_value());
+  EXPECT_EQ(AppEffects("comment", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("label_add", 1).size(), 1u);
+}
+
+TEST_F(ExecutorTest, ARateLimitWhileReconcilingKeepsTheIntentOpen) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  ASSERT_TRUE(client_->GetPullRequest({kInstallation, false}, kRepo, 1).ok());
+  PlannedAction merge = Make(ActionKind::kMerge, 1);
+  OpenIntent(1, fence, merge);
+  SetFaults(R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
+  ExecResult r = Run(1, fence, {merge});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kRateLimited});
+  ASSERT_TRUE(r.stop.has_value());
+  EXPECT_EQ(r.stop->failure, FailureClass::kRateLimited);
+  EXPECT_EQ(Row(1, merge)->state, ActionState::kIntent)
+      << "not failed: a failed row would be retried without reconciling";
+  EXPECT_TRUE(AppEffects("merge").empty());
+}
+
+TEST_F(ExecutorTest, ALostFenceStopsBeforeAnyCall) {
+  NewPull("one");
+  const int64_t stale = Claim(1);
+  // The lease runs out and another worker claims the PR.
+  auto leases = store_->Claim("w2", 1, hours(1), clock_->Now() + hours(2));
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+  ASSERT_GT((*leases)[0].fence, stale);
+  const size_t effects = AppEffectCount();
+  ExecResult r = Run(1, stale,
+                     {Label(ActionKind::kLabel, 1, "ready-to-merge"), Make(ActionKind::kMerge, 1)});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kNotRun, R::kNotRun}));
+  ASSERT_TRUE(r.stop.has_value());
+  EXPECT_EQ(r.stop->failure, FailureClass::kTransient);
+  EXPECT_NE(r.actions[0].detail.find("fence"), std::string::npos) << r.actions[0].detail;
+  EXPECT_EQ(AppEffectCount(), effects);
+  auto rows = store_->ListActions(Subject(1));
+  ASSERT_TRUE(rows.ok());
+  EXPECT_TRUE(rows->empty());
+}
+
+TEST_F(ExecutorTest, OtherErrorsAreRecordedFailedAndThePlanGoesOn) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  PlannedAction edit = Make(ActionKind::kComment, 1, "summary:999");
+  edit.comment_id = 999;  // no such comment: 404
+  edit.body = "new";
+  // Removing a label that is not there is not an error: it is already gone.
+  ExecResult r = Run(1, fence,
+                     {edit, Label(ActionKind::kUnlabel, 1, "absent"), CheckRun(1, "neutral")});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kFailed, R::kDone, R::kDone}));
+  EXPECT_FALSE(r.stop.has_value());
+  EXPECT_EQ(Row(1, edit)->state, ActionState::kFailed);
+  EXPECT_NE(r.actions[0].detail.find("404"), std::string::npos) << r.actions[0].detail;
+}
+
+TEST_F(ExecutorTest, TheAfterCallHookRunsBetweenTheCallAndItsOutcome) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  std::vector<std::string> seen;
+  options_.after_call = [&](const PlannedAction& a) {
+    seen.push_back(std::string(decide::ActionKindName(a.kind)));
+    auto row = Row(1, a);
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->state, ActionState::kIntent) << "the outcome is recorded after the hook";
+    EXPECT_EQ(model_->GetPull(kFullName, 1)->labels, std::vector<std::string>{"ready-to-merge"})
+        << "the call has returned";
+  };
+  PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
+  ExecResult r = Run(1, fence, {label});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kDone});
+  EXPECT_EQ(seen, std::vector<std::string>{"label"});
+  Run(1, fence, {label});  // already done: no call, no hook
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+TEST(ActionResultNameTest, NamesEveryResult) {
+  EXPECT_EQ(ActionResultName(R::kDone), "done");
+  EXPECT_EQ(ActionResultName(R::kAlreadyDone), "already_done");
+  EXPECT_EQ(ActionResultName(R::kReconciled), "reconciled");
+  EXPECT_EQ(ActionResultName(R::kSuperseded), "superseded");
+  EXPECT_EQ(ActionResultName(R::kFailed), "failed");
+  EXPECT_EQ(ActionResultName(R::kRateLimited), "rate_limited");
+  EXPECT_EQ(ActionResultName(R::kUnknown), "unknown");
+  EXPECT_EQ(ActionResultName(R::kNotRun), "not_run");
+}
+
+}  // namespace
+}  // namespace gatehouse::act
