@@ -46,7 +46,9 @@ struct Evidence {
   std::string detail;
 };
 
-Evidence Exists(std::string detail) { return {Evidence::Verdict::kEffectExists, std::move(detail)}; }
+Evidence Exists(std::string detail) {
+  return {Evidence::Verdict::kEffectExists, std::move(detail)};
+}
 Evidence Moved(std::string detail) { return {Evidence::Verdict::kHeadMoved, std::move(detail)}; }
 Evidence Absent(std::string detail) { return {Evidence::Verdict::kCall, std::move(detail)}; }
 
@@ -280,8 +282,7 @@ class PlanRun {
       }
       case ActionKind::kApprove:
       case ActionKind::kRequestChanges: {
-        const std::string state =
-            a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
+        const std::string state = a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
         auto reviews = github_.ListReviews(ctx, repo, n);
         if (!reviews.ok()) return reviews.error();
         for (const Review& r : *reviews) {
