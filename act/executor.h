@@ -4,12 +4,17 @@
 // For each planned action, in order:
 //   1. Store::RecordIntent(subject, kind, head_sha, detail) under the pass's fence; durable
 //      before the call. kFenceLost → stop at once (another worker holds the PR now).
-//   2. kAlreadyDone / kSuperseded → skip (nothing is ever done twice; a superseded key stays
-//      superseded: a new head is a new key).
+//   2. kAlreadyDone → skip. kSuperseded (refused on this head before) → skip and stop the plan:
+//      everything after it was planned on the same stale head. It does not ask for a fresh
+//      pass again (that was asked when it was refused), so a 405 on an unchanged head cannot
+//      start passes forever. A new head is a new key.
 //   3. kNeedsReconcile (an earlier holder recorded the intent and died before the outcome) →
 //      ask GitHub whether the effect exists (merged? our approval on that commit? the label?
 //      our comment with that body? our check run with that conclusion? closed?). If it does,
-//      record `done` without calling; otherwise make the call as in 4.
+//      record `done` without calling; otherwise make the call as in 4. A failed read while
+//      reconciling leaves the intent open (recording `failed` would let a later pass repeat a
+//      call that may have happened): rate limited → stop and wait, transient → stop, other
+//      errors → kFailed for this action and the plan goes on.
 //   4. kRecorded → make the call, bound to the head SHA where GitHub accepts one (merge `sha`,
 //      review `commit_id`, check run `head_sha`, update-branch `expected_head_sha`), then
 //      record the outcome:
