@@ -72,6 +72,9 @@ class GitHubClient final : public GitHub {
   GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
                                                             const RepoRef& repo,
                                                             int64_t number) override;
+  GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,
+                                                              const RepoRef& repo,
+                                                              int64_t number) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".

@@ -58,8 +58,16 @@ PullRequest ParsePull(const json::value& v) {
   pr.head_sha = Str(Sub(v, "head"), "sha");
   pr.head_ref = Str(Sub(v, "head"), "ref");
   pr.base_ref = Str(Sub(v, "base"), "ref");
+  pr.base_sha = Str(Sub(v, "base"), "sha");
   pr.author = Str(Sub(v, "user"), "login");
+  pr.author_type = Str(Sub(v, "user"), "type");
+  pr.author_association = Str(v, "author_association");
+  pr.changed_files = static_cast<int>(Int(v, "changed_files"));
+  pr.additions = static_cast<int>(Int(v, "additions"));
+  pr.deletions = static_cast<int>(Int(v, "deletions"));
   pr.updated_at = Str(v, "updated_at");
+  pr.closed_at = Str(v, "closed_at");
+  pr.merged_at = Str(v, "merged_at");
   if (const auto* labels = Sub(v, "labels").if_array()) {
     for (const auto& l : *labels) pr.labels.push_back(Str(l, "name"));
   }
@@ -214,6 +222,17 @@ GitHubResult<std::vector<IssueComment>> GitHubClient::ListIssueComments(const Ca
     out.push_back(IssueComment{Int(v, "id"), Str(Sub(v, "user"), "login"), Str(v, "body"),
                                Str(v, "created_at"), Str(v, "updated_at")});
   }
+  return out;
+}
+
+GitHubResult<std::vector<std::string>> GitHubClient::ListPullRequestFiles(const CallContext& ctx,
+                                                                          const RepoRef& repo,
+                                                                          int64_t number) {
+  auto r = GetAllPages(
+      ctx, RepoPath(repo) + "/pulls/" + std::to_string(number) + "/files?per_page=100", "");
+  if (!r.ok()) return r.error();
+  std::vector<std::string> out;
+  for (const auto& v : *r) out.push_back(Str(v, "filename"));
   return out;
 }
 

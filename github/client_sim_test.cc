@@ -434,6 +434,68 @@ TEST_F(ClientSimTest, ListsFollowEveryPage) {
   EXPECT_EQ(comments->back().body, "c104");
 }
 
+TEST_F(ClientSimTest, PullRequestAuthorSizeAndFiles) {
+  sim::NewPull spec;
+  spec.author = "dependabot[bot]";
+  spec.author_type = "Bot";
+  spec.author_association = "NONE";
+  spec.additions = 12;
+  spec.deletions = 3;
+  spec.files.clear();  // not the default README.md
+  for (int i = 1; i <= 149; ++i) spec.files.push_back("src/f" + std::to_string(i) + ".cc");
+  auto created = model_->CreatePull(kFullName, spec);
+  ASSERT_TRUE(created.ok());
+  NewPull("plain");
+
+  auto pr = client_->GetPullRequest(ctx_, kRepo, 1);
+  ASSERT_TRUE(pr.ok()) << pr.error().ToString();
+  EXPECT_EQ(pr->author, "dependabot[bot]");
+  EXPECT_EQ(pr->author_type, "Bot");
+  EXPECT_EQ(pr->author_association, "NONE");
+  EXPECT_EQ(pr->changed_files, 149);
+  EXPECT_EQ(pr->additions, 12);
+  EXPECT_EQ(pr->deletions, 3);
+  EXPECT_EQ(pr->base_sha, created->base_sha);
+  EXPECT_FALSE(pr->base_sha.empty());
+  EXPECT_EQ(pr->closed_at, "");
+  EXPECT_EQ(pr->merged_at, "");
+  auto plain = client_->GetPullRequest(ctx_, kRepo, 2);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->author_type, "User");
+  EXPECT_EQ(plain->author_association, "CONTRIBUTOR");
+  EXPECT_EQ(plain->changed_files, 1);
+
+  // Lists carry no size: it reads as 0.
+  auto open = client_->ListOpenPullRequests(ctx_, kRepo);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2u);
+  EXPECT_EQ(open->back().number, 1);
+  EXPECT_EQ(open->back().author_association, "NONE");
+  EXPECT_EQ(open->back().changed_files, 0);
+
+  const int64_t before = transport_->sends();
+  auto files = client_->ListPullRequestFiles(ctx_, kRepo, 1);
+  ASSERT_TRUE(files.ok()) << files.error().ToString();
+  EXPECT_EQ(transport_->sends() - before, 2) << "two pages of 100";
+  ASSERT_EQ(files->size(), 149u);
+  EXPECT_EQ(files->front(), "src/f1.cc");
+  EXPECT_EQ(files->back(), "src/f149.cc");
+  auto one_file = client_->ListPullRequestFiles(ctx_, kRepo, 2);
+  ASSERT_TRUE(one_file.ok());
+  EXPECT_EQ(*one_file, std::vector<std::string>{"README.md"});
+  auto missing = client_->ListPullRequestFiles(ctx_, kRepo, 99);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, GitHubErrorKind::kNotFound);
+
+  // Closed and merged times appear once they happen.
+  clock_->Advance(std::chrono::seconds(5));
+  ASSERT_TRUE(client_->Merge(ctx_, kRepo, 2, plain->head_sha, "merge").ok());
+  auto merged = client_->GetPullRequest(ctx_, kRepo, 2);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(merged->merged_at, FormatTime(kStart + std::chrono::seconds(5)));
+  EXPECT_EQ(merged->closed_at, merged->merged_at);
+}
+
 TEST_F(ClientSimTest, RepeatedReadsAre304sThatCostNothing) {
   NewPull("one");
   auto first = client_->GetPullRequest(ctx_, kRepo, 1);

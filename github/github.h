@@ -48,9 +48,20 @@ struct PullRequest {
   std::string head_sha;
   std::string head_ref;
   std::string base_ref;
+  std::string base_sha;
   std::string author;
+  // OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, NONE or
+  // MANNEQUIN: the author's relation to the repository, as GitHub reports it.
+  std::string author_association;
+  std::string author_type;  // "User", "Bot", "Organization" (user.type)
   std::vector<std::string> labels;
+  // Size: 0 when absent, as in list responses (only GET /pulls/{n} carries them).
+  int changed_files = 0;
+  int additions = 0;
+  int deletions = 0;
   std::string updated_at;
+  std::string closed_at;  // "" while open (GitHub's null)
+  std::string merged_at;  // "" unless merged
 };
 
 struct Review {
@@ -135,6 +146,11 @@ class GitHub {
   virtual GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
                                                                     const RepoRef& repo,
                                                                     int64_t number) = 0;
+  // The paths of every file PR `number` changes (all pages, GitHub's order). GitHub lists at
+  // most 3000 files for one PR; a larger PR reads as its first 3000.
+  virtual GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,
+                                                                      const RepoRef& repo,
+                                                                      int64_t number) = 0;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,

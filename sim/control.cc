@@ -21,9 +21,9 @@ std::vector<std::string> Strings(const json::object& o, std::string_view key) {
 }
 
 json::object RenderEffect(const Effect& e) {
-  return {{"seq", e.seq},   {"at", FormatTime(e.at)}, {"who", e.who},
-          {"kind", e.kind}, {"repo", e.repo},         {"number", e.number},
-          {"sha", e.sha},   {"status", e.status},     {"detail", e.detail}};
+  return {{"seq", e.seq},       {"at", FormatTime(e.at)}, {"who", e.who}, {"kind", e.kind},
+          {"repo", e.repo},     {"number", e.number},     {"sha", e.sha}, {"head", e.head},
+          {"status", e.status}, {"detail", e.detail}};
 }
 
 }  // namespace
@@ -73,6 +73,19 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     }
     return JsonValueResponse(200, json::object{{"repos", std::move(repos)}});
   }
+  if (n == 2 && parts[1] == "webhook-url") {
+    if (options_.webhooks == nullptr) return GitHubError(409, "this simulator sends no webhooks");
+    if (m == "PUT") {
+      std::string url = GetString(body, "url");
+      if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+        return GitHubError(422, "url must be an http:// or https:// URL");
+      }
+      options_.webhooks->SetUrl(std::move(url));
+    } else if (m != "GET") {
+      return GitHubError(405, "use GET or PUT");
+    }
+    return JsonValueResponse(200, json::object{{"url", options_.webhooks->url()}});
+  }
   if (n == 2 && parts[1] == "faults") {
     std::lock_guard<std::mutex> lock(mu_);
     if (m == "PUT") {
@@ -119,7 +132,10 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     }
     return JsonValueResponse(201, RenderRepo(*repo));
   }
-  if (n < 5 || parts[1] != "repos" || m != "POST") return GitHubError(404, "Not Found");
+  const bool delete_label = m == "DELETE" && n == 8 && parts[6] == "labels";
+  if (n < 5 || parts[1] != "repos" || (m != "POST" && !delete_label)) {
+    return GitHubError(404, "Not Found");
+  }
   const std::string full = parts[2] + "/" + parts[3];
   auto repo = model_.GetRepo(full);
   if (!repo) return GitHubError(404, "no such repository");
@@ -130,25 +146,36 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     np.title = GetString(body, "title", np.title);
     np.body = GetString(body, "body");
     np.author = GetString(body, "author", np.author);
+    np.author_association = GetString(body, "author_association", np.author_association);
+    np.author_type = GetString(body, "author_type", np.author_type);
+    if (body.contains("files")) np.files = Strings(body, "files");
     np.head_ref = GetString(body, "head_ref", np.head_ref);
     np.head_sha = GetString(body, "head_sha");
     np.base_ref = GetString(body, "base_ref");
     np.draft = GetBool(body, "draft", false);
     np.labels = Strings(body, "labels");
-    np.changed_files = static_cast<int>(GetInt(body, "changed_files", 1));
+    np.changed_files = static_cast<int>(GetInt(body, "changed_files", -1));
     np.additions = static_cast<int>(GetInt(body, "additions", 1));
     np.deletions = static_cast<int>(GetInt(body, "deletions", 0));
     auto pr = model_.CreatePull(full, np);
     if (!pr.ok()) return GitHubError(400, pr.status().message());
     return JsonValueResponse(201, RenderPull(*repo, *pr));
   }
-  if (what == "pulls" && n == 7) {
+  if (what == "pulls" && (n == 7 || delete_label)) {
     int number = ToNumber(parts[5]);
     const std::string& action = parts[6];
     std::string user = GetString(body, "user", "octocat");
     Outcome o{404, "Not Found"};
-    if (action == "push") {
-      o = model_.Push(user, full, number, GetString(body, "sha"));
+    if (delete_label) {
+      o = model_.RemoveLabel(user, full, number, parts[7]);
+    } else if (action == "push") {
+      std::optional<std::vector<std::string>> files;
+      if (body.contains("files")) files = Strings(body, "files");
+      o = model_.Push(user, full, number, GetString(body, "sha"), std::move(files));
+    } else if (action == "labels") {
+      o = model_.AddLabels(user, full, number, Strings(body, "labels"));
+    } else if (action == "draft") {
+      o = model_.SetDraft(user, full, number, GetBool(body, "draft", true));
     } else if (action == "base") {
       o = model_.MoveBase(full, number, GetBool(body, "conflicted", false));
     } else if (action == "reviews") {

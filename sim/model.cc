@@ -100,6 +100,12 @@ Outcome Model::RecordLocked(const std::string& who, const std::string& kind,
   e.repo = repo;
   e.number = number;
   e.sha = sha;
+  if (number != 0) {
+    if (const RepoState* rs = FindLocked(repo)) {
+      auto it = rs->pulls.find(number);
+      if (it != rs->pulls.end()) e.head = it->second.head_sha;
+    }
+  }
   e.status = outcome.status;
   e.detail = detail.empty() ? outcome.message : detail;
   effects_.push_back(std::move(e));
@@ -141,36 +147,45 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
   pr.title = np.title;
   pr.body = np.body;
   pr.author = np.author;
+  pr.author_association = np.author_association;
+  pr.author_type = np.author_type;
   pr.head_ref = np.head_ref;
   pr.head_sha = np.head_sha.empty() ? NewShaLocked() : np.head_sha;
   pr.base_ref = np.base_ref.empty() ? rs->repo.default_branch : np.base_ref;
   pr.base_sha = rs->repo.default_sha;
   pr.draft = np.draft;
   pr.labels = np.labels;
-  pr.changed_files = np.changed_files;
+  pr.files = np.files;
+  pr.changed_files = np.changed_files >= 0 ? np.changed_files : static_cast<int>(np.files.size());
   pr.additions = np.additions;
   pr.deletions = np.deletions;
   pr.commits.push_back(pr.head_sha);
   pr.created_at = pr.updated_at = pr.head_pushed_at = clock_->Now();
-  auto& stored = rs->pulls[pr.number] = pr;
+  // Recorded before the PR exists, so the effect's `head` is "".
   RecordLocked("control", "create_pull", rs->repo.full_name(), pr.number, pr.head_sha, {201, ""});
+  auto& stored = rs->pulls[pr.number] = pr;
   PullRequest view = ViewLocked(*rs, stored);
   NotifyLocked({.event = "pull_request", .action = "opened", .pr = &view, .sender = pr.author},
                *rs);
   return view;
 }
 
-Outcome Model::Push(const std::string& who, const std::string& repo, int number, std::string sha) {
+Outcome Model::Push(const std::string& who, const std::string& repo, int number, std::string sha,
+                    std::optional<std::vector<std::string>> files) {
   std::lock_guard<std::mutex> lock(mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
   if (sha.empty()) sha = NewShaLocked();
-  std::string before = pr->head_sha;
+  // Recorded before the head moves: the effect's `head` is the old one.
+  Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + pr->head_sha);
   pr->head_sha = sha;
   pr->commits.push_back(sha);
   pr->head_pushed_at = pr->updated_at = clock_->Now();
-  Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + before);
+  if (files) {
+    pr->files = *std::move(files);
+    pr->changed_files = static_cast<int>(pr->files.size());
+  }
   if (HasOpenState(*pr)) {
     PullRequest view = ViewLocked(*rs, *pr);
     NotifyLocked({.event = "pull_request", .action = "synchronize", .pr = &view, .sender = who},

@@ -85,6 +85,8 @@ struct PullRequest {
   std::string title;
   std::string body;
   std::string author;
+  std::string author_association = "CONTRIBUTOR";  // GitHub's values: OWNER, MEMBER, NONE, ...
+  std::string author_type = "User";                // user.type: User, Bot
   std::string head_ref;
   std::string head_sha;
   std::string base_ref;
@@ -98,6 +100,7 @@ struct PullRequest {
   std::vector<std::string> requested_reviewers;
   std::vector<std::string> commits;  // every head SHA, oldest first
   std::vector<Review> reviews;
+  std::vector<std::string> files = {"README.md"};  // the paths it changes
   int changed_files = 1;
   int additions = 1;
   int deletions = 0;
@@ -133,7 +136,11 @@ struct Effect {
   std::string repo;  // owner/name
   int number = 0;    // 0 when the call is not about one PR
   std::string sha;   // the SHA the call was bound to, when it was
-  int status = 0;    // the HTTP status answered
+  // The PR's head SHA when the call arrived, before the call's own change (a push's or an
+  // update-branch's new head is not it); "" for calls not about one PR (check runs,
+  // statuses) or about a PR that does not exist.
+  std::string head;
+  int status = 0;  // the HTTP status answered
   std::string detail;
 };
 
@@ -164,12 +171,15 @@ struct NewPull {
   std::string title = "A change";
   std::string body;
   std::string author = "octocat";
+  std::string author_association = "CONTRIBUTOR";
+  std::string author_type = "User";
   std::string head_ref = "feature";
   std::string head_sha;  // generated when empty
   std::string base_ref;  // the default branch when empty
   bool draft = false;
   std::vector<std::string> labels;
-  int changed_files = 1;
+  std::vector<std::string> files = {"README.md"};
+  int changed_files = -1;  // -1: the number of `files`
   int additions = 1;
   int deletions = 0;
 };
@@ -185,7 +195,9 @@ class Model {
                                 int64_t installation_id, std::map<std::string, std::string> files);
   Result<PullRequest> CreatePull(const std::string& repo, const NewPull& pull);
   // A new head commit (`sha` generated when empty): reviews stay, mergeable becomes unknown.
-  Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha);
+  // `files`, when given, replaces the PR's changed files (and changed_files).
+  Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha,
+               std::optional<std::vector<std::string>> files = std::nullopt);
   // The base branch moved: the PR is behind; `conflicted` makes it unmergeable.
   Outcome MoveBase(const std::string& repo, int number, bool conflicted);
 
@@ -213,6 +225,10 @@ class Model {
                        const std::string& expected_head_sha);
   Outcome SetState(const std::string& who, const std::string& repo, int number,
                    const std::string& state);
+  // Converts an open PR to a draft or marks it ready for review (effect kinds
+  // convert_to_draft / ready_for_review; webhooks pull_request.converted_to_draft /
+  // ready_for_review). No change is a 200 without a webhook; a closed PR is 422.
+  Outcome SetDraft(const std::string& who, const std::string& repo, int number, bool draft);
   Outcome AddLabels(const std::string& who, const std::string& repo, int number,
                     const std::vector<std::string>& labels);
   Outcome RemoveLabel(const std::string& who, const std::string& repo, int number,

@@ -108,13 +108,13 @@ Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int
   }
   if (!pr->behind) return record({422, "There are no new commits on the base branch."});
   if (pr->conflicted) return record({422, "merge conflict between base and head"});
+  Outcome o = record({202, "Updating pull request branch."});  // `head`: the old head
   std::string sha = NewShaLocked();
   pr->head_sha = sha;
   pr->commits.push_back(sha);
   pr->base_sha = rs->repo.default_sha;
   pr->behind = false;
   pr->head_pushed_at = pr->updated_at = clock_->Now();
-  Outcome o = record({202, "Updating pull request branch."});
   PullRequest view = ViewLocked(*rs, *pr);
   NotifyLocked({.event = "pull_request", .action = "synchronize", .pr = &view, .sender = who}, *rs);
   return o;
@@ -148,6 +148,29 @@ Outcome Model::SetState(const std::string& who, const std::string& repo, int num
   PullRequest view = ViewLocked(*rs, *pr);
   NotifyLocked({.event = "pull_request",
                 .action = state == "closed" ? "closed" : "reopened",
+                .pr = &view,
+                .sender = who},
+               *rs);
+  return o;
+}
+
+Outcome Model::SetDraft(const std::string& who, const std::string& repo, int number, bool draft) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RepoState* rs;
+  PullRequest* pr = PullLocked(repo, number, &rs);
+  auto record = [&](Outcome o) {
+    return RecordLocked(who, draft ? "convert_to_draft" : "ready_for_review", repo, number,
+                        pr ? pr->head_sha : "", o);
+  };
+  if (pr == nullptr) return record({404, "Not Found"});
+  if (pr->state != "open") return record({422, "Unprocessable Entity: pull request is closed"});
+  if (pr->draft == draft) return record({200, "unchanged"});
+  pr->draft = draft;
+  pr->updated_at = clock_->Now();
+  Outcome o = record({200, ""});
+  PullRequest view = ViewLocked(*rs, *pr);
+  NotifyLocked({.event = "pull_request",
+                .action = draft ? "converted_to_draft" : "ready_for_review",
                 .pr = &view,
                 .sender = who},
                *rs);

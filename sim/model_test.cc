@@ -135,6 +135,87 @@ TEST_F(ModelTest, EffectLogRecordsEveryMutatingCallWithItsResult) {
                                                "pull_request.closed"}));
 }
 
+TEST_F(ModelTest, EffectsRecordTheHeadTheCallFound) {
+  PullRequest pr = Open();
+  const std::string first = pr.head_sha;
+  clock_->Advance(std::chrono::seconds(10));
+  ASSERT_TRUE(
+      model_.Push("alice", "acme/app", pr.number, "", std::vector<std::string>{"a", "b"}).ok());
+  const std::string second = model_.GetPull("acme/app", pr.number)->head_sha;
+  (void)model_.SubmitReview("installation:7", "acme/app", pr.number, "APPROVE", first, "", nullptr);
+  ASSERT_TRUE(model_.MoveBase("acme/app", pr.number, false).ok());
+  clock_->Advance(std::chrono::seconds(10));
+  ASSERT_EQ(model_.UpdateBranch("installation:7", "acme/app", pr.number, second).status, 202);
+  CheckRun run;
+  run.name = "ci";
+  run.head_sha = second;
+  ASSERT_TRUE(model_.UpsertCheckRun("ci", "acme/app", run, nullptr).ok());
+  (void)model_.Merge("installation:7", "acme/app", 99, "x", "merge");
+
+  std::vector<Effect> e = model_.Effects();
+  ASSERT_EQ(e.size(), 7u);
+  EXPECT_EQ(e[0].kind, "create_pull");
+  EXPECT_EQ(e[0].head, "") << "the PR did not exist before the call";
+  EXPECT_EQ(e[1].kind, "push");
+  EXPECT_EQ(e[1].sha, second);
+  EXPECT_EQ(e[1].head, first) << "the head before the push";
+  EXPECT_EQ(e[2].kind, "review");
+  EXPECT_EQ(e[2].sha, first);
+  EXPECT_EQ(e[2].head, second) << "a review of an older commit: stale";
+  EXPECT_EQ(e[3].kind, "move_base");
+  EXPECT_EQ(e[4].kind, "update_branch");
+  EXPECT_EQ(e[4].head, second) << "the head before the update";
+  EXPECT_NE(model_.GetPull("acme/app", pr.number)->head_sha, second);
+  EXPECT_EQ(e[5].kind, "check_run");
+  EXPECT_EQ(e[5].head, "") << "not a call about one PR";
+  EXPECT_EQ(e[6].head, "") << "no such PR";
+
+  PullRequest now = *model_.GetPull("acme/app", pr.number);
+  EXPECT_EQ(now.files, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(now.changed_files, 2);
+}
+
+TEST_F(ModelTest, NewPullDefaultsAndAuthorFields) {
+  PullRequest pr = Open();
+  EXPECT_EQ(pr.author_association, "CONTRIBUTOR");
+  EXPECT_EQ(pr.author_type, "User");
+  EXPECT_EQ(pr.files, std::vector<std::string>{"README.md"});
+  EXPECT_EQ(pr.changed_files, 1);
+  NewPull np;
+  np.author = "renovate[bot]";
+  np.author_type = "Bot";
+  np.author_association = "NONE";
+  np.files = {"a", "b", "c"};
+  auto bot = model_.CreatePull("acme/app", np);
+  ASSERT_TRUE(bot.ok());
+  EXPECT_EQ(bot->author_type, "Bot");
+  EXPECT_EQ(bot->author_association, "NONE");
+  EXPECT_EQ(bot->changed_files, 3);
+  np.changed_files = 40;
+  EXPECT_EQ(model_.CreatePull("acme/app", np)->changed_files, 40) << "explicit wins";
+}
+
+TEST_F(ModelTest, DraftConversionNotifiesOnlyOnChange) {
+  PullRequest pr = Open();
+  events_.clear();
+  EXPECT_EQ(model_.SetDraft("alice", "acme/app", pr.number, true).status, 200);
+  EXPECT_TRUE(model_.GetPull("acme/app", pr.number)->draft);
+  EXPECT_EQ(model_.SetDraft("alice", "acme/app", pr.number, true).message, "unchanged");
+  EXPECT_EQ(model_.SetDraft("alice", "acme/app", pr.number, false).status, 200);
+  EXPECT_FALSE(model_.GetPull("acme/app", pr.number)->draft);
+  ASSERT_TRUE(model_.SetState("alice", "acme/app", pr.number, "closed").ok());
+  EXPECT_EQ(model_.SetDraft("alice", "acme/app", pr.number, true).status, 422);
+  EXPECT_EQ(model_.SetDraft("alice", "acme/app", 42, true).status, 404);
+  EXPECT_EQ(events_,
+            (std::vector<std::string>{"pull_request.converted_to_draft",
+                                      "pull_request.ready_for_review", "pull_request.closed"}));
+  std::vector<std::string> kinds;
+  for (const auto& e : model_.Effects()) kinds.push_back(e.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"create_pull", "convert_to_draft", "convert_to_draft",
+                                             "ready_for_review", "close", "convert_to_draft",
+                                             "convert_to_draft"}));
+}
+
 TEST_F(ModelTest, ChecksAndStatusesDriveMergeableStateAndNotify) {
   PullRequest pr = Open();
   clock_->Advance(std::chrono::seconds(10));

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "github/signature.h"
+
 namespace gatehouse::sim {
 namespace {
 
@@ -28,14 +30,16 @@ json::object Branch(const Repository& repo, const std::string& ref, const std::s
 
 }  // namespace
 
-json::object RenderUser(const std::string& login) {
+json::object RenderUser(const std::string& login, const std::string& type) {
   // Deterministic ids so that payloads are stable across runs.
   int64_t id = 0;
   for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
   bool bot = login.rfind("installation:", 0) == 0 || login.find("[bot]") != std::string::npos;
   return {{"login", login},
           {"id", id < 0 ? -id : id},
-          {"type", bot ? "Bot" : "User"},
+          {"type", !type.empty() ? type
+                   : bot         ? "Bot"
+                                 : "User"},
           {"site_admin", false}};
 }
 
@@ -62,7 +66,8 @@ json::object RenderPull(const Repository& repo, const PullRequest& pr) {
           {"state", pr.state},
           {"locked", false},
           {"title", pr.title},
-          {"user", RenderUser(pr.author)},
+          {"user", RenderUser(pr.author, pr.author_type)},
+          {"author_association", pr.author_association},
           {"body", pr.body},
           {"created_at", FormatTime(pr.created_at)},
           {"updated_at", FormatTime(pr.updated_at)},
@@ -83,6 +88,32 @@ json::object RenderPull(const Repository& repo, const PullRequest& pr) {
           {"additions", pr.additions},
           {"deletions", pr.deletions},
           {"changed_files", pr.changed_files}};
+}
+
+json::object RenderPullInList(const Repository& repo, const PullRequest& pr) {
+  json::object out = RenderPull(repo, pr);
+  for (const char* key : {"merged", "mergeable", "mergeable_state", "merged_by", "commits",
+                          "additions", "deletions", "changed_files"}) {
+    out.erase(key);
+  }
+  return out;
+}
+
+json::array RenderPullFiles(const PullRequest& pr) {
+  json::array out;
+  const int n = static_cast<int>(pr.files.size());
+  for (int i = 0; i < n; ++i) {
+    const std::string& path = pr.files[static_cast<size_t>(i)];
+    int additions = pr.additions / n + (i < pr.additions % n ? 1 : 0);
+    int deletions = pr.deletions / n + (i < pr.deletions % n ? 1 : 0);
+    out.push_back(json::object{{"sha", Sha256Hex(pr.head_sha + ":" + path).substr(0, 40)},
+                               {"filename", path},
+                               {"status", "modified"},
+                               {"additions", additions},
+                               {"deletions", deletions},
+                               {"changes", additions + deletions}});
+  }
+  return out;
 }
 
 json::object RenderReview(const Repository& repo, int number, const Review& review) {
@@ -157,7 +188,8 @@ json::object RenderWebhook(const Notification& n) {
         {"number", n.pr->number},
         {"title", n.pr->title},
         {"state", n.pr->state},
-        {"user", RenderUser(n.pr->author)},
+        {"user", RenderUser(n.pr->author, n.pr->author_type)},
+        {"author_association", n.pr->author_association},
         {"pull_request", {{"url", RepoUrl(repo) + "/pulls/" + std::to_string(n.pr->number)}}}};
     payload["issue"] = std::move(issue);
     payload["comment"] = RenderComment(repo, *n.comment);

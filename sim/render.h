@@ -12,9 +12,18 @@
 
 namespace gatehouse::sim {
 
-boost::json::object RenderUser(const std::string& login);
+// `type` "" guesses from the login: installation:* and *[bot] are "Bot", others "User".
+boost::json::object RenderUser(const std::string& login, const std::string& type = "");
 boost::json::object RenderRepo(const Repository& repo);
+// The full PR, as GET /pulls/{n} and webhooks carry it.
 boost::json::object RenderPull(const Repository& repo, const PullRequest& pr);
+// The PR as list endpoints (GET /pulls, GET /commits/{sha}/pulls) carry it: GitHub's
+// "pull-request-simple", without merged, mergeable, mergeable_state, merged_by, commits,
+// additions, deletions and changed_files.
+boost::json::object RenderPullInList(const Repository& repo, const PullRequest& pr);
+// GET /pulls/{n}/files: one entry per changed file, the PR's additions and deletions spread
+// over them.
+boost::json::array RenderPullFiles(const PullRequest& pr);
 boost::json::object RenderReview(const Repository& repo, int number, const Review& review);
 boost::json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
                                    const std::vector<const PullRequest*>& prs);

@@ -34,7 +34,8 @@ struct SimHandlerOptions {
   // Accept any non-empty Bearer token (and any App JWT) — for quick local runs only.
   bool insecure_any_token = false;
   int64_t rate_limit = 5000;  // per installation per hour, as GitHub's default
-  // Where /_sim/faults sends delivery faults (webhook_*); null when webhooks are off.
+  // Where /_sim/faults sends delivery faults (webhook_*) and /_sim/webhook-url sets the
+  // target; null when webhooks are off (then /_sim/webhook-url answers 409).
   WebhookSender* webhooks = nullptr;
 };
 

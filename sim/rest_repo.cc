@@ -64,7 +64,9 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     if (n_parts == 4 && m == "GET") {
       std::string state = query.count("state") ? query.at("state") : "open";
       json::array all;
-      for (const auto& pr : model_.ListPulls(full, state)) all.push_back(RenderPull(repo, pr));
+      for (const auto& pr : model_.ListPulls(full, state)) {
+        all.push_back(RenderPullInList(repo, pr));
+      }
       HttpResponse r;
       json::array page = Paged(std::move(all), query, path, &r);
       HttpResponse out = JsonValueResponse(200, page);
@@ -96,6 +98,13 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       for (const auto& r : pr->reviews) all.push_back(RenderReview(repo, number, r));
       HttpResponse r;
       json::array page = Paged(std::move(all), query, path, &r);
+      HttpResponse out = JsonValueResponse(200, page);
+      out.headers = std::move(r.headers);
+      return out;
+    }
+    if (n_parts == 6 && sub == "files" && m == "GET") {
+      HttpResponse r;
+      json::array page = Paged(RenderPullFiles(*pr), query, path, &r);
       HttpResponse out = JsonValueResponse(200, page);
       out.headers = std::move(r.headers);
       return out;
@@ -164,7 +173,9 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     }
     if (parts[5] == "pulls") {
       json::array all;
-      for (const auto& pr : model_.PullsForCommit(full, sha)) all.push_back(RenderPull(repo, pr));
+      for (const auto& pr : model_.PullsForCommit(full, sha)) {
+        all.push_back(RenderPullInList(repo, pr));
+      }
       return JsonValueResponse(200, all);
     }
     return GitHubError(404, "Not Found");

@@ -314,6 +314,106 @@ TEST_F(SimRestTest, ConnectionResetFaultResetsWithoutAnAnswerOrAnEffect) {
   EXPECT_EQ(json::parse(Control("GET", "/_sim/faults").body).at("connection_resets"), 0);
 }
 
+TEST_F(SimRestTest, PullFieldsFilesAndListShapes) {
+  Login();
+  ClientResponse created = Control(
+      "POST", "/_sim/repos/acme/app/pulls",
+      R"({"title":"bot","author":"renovate[bot]","author_type":"Bot","author_association":"NONE",
+          "files":["a.cc","b/c.h","d.md"],"additions":10,"deletions":4})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  OpenPull();  // #2: the defaults
+  json::value one = json::parse(Call("GET", "/repos/acme/app/pulls/1").body);
+  EXPECT_EQ(one.at("author_association"), "NONE");
+  EXPECT_EQ(one.at("user").at("type"), "Bot");
+  EXPECT_EQ(one.at("changed_files"), 3);
+  EXPECT_EQ(one.at("additions"), 10);
+  EXPECT_EQ(one.at("base").at("sha").as_string().size(), 40u);
+  EXPECT_TRUE(one.at("closed_at").is_null());
+  EXPECT_TRUE(one.at("merged_at").is_null());
+  json::value two = json::parse(Call("GET", "/repos/acme/app/pulls/2").body);
+  EXPECT_EQ(two.at("author_association"), "CONTRIBUTOR");
+  EXPECT_EQ(two.at("user").at("type"), "User");
+  EXPECT_EQ(two.at("changed_files"), 1);
+
+  // Lists carry GitHub's "simple" PR: no size, no mergeability.
+  json::value list = json::parse(Call("GET", "/repos/acme/app/pulls").body);
+  ASSERT_EQ(list.as_array().size(), 2u);
+  EXPECT_EQ(list.at(1).at("author_association"), "NONE");
+  EXPECT_FALSE(list.at(1).as_object().contains("changed_files"));
+  EXPECT_FALSE(list.at(1).as_object().contains("mergeable"));
+
+  ClientResponse files = Call("GET", "/repos/acme/app/pulls/1/files?per_page=2");
+  ASSERT_EQ(files.status, 200);
+  json::value page = json::parse(files.body);
+  ASSERT_EQ(page.as_array().size(), 2u);
+  EXPECT_EQ(page.at(0).at("filename"), "a.cc");
+  EXPECT_EQ(page.at(0).at("additions"), 4);
+  EXPECT_EQ(page.at(0).at("changes"), 6);
+  EXPECT_NE(files.Header("link").find("rel=\"next\""), std::string::npos);
+  EXPECT_EQ(json::parse(Call("GET", "/repos/acme/app/pulls/1/files?per_page=2&page=2").body)
+                .as_array()
+                .size(),
+            1u);
+  // A push may replace the files.
+  ASSERT_EQ(
+      Control("POST", "/_sim/repos/acme/app/pulls/1/push", R"({"files":["only.txt"]})").status,
+      200);
+  json::value after = json::parse(Call("GET", "/repos/acme/app/pulls/1/files").body);
+  ASSERT_EQ(after.as_array().size(), 1u);
+  EXPECT_EQ(after.at(0).at("filename"), "only.txt");
+  EXPECT_EQ(json::parse(Call("GET", "/repos/acme/app/pulls/1").body).at("changed_files"), 1);
+  EXPECT_EQ(Call("GET", "/repos/acme/app/pulls/9/files").status, 404);
+}
+
+TEST_F(SimRestTest, ControlLabelsDraftReopenAndEffectHeads) {
+  json::object pr = OpenPull();
+  const std::string head(pr.at("head").at("sha").as_string());
+  // Any label name is valid; none has to be declared first.
+  ClientResponse labeled =
+      Control("POST", "/_sim/repos/acme/app/pulls/1/labels",
+              R"({"user":"alice","labels":["ready-to-merge","pending-closure"]})");
+  ASSERT_EQ(labeled.status, 200) << labeled.body;
+  EXPECT_EQ(json::parse(labeled.body).at("labels").as_array().size(), 2u);
+  EXPECT_EQ(Control("DELETE", "/_sim/repos/acme/app/pulls/1/labels/pending-closure",
+                    R"({"user":"alice"})")
+                .status,
+            200);
+  EXPECT_EQ(Control("DELETE", "/_sim/repos/acme/app/pulls/1/labels/pending-closure",
+                    R"({"user":"alice"})")
+                .status,
+            404);
+  ClientResponse draft =
+      Control("POST", "/_sim/repos/acme/app/pulls/1/draft", R"({"user":"alice","draft":true})");
+  ASSERT_EQ(draft.status, 200) << draft.body;
+  EXPECT_EQ(json::parse(draft.body).at("draft"), true);
+  EXPECT_EQ(json::parse(Control("POST", "/_sim/repos/acme/app/pulls/1/draft",
+                                R"({"user":"alice","draft":false})")
+                            .body)
+                .at("draft"),
+            false);
+  EXPECT_EQ(Control("POST", "/_sim/repos/acme/app/pulls/1/close", R"({"user":"alice"})").status,
+            200);
+  EXPECT_EQ(Control("POST", "/_sim/repos/acme/app/pulls/1/reopen", R"({"user":"alice"})").status,
+            200);
+
+  json::array effects = json::parse(Control("GET", "/_sim/effects?number=1").body).as_array();
+  std::vector<std::string> kinds;
+  for (const auto& e : effects) {
+    kinds.emplace_back(e.at("kind").as_string());
+    if (e.at("kind") == "create_pull") continue;
+    EXPECT_EQ(e.at("head"), json::value(head));
+    EXPECT_EQ(e.at("who"), "alice");
+  }
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"create_pull", "label_add", "label_remove", "label_remove",
+                                      "convert_to_draft", "ready_for_review", "close", "reopen"}));
+  EXPECT_EQ(effects[0].at("head"), "");
+
+  // This handler sends no webhooks, so there is no target to set.
+  EXPECT_EQ(Control("PUT", "/_sim/webhook-url", R"({"url":"http://127.0.0.1:1/webhook"})").status,
+            409);
+}
+
 TEST(SimInsecureTest, AnyTokenIsAcceptedWhenAskedFor) {
   auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
   Model model(clock, {});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <iterator>
+#include <map>
 #include <optional>
 
 namespace gatehouse::sim {
@@ -46,13 +47,15 @@ Result<std::vector<Step>> ParseSteps(const json::object& root, std::string_view 
   return steps;
 }
 
-// How many effects match every field the expectation names (kind, who, repo, number, sha,
-// status).
+// How many effects match every field the expectation names (kind, who, who_prefix, repo,
+// number, sha, status).
 int64_t Matching(const json::object& expect, const std::vector<Effect>& effects) {
   int64_t n = 0;
   for (const auto& e : effects) {
     if (expect.contains("kind") && GetString(expect, "kind") != e.kind) continue;
     if (expect.contains("who") && GetString(expect, "who") != e.who) continue;
+    if (expect.contains("who_prefix") && e.who.rfind(GetString(expect, "who_prefix"), 0) != 0)
+      continue;
     if (expect.contains("repo") && GetString(expect, "repo") != e.repo) continue;
     if (expect.contains("sha") && GetString(expect, "sha") != e.sha) continue;
     if (expect.contains("number") && GetInt(expect, "number", -1) != e.number) continue;
@@ -62,8 +65,11 @@ int64_t Matching(const json::object& expect, const std::vector<Effect>& effects)
   return n;
 }
 
-constexpr std::string_view kEffectKeys[] = {"kind", "who",    "repo",  "number",
-                                            "sha",  "status", "count", "at_least"};
+constexpr std::string_view kEffectKeys[] = {"kind", "who",    "who_prefix", "repo",    "number",
+                                            "sha",  "status", "count",      "at_least"};
+// Invariants over the App's effects (installation:*), each an expectation of its own.
+constexpr std::string_view kInvariantKeys[] = {"no_stale_effects", "no_duplicate_effects"};
+constexpr char kAppPrefix[] = "installation:";
 constexpr std::string_view kStateKeys[] = {"pull",
                                            "state",
                                            "draft",
@@ -108,6 +114,13 @@ Status ValidateExpectation(const json::value& v) {
   if (!v.is_object()) return InvalidArgument("an expectation must be an object");
   const json::object& o = v.as_object();
   std::string text = json::serialize(o);
+  for (std::string_view key : kInvariantKeys) {
+    if (!o.contains(key)) continue;
+    if (o.size() != 1 || !o.at(key).is_bool() || !o.at(key).as_bool())
+      return InvalidArgument("an invariant expectation is {\"" + std::string(key) +
+                             "\": true} alone: " + text);
+    return Status::Ok();
+  }
   if (!o.contains("pull")) {
     for (const auto& [key, value] : o)
       if (!Known(key, kEffectKeys)) return InvalidArgument("unknown field in expectation " + text);
@@ -171,6 +184,49 @@ std::string CheckState(const json::object& e, const Model& model) {
   return out;
 }
 
+std::string Describe(const Effect& e) {
+  return "#" + std::to_string(e.seq) + " " + e.who + " " + e.kind + " " + e.repo +
+         (e.number ? "#" + std::to_string(e.number) : "") + " sha=" + e.sha + " head=" + e.head +
+         " status=" + std::to_string(e.status) + (e.detail.empty() ? "" : " detail=" + e.detail);
+}
+
+bool IsAppSuccess(const Effect& e) {
+  return e.who.rfind(kAppPrefix, 0) == 0 && e.status >= 200 && e.status < 300;
+}
+
+// 2xx App effects bound to a SHA that was no longer the PR's head when the call arrived.
+std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
+  std::vector<std::string> out;
+  for (const auto& e : effects) {
+    if (IsAppSuccess(e) && !e.sha.empty() && !e.head.empty() && e.sha != e.head)
+      out.push_back(Describe(e));
+  }
+  return out;
+}
+
+// Pairs of 2xx App effects that did the same thing twice: same kind (merge, review, close,
+// update_branch), repo, number, sha and detail. A close after a reopen of the same PR
+// (whoever reopened it) is a new action, not a duplicate.
+std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects) {
+  static constexpr std::string_view kKinds[] = {"merge", "review", "close", "update_branch"};
+  std::vector<std::string> out;
+  std::map<std::string, const Effect*> first;  // key -> the earlier effect
+  for (const auto& e : effects) {
+    const std::string pr = e.repo + "#" + std::to_string(e.number);
+    if (e.kind == "reopen" && e.status >= 200 && e.status < 300) {
+      for (auto it = first.begin(); it != first.end();) {
+        it = it->first.rfind("close|" + pr + "|", 0) == 0 ? first.erase(it) : std::next(it);
+      }
+      continue;
+    }
+    if (!IsAppSuccess(e) || !Known(e.kind, kKinds)) continue;
+    std::string key = e.kind + "|" + pr + "|" + e.sha + "|" + e.detail;
+    auto [it, inserted] = first.emplace(key, &e);
+    if (!inserted) out.push_back(Describe(*it->second) + " and " + Describe(e));
+  }
+  return out;
+}
+
 // Unmet expectations, as failure lines.
 std::vector<std::string> Check(const json::array& expects, const Model& model) {
   std::vector<std::string> failures;
@@ -178,6 +234,15 @@ std::vector<std::string> Check(const json::array& expects, const Model& model) {
   for (const auto& v : expects) {
     if (!v.is_object()) continue;
     const json::object& e = v.as_object();
+    if (e.contains("no_stale_effects") || e.contains("no_duplicate_effects")) {
+      std::vector<std::string> found =
+          e.contains("no_stale_effects") ? StaleEffects(effects) : DuplicateEffects(effects);
+      if (found.empty()) continue;
+      std::string list;
+      for (const auto& f : found) list += (list.empty() ? "" : "; ") + f;
+      failures.push_back("expected " + json::serialize(e) + ", got " + list);
+      continue;
+    }
     if (e.contains("pull")) {
       std::string why = CheckState(e, model);
       if (!why.empty()) failures.push_back("expected " + json::serialize(e) + ", got " + why);

@@ -133,6 +133,71 @@ TEST_F(ScenarioTest, ClosedWithoutMergingIsClosedNotMerged) {
   EXPECT_NE(merged->failures[0].find("got state closed"), std::string::npos) << merged->failures[0];
 }
 
+constexpr char kApp[] = "installation:1";
+constexpr char kInvariants[] = R"({
+  "expect": [{"no_stale_effects": true}, {"no_duplicate_effects": true}],
+  "timeout_ms": 0, "settle_ms": 0})";
+
+TEST_F(ScenarioTest, InvariantsHoldForACleanHistory) {
+  ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+  auto pr = model_.CreatePull("acme/app", NewPull{});
+  ASSERT_TRUE(pr.ok());
+  ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
+  const std::string head = model_.GetPull("acme/app", 1)->head_sha;
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
+  // A refused call on the old head is neither stale nor a duplicate: nothing happened.
+  EXPECT_EQ(model_.Merge(kApp, "acme/app", 1, pr->head_sha, "merge").status, 409);
+  // Close, the author reopens, close again: the second close is a new action.
+  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 1, "closed").ok());
+  ASSERT_TRUE(model_.SetState("alice", "acme/app", 1, "open").ok());
+  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 1, "closed").ok());
+
+  auto verdict = Run(R"({
+    "expect": [{"no_stale_effects": true}, {"no_duplicate_effects": true},
+               {"who_prefix": "installation:", "kind": "close", "count": 2},
+               {"who_prefix": "installation:", "status": 200, "count": 3},
+               {"who_prefix": "installation:9", "count": 0},
+               {"who_prefix": "al", "kind": "reopen", "count": 1}],
+    "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_TRUE(verdict->ok) << (verdict->failures.empty() ? "" : verdict->failures[0]);
+}
+
+TEST_F(ScenarioTest, StaleAndDuplicateEffectsAreNamed) {
+  ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+  auto pr = model_.CreatePull("acme/app", NewPull{});
+  ASSERT_TRUE(pr.ok());
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
+  // GitHub accepts a review of an older commit of the PR: bound to a stale head.
+  ASSERT_TRUE(
+      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", pr->head_sha, "no", nullptr)
+          .ok());
+  // People's effects are not the App's: never stale, never duplicates.
+  ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+
+  auto verdict = Run(kInvariants);
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_FALSE(verdict->ok);
+  ASSERT_EQ(verdict->failures.size(), 2u);
+  EXPECT_NE(verdict->failures[0].find("REQUEST_CHANGES"), std::string::npos)
+      << verdict->failures[0];
+  EXPECT_EQ(verdict->failures[0].find("bob"), std::string::npos) << verdict->failures[0];
+  EXPECT_NE(verdict->failures[1].find("#3 installation:1 review"), std::string::npos)
+      << verdict->failures[1];
+  EXPECT_NE(verdict->failures[1].find("#2 installation:1 review"), std::string::npos)
+      << verdict->failures[1];
+  EXPECT_EQ(verdict->failures[1].find("bob"), std::string::npos) << verdict->failures[1];
+
+  auto app_calls = Run(R"({"expect": [{"who_prefix": "installation:", "count": 0}],
+                           "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(app_calls.ok());
+  ASSERT_EQ(app_calls->failures.size(), 1u);
+  EXPECT_NE(app_calls->failures[0].find("got count 3"), std::string::npos);
+}
+
 TEST_F(ScenarioTest, MalformedScenariosAreErrors) {
   EXPECT_FALSE(Run("[]").ok());
   EXPECT_FALSE(Run(R"({"expect": [{"pull": "acme/app"}]})").ok());
@@ -144,6 +209,9 @@ TEST_F(ScenarioTest, MalformedScenariosAreErrors) {
   EXPECT_FALSE(Run(R"({"expect": [3]})").ok());
   EXPECT_FALSE(Run(R"({"timeline": [{"call": "nospace"}]})").ok());
   EXPECT_FALSE(Run(R"({"expect": {}})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"no_stale_effects": false}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"no_duplicate_effects": true, "kind": "merge"}]})").ok());
+  EXPECT_FALSE(Run(R"({"expect": [{"who_prefix": "installation:", "cuont": 0}]})").ok());
 }
 
 }  // namespace

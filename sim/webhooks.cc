@@ -31,6 +31,10 @@ WebhookSender::~WebhookSender() { Stop(); }
 
 std::string WebhookSender::Enqueue(std::string event, std::string body) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (options_.url.empty()) {
+    ++dropped_;
+    return "";
+  }
   char suffix[24];
   std::snprintf(suffix, sizeof(suffix), "-%012llu", static_cast<unsigned long long>(++next_));
   Delivery d{run_id_ + suffix, std::move(event), std::move(body)};
@@ -52,6 +56,31 @@ std::string WebhookSender::Enqueue(std::string event, std::string body) {
   }
   cv_.notify_one();
   return id;
+}
+
+void WebhookSender::SetUrl(std::string url) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    options_.url = std::move(url);
+    ++url_sets_;
+  }
+  cv_.notify_all();
+}
+
+std::string WebhookSender::url() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return options_.url;
+}
+
+bool WebhookSender::WaitForSetUrl(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, timeout, [this] { return url_sets_ > 0 || stopping_; });
+  return url_sets_ > 0;
+}
+
+uint64_t WebhookSender::dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_;
 }
 
 void WebhookSender::SetFaults(DeliveryFaults faults) {
@@ -89,6 +118,7 @@ uint64_t WebhookSender::failed() const {
 void WebhookSender::Run() {
   for (;;) {
     Delivery d;
+    std::string url;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -100,14 +130,15 @@ void WebhookSender::Run() {
         cv_.wait_for(lock, std::chrono::milliseconds(faults_.delay_ms),
                      [this] { return stopping_; });
       }
+      url = options_.url;
     }
-    bool ok = Post(d);
+    bool ok = Post(d, url);
     std::lock_guard<std::mutex> lock(mu_);
     (ok ? delivered_ : failed_)++;
   }
 }
 
-bool WebhookSender::Post(const Delivery& d) {
+bool WebhookSender::Post(const Delivery& d, const std::string& url) {
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return false;
   curl_slist* headers = nullptr;
@@ -120,7 +151,7 @@ bool WebhookSender::Post(const Delivery& d) {
     headers = curl_slist_append(headers, sig.c_str());
   }
   headers = curl_slist_append(headers, "Expect:");
-  curl_easy_setopt(curl, CURLOPT_URL, options_.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, d.body.data());
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(d.body.size()));

@@ -6,9 +6,15 @@
 // secret). A failed delivery is logged and counted, not retried: GitHub does not redeliver
 // by itself either.
 //
+// The target URL may be set or changed at any time (SetUrl, from PUT /_sim/webhook-url);
+// each delivery goes to the URL current when it is POSTed. While there is no URL, Enqueue
+// drops deliveries (counted as dropped): nobody is listening, as for an App without a
+// webhook URL.
+//
 // Thread-safety: Enqueue and the counters from any thread; Stop from one controlling thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,7 +33,8 @@ struct DeliveryFaults {
 };
 
 struct WebhookSenderOptions {
-  std::string url;     // e.g. http://127.0.0.1:8080/webhook
+  std::string url;  // e.g. http://127.0.0.1:8080/webhook; "" until SetUrl
+
   std::string secret;  // GATEHOUSE_WEBHOOK_SECRET; empty sends no signature header
   long timeout_ms = 10'000;
 };
@@ -40,8 +47,14 @@ class WebhookSender {
   WebhookSender(const WebhookSender&) = delete;
   WebhookSender& operator=(const WebhookSender&) = delete;
 
-  // Queues one delivery; returns its X-GitHub-Delivery id.
+  // Queues one delivery; returns its X-GitHub-Delivery id ("" when dropped: no URL yet).
   std::string Enqueue(std::string event, std::string body);
+  // Sets (or changes) the target URL for deliveries not yet POSTed.
+  void SetUrl(std::string url);
+  std::string url() const;
+  // Waits until SetUrl has been called at least once (the constructor's URL does not
+  // count), Stop is called, or `timeout` passes; true in the first case.
+  bool WaitForSetUrl(std::chrono::milliseconds timeout);
   // Delivers what is queued, then joins the thread. Idempotent.
   void Stop();
 
@@ -51,6 +64,8 @@ class WebhookSender {
   // Deliveries POSTed (a duplicate counts) with a 2xx answer, and without one.
   uint64_t delivered() const;
   uint64_t failed() const;
+  // Deliveries dropped because there was no URL.
+  uint64_t dropped() const;
 
  private:
   struct Delivery {
@@ -59,9 +74,9 @@ class WebhookSender {
     std::string body;
   };
   void Run();
-  bool Post(const Delivery& d);
+  bool Post(const Delivery& d, const std::string& url);
 
-  WebhookSenderOptions options_;
+  WebhookSenderOptions options_;  // .url GUARDED_BY(mu_); the rest is immutable
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Delivery> queue_;  // GUARDED_BY(mu_)
@@ -71,6 +86,8 @@ class WebhookSender {
   std::vector<Delivery> held_;  // GUARDED_BY(mu_): a delivery being reordered (and its copy)
   uint64_t delivered_ = 0;      // GUARDED_BY(mu_)
   uint64_t failed_ = 0;         // GUARDED_BY(mu_)
+  uint64_t dropped_ = 0;        // GUARDED_BY(mu_)
+  uint64_t url_sets_ = 0;       // GUARDED_BY(mu_): SetUrl calls
   std::string run_id_;
   std::thread thread_;
 };

@@ -16,6 +16,7 @@
 #include "http/server.h"
 #include "sim/model.h"
 #include "sim/render.h"
+#include "sim/rest.h"
 
 namespace gatehouse::sim {
 namespace {
@@ -205,6 +206,91 @@ TEST(SimWebhookTest, DuplicatedAndReorderedDeliveries) {
   EXPECT_NE(first.Header("X-GitHub-Delivery"), second.Header("X-GitHub-Delivery"));
   sender.Stop();
   EXPECT_EQ(sender.delivered(), 3u);
+  (*server)->Stop(std::chrono::seconds(1));
+}
+
+}  // namespace
+}  // namespace gatehouse::sim
+
+namespace gatehouse::sim {
+namespace {
+
+TEST(SimWebhookTest, TargetSetAtRuntimeAndPeopleActingThroughTheControlApi) {
+  WebhookSink sink;
+  HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  auto server = HttpServer::Start(options, sink);
+  ASSERT_TRUE(server.ok());
+  auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
+  Model model(clock, {});
+  WebhookSender sender({.url = "", .secret = "s3cret", .timeout_ms = 10'000});
+  model.SetListener(
+      [&](const Notification& n) { sender.Enqueue(n.event, json::serialize(RenderWebhook(n))); });
+  SimHandler handler(model, {.clock = clock, .insecure_any_token = true, .webhooks = &sender});
+  auto control = [&](const std::string& method, const std::string& target,
+                     const std::string& body) {
+    return handler.Serve(HttpRequest{
+        .method = method, .target = target, .headers = {}, .body = body, .peer = "test"});
+  };
+  ASSERT_EQ(control("POST", "/_sim/repos", R"({"owner":"acme","name":"app"})").status, 201);
+  ASSERT_EQ(control("POST", "/_sim/repos/acme/app/pulls", R"({"author":"alice"})").status, 201);
+  EXPECT_EQ(sender.dropped(), 1u) << "no target yet: nobody hears the opened event";
+  EXPECT_FALSE(sender.WaitForSetUrl(std::chrono::milliseconds(0)));
+  EXPECT_EQ(json::parse(control("GET", "/_sim/webhook-url", "").body).at("url"), "");
+  EXPECT_EQ(control("PUT", "/_sim/webhook-url", R"({"url":"ftp://x"})").status, 422);
+
+  const std::string url = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/webhook";
+  ASSERT_EQ(control("PUT", "/_sim/webhook-url", R"({"url":")" + url + R"("})").status, 200);
+  EXPECT_TRUE(sender.WaitForSetUrl(std::chrono::milliseconds(0)));
+  EXPECT_EQ(sender.url(), url);
+
+  ASSERT_EQ(control("POST", "/_sim/repos/acme/app/pulls/1/labels",
+                    R"({"user":"bob","labels":["needs-human-review","changes-requested"]})")
+                .status,
+            200);
+  ASSERT_EQ(control("DELETE", "/_sim/repos/acme/app/pulls/1/labels/changes-requested",
+                    R"({"user":"bob"})")
+                .status,
+            200);
+  ASSERT_EQ(control("POST", "/_sim/repos/acme/app/pulls/1/draft", R"({"user":"alice"})").status,
+            200);
+  ASSERT_EQ(
+      control("POST", "/_sim/repos/acme/app/pulls/1/draft", R"({"user":"alice","draft":false})")
+          .status,
+      200);
+  ASSERT_EQ(control("POST", "/_sim/repos/acme/app/pulls/1/close", R"({"user":"bob"})").status, 200);
+  ASSERT_EQ(control("POST", "/_sim/repos/acme/app/pulls/1/reopen", R"({"user":"alice"})").status,
+            200);
+
+  struct Want {
+    std::string action, sender, label;
+    bool draft;
+  };
+  const std::vector<Want> want = {{"labeled", "bob", "needs-human-review", false},
+                                  {"labeled", "bob", "changes-requested", false},
+                                  {"unlabeled", "bob", "changes-requested", false},
+                                  {"converted_to_draft", "alice", "", true},
+                                  {"ready_for_review", "alice", "", false},
+                                  {"closed", "bob", "", false},
+                                  {"reopened", "alice", "", false}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    HttpRequest got = sink.WaitFor(i + 1);
+    EXPECT_EQ(got.Header("X-GitHub-Event"), "pull_request");
+    json::object p = json::parse(got.body).as_object();
+    EXPECT_EQ(p.at("action"), json::value(want[i].action)) << i;
+    EXPECT_EQ(p.at("sender").at("login"), json::value(want[i].sender)) << i;
+    EXPECT_EQ(p.at("pull_request").at("draft"), want[i].draft) << i;
+    if (!want[i].label.empty()) {
+      EXPECT_EQ(p.at("label").at("name"), json::value(want[i].label));
+    }
+    if (want[i].action == "converted_to_draft" || want[i].action == "ready_for_review") {
+      ExpectKeys(p, Fixture("pull_request", want[i].action),
+                 {"action", "number", "pull_request", "repository", "sender"});
+    }
+    EXPECT_EQ(p.at("pull_request").at("author_association"), "CONTRIBUTOR");
+  }
+  sender.Stop();
+  EXPECT_EQ(sender.delivered(), want.size());
   (*server)->Stop(std::chrono::seconds(1));
 }
 
