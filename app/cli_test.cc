@@ -34,7 +34,7 @@ CliRun Gatehouse(const std::string& args) {
 
 TEST(CliTest, HelpEverywhere) {
   for (const char* args : {"--help", "help", "serve --help", "work --help", "route --help",
-                           "status --help", "config --help"}) {
+                           "status --help", "config --help", "audit --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -223,6 +223,88 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   boost::json::value c = boost::json::parse(counters.out);
   EXPECT_EQ(c.at("work.signals").as_int64(), 1);
   EXPECT_EQ(c.at("work.passes_completed").as_int64(), 1);
+}
+
+// `gatehouse audit`: a PR's audit log and ledger rows, as a table and as JSON.
+TEST(CliTest, AuditPrintsAPullRequestsHistory) {
+  testing::TempDir dir;
+  const std::string db = dir.File("g.db");
+  const Time t0 = FromMicros(1'796'040'001'123'000);  // 2026-11-30T12:00:01.123Z
+  const std::string head = "abc1234def5678abc1234def5678abc1234def56";
+  {
+    auto store = OpenSqliteStore(db);
+    ASSERT_TRUE(store.ok());
+    Signal s{"acme/app#12", "pushed", {}};
+    ASSERT_TRUE((*store)->Enqueue({&s, 1}, t0, Durability::kAcknowledged).ok());
+    auto leases = (*store)->Claim("t", 1, std::chrono::seconds(30), t0);
+    ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+    const int64_t fence = (*leases)[0].fence;
+    auto merge = (*store)->RecordIntent(ActionKey{"acme/app#12", "merge", head, ""}, fence, t0);
+    ASSERT_TRUE(merge.ok());
+    ASSERT_TRUE(
+        (*store)->RecordOutcome(merge->record.id, fence, ActionState::kDone, "merged", t0).ok());
+    std::vector<AuditEntry> entries;
+    for (int i = 0; i < 3; ++i) {
+      AuditEntry e;
+      e.subject = "acme/app#12";
+      e.at = t0 + std::chrono::milliseconds(i);
+      e.fence = fence;
+      e.head_sha = head;
+      e.kind = i == 0 ? "verdict" : i == 1 ? "planned" : "executed";
+      e.summary = i == 0 ? "pass (score 100)" : i == 1 ? "merge (squash)" : "merged";
+      if (i == 0) e.detail = R"({"score":100})";
+      entries.push_back(e);
+    }
+    ASSERT_TRUE((*store)->AppendAudit(entries, Durability::kAcknowledged).ok());
+  }
+  CliRun table = Gatehouse("audit Acme/App#12 --db " + db);  // case-insensitive
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("acme/app#12: 3 audit entries"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("2026-11-30T12:00:01.123Z  verdict     abc1234  pass (score 100)"),
+            std::string::npos)
+      << table.out;
+  EXPECT_LT(table.out.find("verdict"), table.out.find("executed")) << "oldest first";
+  EXPECT_NE(table.out.find("actions (ledger): 1"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("merge"), std::string::npos);
+  EXPECT_NE(table.out.find("done"), std::string::npos) << table.out;
+
+  CliRun last = Gatehouse("audit acme/app#12 --limit 1 --db " + db);
+  ASSERT_EQ(last.code, 0) << last.out;
+  EXPECT_NE(last.out.find("1 audit entry (the last 1)"), std::string::npos) << last.out;
+  EXPECT_EQ(last.out.find("pass (score 100)"), std::string::npos) << last.out;
+
+  CliRun json = Gatehouse("audit acme/app#12 --json --db " + db);
+  ASSERT_EQ(json.code, 0) << json.out;
+  auto v = boost::json::parse(json.out).as_object();
+  EXPECT_EQ(v["subject"].as_string(), "acme/app#12");
+  auto& audit = v["audit"].as_array();
+  ASSERT_EQ(audit.size(), 3u);
+  EXPECT_EQ(audit[0].at("kind").as_string(), "verdict");
+  EXPECT_EQ(audit[0].at("at").as_string(), "2026-11-30T12:00:01.123Z");
+  EXPECT_EQ(audit[0].at("head_sha").as_string(), head);
+  EXPECT_EQ(audit[0].at("detail").at("score").as_int64(), 100) << "detail embedded as JSON";
+  EXPECT_TRUE(audit[1].at("detail").is_null());
+  auto& actions = v["actions"].as_array();
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(actions[0].at("kind").as_string(), "merge");
+  EXPECT_EQ(actions[0].at("state").as_string(), "done");
+  EXPECT_EQ(actions[0].at("result").as_string(), "merged");
+  EXPECT_EQ(actions[0].at("attempts").as_int64(), 1);
+
+  CliRun unknown = Gatehouse("audit acme/app#13 --db " + db);
+  EXPECT_EQ(unknown.code, 0) << unknown.out;
+  EXPECT_NE(unknown.out.find("no history for acme/app#13"), std::string::npos) << unknown.out;
+
+  for (const char* bad : {"acme/app", "acme#12", "acme/app#0", "acme/app#x", "/app#1", "acme/a%p#1",
+                          "acme/app#12 extra"}) {
+    CliRun r = Gatehouse(std::string("audit ") + bad + " --db " + db);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+  }
+  EXPECT_EQ(Gatehouse("audit --db " + db).code, 2);
+  EXPECT_EQ(Gatehouse("audit acme/app#12 --limit 0 --db " + db).code, 2);
+  CliRun missing = Gatehouse("audit acme/app#12 --db " + dir.File("none.db"));
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("no database at"), std::string::npos) << missing.out;
 }
 
 }  // namespace

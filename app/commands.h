@@ -4,11 +4,12 @@
 
 namespace gatehouse::app {
 
-int RunServe(int argc, char** argv);  // argv[0] is "serve"
-int RunWork(int argc, char** argv);   // argv[0] is "work"
-int RunRoute(int argc, char** argv);  // argv[0] is "route"
-int RunStatus(int argc, char** argv);
-int RunConfig(int argc, char** argv);  // argv[0] is "config"  // argv[0] is "status"
+int RunServe(int argc, char** argv);   // argv[0] is "serve"
+int RunWork(int argc, char** argv);    // argv[0] is "work"
+int RunRoute(int argc, char** argv);   // argv[0] is "route"
+int RunStatus(int argc, char** argv);  // argv[0] is "status"
+int RunConfig(int argc, char** argv);  // argv[0] is "config"
+int RunAudit(int argc, char** argv);   // argv[0] is "audit"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

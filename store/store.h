@@ -1,11 +1,12 @@
 // Store: the durable state of gatehouse, behind one backend-neutral interface.
 //
-// A Store holds the per-PR work items (DESIGN.md §2), the webhook inbox (§4) and the funnel
-// counters. Every method is one atomic transaction; every write that a pass makes after its
-// claim is conditional on the pass's fence and is rejected with kFenceLost once another claim
-// has superseded it. The Store never reads a clock: callers pass `now`, which keeps policy
-// (debounce, backoff, leases) in the engine and makes every behaviour testable with simulated
-// time.
+// A Store holds the per-PR work items (DESIGN.md §2), the webhook inbox (§4), the action
+// ledger (§3), the audit log, what webhooks taught about repositories and pull requests, and
+// the funnel counters. Every method is one atomic transaction; every write that a pass makes
+// after its claim is conditional on the pass's fence and is rejected with kFenceLost once
+// another claim has superseded it. The Store never reads a clock: callers pass `now`, which
+// keeps policy (debounce, backoff, leases) in the engine and makes every behaviour testable
+// with simulated time.
 //
 // Implementations: sqlite/ (embedded, the default; several processes may share one file) and,
 // later, postgres/. Both must pass store_contract_test.cc. Implementations are safe for
@@ -141,6 +142,24 @@ struct InboxEntry {
   Time received_at;
 };
 
+// A repository gatehouse knows about ("owner/repo", lower-case) and the App installation
+// that covers it. `installation_id` is absent in personal-token mode or when no delivery for
+// the repository has named its installation yet.
+struct RepoInstallation {
+  std::string repo;
+  std::optional<int64_t> installation_id;
+};
+
+// A small fact about a pull request learned from a webhook that a pass cannot read back from
+// the REST endpoints it uses, e.g. ("acme/app#12", "reopened", "alice CONTRIBUTOR"). One value
+// per (subject, name); the one with the later `at` wins.
+struct PrFact {
+  std::string subject;  // "owner/repo#12"
+  std::string name;     // e.g. "reopened", "closed_by"
+  std::string value;
+  Time at;  // when it was learned (the delivery's received_at)
+};
+
 // What routing decided for one delivery; applied atomically with its signals.
 struct RouteDecision {
   int64_t seq = 0;
@@ -150,6 +169,14 @@ struct RouteDecision {
   // PR heads learned from the payload: (subject key, head SHA), remembered so that a later
   // check or status with an empty PR list can be resolved by its SHA.
   std::vector<std::pair<std::string, std::string>> heads;
+  // Repositories learned from the payload, upserted. A known installation id is never
+  // overwritten by an absent one (a payload without `installation` knows nothing about it).
+  std::vector<RepoInstallation> repos;
+  // Repositories no longer covered by the App (uninstalled, removed from the installation):
+  // forgotten, after `repos` is applied.
+  std::vector<std::string> repos_removed;
+  // PR facts learned from the payload; per (subject, name) the later `at` wins.
+  std::vector<PrFact> facts;
 };
 
 // The ingress funnel: received = routed + ignored + duplicate + rejected + dead + in_flight.
@@ -197,6 +224,20 @@ struct IntentResult {
   };
   Kind kind = Kind::kRecorded;
   ActionRecord record;
+};
+
+// One line of a pull request's audit log: a verdict, an action planned, skipped, executed,
+// reconciled, superseded or failed, an error, or a pass summary. Append-only; written by the
+// pass, read by `gatehouse audit` (docs/AUDIT.md).
+struct AuditEntry {
+  int64_t id = 0;  // assigned by the store on append, increasing
+  std::string subject;
+  Time at;
+  int64_t fence = 0;     // the claim of the pass that wrote it (0 outside a pass)
+  std::string head_sha;  // the head it concerns ("" when none)
+  std::string kind;      // "verdict", "planned", "skipped", "executed", ...: [a-z_]+
+  std::string summary;   // one line for humans
+  std::string detail;    // JSON text, or ""
 };
 
 struct WorkFilter {
@@ -270,8 +311,9 @@ class Store {
   // ones too when `include_unresolved`.
   virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) = 0;
 
-  // Applies routing decisions, each with its signals and learned heads, in one transaction.
-  // A decision for a delivery that is no longer open is skipped (another router got there).
+  // Applies routing decisions, each with its signals and what it learned (heads, repos,
+  // removed repos, facts), in one transaction. A decision for a delivery that is no longer
+  // open is skipped entirely (another router got there).
   virtual Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) = 0;
 
   // Open pull requests of `repo` ("owner/repo", lower-case) whose last known head is `sha`,
@@ -302,6 +344,25 @@ class Store {
 
   // A subject's actions, oldest first.
   virtual Result<std::vector<ActionRecord>> ListActions(std::string_view subject) = 0;
+
+  // --- Repositories and PR facts (learned by routing; see RouteDecision) ---
+
+  // Every known repository, ordered by repo.
+  virtual Result<std::vector<RepoInstallation>> ListRepositories() = 0;
+  // One repository ("owner/repo", ASCII case-insensitive); nullopt when unknown or removed.
+  virtual Result<std::optional<RepoInstallation>> GetRepository(std::string_view repo) = 0;
+  // A subject's facts, ordered by name; empty when none.
+  virtual Result<std::vector<PrFact>> GetPrFacts(std::string_view subject) = 0;
+
+  // --- The audit log ---
+
+  // Appends `entries` in one transaction, in order (ids increase along the span); the store
+  // assigns `id` and keeps each entry's `at`. Every entry needs a subject and a kind of
+  // [a-z_]+ (kInvalidArgument otherwise, and nothing is written). Not fenced: a stale pass's
+  // account of what it did is still history. Counts "audit.entries".
+  virtual Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) = 0;
+  // The last `limit` entries of `subject` (all of them when `limit` is 0), oldest first.
+  virtual Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -94,10 +94,41 @@ CREATE TABLE actions (
 CREATE INDEX actions_subject ON actions (subject, id);
 )sql";
 
+// What routing learns for the sweep and the pass (repositories and their installation, small
+// per-PR facts), and the append-only audit log of every verdict and action.
+constexpr const char kV4[] = R"sql(
+CREATE TABLE repositories (
+  repo            TEXT PRIMARY KEY,  -- owner/repo, lower-case
+  installation_id INTEGER,           -- NULL: personal-token mode or not yet known
+  updated_at      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE pr_facts (
+  subject TEXT NOT NULL,  -- owner/repo#number
+  name    TEXT NOT NULL,
+  value   TEXT NOT NULL,
+  at      INTEGER NOT NULL,
+  PRIMARY KEY (subject, name)
+) WITHOUT ROWID;
+
+CREATE TABLE audit (
+  id       INTEGER PRIMARY KEY,
+  subject  TEXT NOT NULL,
+  at       INTEGER NOT NULL,
+  fence    INTEGER NOT NULL DEFAULT 0,
+  head_sha TEXT NOT NULL DEFAULT '',
+  kind     TEXT NOT NULL,
+  summary  TEXT NOT NULL DEFAULT '',
+  detail   TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_subject ON audit (subject, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
     {3, "action ledger", kV3},
+    {4, "repositories, pull request facts, audit log", kV4},
 };
 
 }  // namespace

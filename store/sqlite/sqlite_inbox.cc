@@ -1,4 +1,5 @@
-// SqliteStore: the webhook inbox (DESIGN.md §4) and the PR heads used to resolve commits.
+// SqliteStore: the webhook inbox (DESIGN.md §4) and the PR heads used to resolve commits;
+// what else routing learned is applied by sqlite_repos.cc in the same transaction.
 #include <sqlite3.h>
 
 #include <string>
@@ -170,6 +171,14 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
       return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
                              " out of 'accepted'");
     }
+    for (const RepoInstallation& r : d.repos) {
+      if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
+    }
+    for (const PrFact& f : d.facts) {
+      if (f.subject.empty() || f.name.empty()) {
+        return InvalidArgument("a pull request fact needs a subject and a name");
+      }
+    }
   }
   if (decisions.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(mu_);
@@ -207,6 +216,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
         up->Bind(1, key).Bind(2, repo).Bind(3, sha).Bind(4, now);
         GH_RETURN_IF_ERROR(up->Run());
       }
+      GH_RETURN_IF_ERROR(ApplyLearnedInTx(d, now));
       routed += d.state == InboxState::kRouted;
       ignored += d.state == InboxState::kIgnored;
       dead += d.state == InboxState::kDead;

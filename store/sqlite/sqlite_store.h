@@ -44,8 +44,7 @@ class SqliteStore final : public Store {
 
   // The inbox: store/sqlite/sqlite_inbox.cc.
   Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
-                                                      const Counters& rejected,
-                                                      Time now) override;
+                                                      const Counters& rejected, Time now) override;
   Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override;
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override;
   Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
@@ -59,6 +58,15 @@ class SqliteStore final : public Store {
   Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
                        Time now) override;
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
+
+  // Repositories and PR facts: store/sqlite/sqlite_repos.cc.
+  Result<std::vector<RepoInstallation>> ListRepositories() override;
+  Result<std::optional<RepoInstallation>> GetRepository(std::string_view repo) override;
+  Result<std::vector<PrFact>> GetPrFacts(std::string_view subject) override;
+
+  // The audit log: store/sqlite/sqlite_audit.cc.
+  Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) override;
+  Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) override;
 
   // The highest applied migration.
   Result<int> SchemaVersion();
@@ -75,6 +83,9 @@ class SqliteStore final : public Store {
   Status ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
                    std::vector<Lease>* out);
   Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out);
+  // Applies what a routing decision learned (repos, repos_removed, facts); call inside the
+  // ApplyRouting transaction.
+  Status ApplyLearnedInTx(const RouteDecision& decision, Time now);
   // kFenceLost unless `subject`'s work item is running under `fence`.
   Status CheckFenceInTx(std::string_view subject, int64_t fence);
 

@@ -1,0 +1,214 @@
+// What routing learns besides signals, as part of the Store contract: the repositories
+// gatehouse covers (with their installation) and per-PR facts, applied in the same
+// transaction as the delivery's routing decision.
+#include <gtest/gtest.h>
+
+#include "store/store.h"
+#include "store/store_test_util.h"
+
+namespace gatehouse {
+namespace {
+
+using std::chrono::seconds;
+using testing::StoreBackend;
+using testing::TempDir;
+
+const Time kT0 = FromMicros(1'800'000'000'000'000);
+
+class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
+ protected:
+  void SetUp() override { store_ = GetParam().open_fresh(dir_); }
+
+  // Accepts one delivery per decision and applies the decisions to them, in one call.
+  Status Route(std::vector<RouteDecision> decisions, Time now = kT0) {
+    std::vector<Delivery> ds;
+    for (size_t i = 0; i < decisions.size(); ++i) {
+      Delivery d;
+      d.delivery_id = "d-" + std::to_string(next_++);
+      d.event = "installation";
+      d.body = "{}";
+      d.body_sha256 = d.delivery_id;
+      d.received_at = now;
+      ds.push_back(std::move(d));
+    }
+    auto accepted = store_->AcceptDeliveries(ds, {}, now);
+    if (!accepted.ok()) return accepted.status();
+    auto open = store_->OpenDeliveries(1000, true);
+    if (!open.ok()) return open.status();
+    // The newest open deliveries are the ones just accepted, in order.
+    const size_t first = open->size() - decisions.size();
+    for (size_t i = 0; i < decisions.size(); ++i) decisions[i].seq = (*open)[first + i].seq;
+    return store_->ApplyRouting(decisions, now);
+  }
+  static RouteDecision Learn(std::vector<RepoInstallation> repos,
+                             std::vector<std::string> removed = {},
+                             std::vector<PrFact> facts = {}) {
+    RouteDecision d;
+    d.state = InboxState::kRouted;
+    d.reason = "learned";
+    d.repos = std::move(repos);
+    d.repos_removed = std::move(removed);
+    d.facts = std::move(facts);
+    return d;
+  }
+  std::optional<int64_t> InstallationOf(std::string_view repo) {
+    auto r = store_->GetRepository(repo);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r.ok() && r->has_value()) << repo << " is unknown";
+    return r.ok() && r->has_value() ? (*r)->installation_id : std::nullopt;
+  }
+  bool Known(std::string_view repo) {
+    auto r = store_->GetRepository(repo);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && r->has_value();
+  }
+  std::vector<PrFact> Facts(std::string_view subject) {
+    auto f = store_->GetPrFacts(subject);
+    EXPECT_TRUE(f.ok()) << f.status().ToString();
+    return f.ok() ? *f : std::vector<PrFact>{};
+  }
+
+  TempDir dir_;
+  StorePtr store_;
+  int next_ = 1;
+};
+
+TEST_P(LearnedContractTest, RepositoriesAreUpsertedListedInOrderAndLookedUpCaseInsensitively) {
+  ASSERT_TRUE(Route({Learn({{"acme/web", 7}, {"acme/app", 7}, {"solo/tool", std::nullopt}})}).ok());
+  auto list = store_->ListRepositories();
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[0].repo, "acme/app");
+  EXPECT_EQ((*list)[1].repo, "acme/web");
+  EXPECT_EQ((*list)[2].repo, "solo/tool");
+  EXPECT_EQ((*list)[0].installation_id, 7);
+  EXPECT_EQ((*list)[2].installation_id, std::nullopt);
+  EXPECT_EQ(InstallationOf("ACME/App"), 7);
+  auto unknown = store_->GetRepository("acme/nothing");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_FALSE(unknown->has_value());
+}
+
+TEST_P(LearnedContractTest, AnInstallationChangesButIsNeverForgottenByAPayloadWithoutOne) {
+  ASSERT_TRUE(Route({Learn({{"acme/app", 7}})}).ok());
+  ASSERT_TRUE(Route({Learn({{"acme/app", std::nullopt}})}).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 7) << "a payload without installation knows nothing";
+  ASSERT_TRUE(Route({Learn({{"acme/app", 9}})}).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 9) << "the repository moved to another installation";
+  // Unknown first, known later.
+  ASSERT_TRUE(Route({Learn({{"solo/tool", std::nullopt}})}).ok());
+  EXPECT_EQ(InstallationOf("solo/tool"), std::nullopt);
+  ASSERT_TRUE(Route({Learn({{"solo/tool", 3}})}).ok());
+  EXPECT_EQ(InstallationOf("solo/tool"), 3);
+}
+
+TEST_P(LearnedContractTest, RemovedRepositoriesAreForgottenAndMayComeBack) {
+  ASSERT_TRUE(Route({Learn({{"acme/app", 7}, {"acme/web", 7}})}).ok());
+  ASSERT_TRUE(Route({Learn({}, {"acme/app", "acme/never-seen"})}).ok());
+  EXPECT_FALSE(Known("acme/app"));
+  EXPECT_TRUE(Known("acme/web"));
+  auto list = store_->ListRepositories();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  // Added and removed in one decision: the removal is applied after the upserts.
+  ASSERT_TRUE(Route({Learn({{"acme/app", 8}}, {"acme/web"})}).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 8);
+  EXPECT_FALSE(Known("acme/web"));
+}
+
+TEST_P(LearnedContractTest, FactsKeepTheLaterOneByTime) {
+  const std::string pr = "acme/app#1";
+  ASSERT_TRUE(
+      Route({Learn({}, {}, {{pr, "reopened", "bob COLLABORATOR", kT0 + seconds(20)}})}).ok());
+  // Routed later but learned earlier (an older delivery, retried): does not win.
+  ASSERT_TRUE(
+      Route({Learn({}, {}, {{pr, "reopened", "alice CONTRIBUTOR", kT0 + seconds(10)}})}).ok());
+  std::vector<PrFact> facts = Facts(pr);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].value, "bob COLLABORATOR");
+  EXPECT_EQ(facts[0].at, kT0 + seconds(20));
+  ASSERT_TRUE(Route({Learn({}, {},
+                           {{pr, "reopened", "carol OWNER", kT0 + seconds(30)},
+                            {pr, "closed_by", "dave merged", kT0 + seconds(25)},
+                            {"acme/app#2", "closed_by", "erin", kT0}})})
+                  .ok());
+  facts = Facts(pr);
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(facts[0].name, "closed_by");  // ordered by name
+  EXPECT_EQ(facts[0].value, "dave merged");
+  EXPECT_EQ(facts[0].subject, pr);
+  EXPECT_EQ(facts[1].name, "reopened");
+  EXPECT_EQ(facts[1].value, "carol OWNER");
+  EXPECT_EQ(Facts("acme/app#2").size(), 1u);
+  EXPECT_TRUE(Facts("acme/app#3").empty());
+}
+
+// Within one batch, decisions apply in order: the later one of equal time wins.
+TEST_P(LearnedContractTest, FactsOfEqualTimeLastWriteWins) {
+  ASSERT_TRUE(Route({Learn({}, {}, {{"acme/app#1", "closed_by", "a", kT0}}),
+                     Learn({}, {}, {{"acme/app#1", "closed_by", "b", kT0}})})
+                  .ok());
+  std::vector<PrFact> facts = Facts("acme/app#1");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].value, "b");
+}
+
+TEST_P(LearnedContractTest, WhatADecisionLearnedCommitsWithItOrNotAtAll) {
+  RouteDecision good = Learn({{"acme/app", 7}}, {}, {{"acme/app#1", "closed_by", "bob", kT0}});
+  good.signals.push_back(Signal{"acme/app#1", "closed", {}});
+  RouteDecision bad = Learn({{"acme/web", 7}});
+  bad.signals.push_back(Signal{"", "closed", {}});  // invalid: fails the whole batch
+  EXPECT_EQ(Route({good, bad}).code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(Known("acme/app"));
+  EXPECT_FALSE(Known("acme/web"));
+  EXPECT_TRUE(Facts("acme/app#1").empty());
+  auto item = store_->GetWorkItem("acme/app#1");
+  ASSERT_TRUE(item.ok());
+  EXPECT_FALSE(item->has_value());
+
+  RouteDecision bad_fact = Learn({{"acme/web", 7}}, {}, {{"acme/app#1", "", "x", kT0}});
+  EXPECT_EQ(Route({good, bad_fact}).code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(Known("acme/app"));
+
+  // The good decision alone: signal, repository and fact all land.
+  ASSERT_TRUE(Route({good}).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 7);
+  EXPECT_EQ(Facts("acme/app#1").size(), 1u);
+  item = store_->GetWorkItem("acme/app#1");
+  ASSERT_TRUE(item.ok());
+  EXPECT_TRUE(item->has_value());
+}
+
+// A decision for a delivery another router already decided is skipped whole, what it learned
+// included: the first decision's view stands.
+TEST_P(LearnedContractTest, ADecisionForAClosedDeliveryLearnsNothing) {
+  ASSERT_TRUE(Route({Learn({{"acme/app", 7}}, {}, {{"acme/app#1", "closed_by", "a", kT0}})}).ok());
+  auto done = store_->GetDelivery("d-1");
+  ASSERT_TRUE(done.ok() && done->has_value());
+  RouteDecision late = Learn({{"acme/app", 9}, {"acme/web", 9}}, {},
+                             {{"acme/app#1", "closed_by", "b", kT0 + seconds(1)}});
+  late.seq = (*done)->seq;
+  ASSERT_TRUE(store_->ApplyRouting({&late, 1}, kT0).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 7);
+  EXPECT_FALSE(Known("acme/web"));
+  std::vector<PrFact> facts = Facts("acme/app#1");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].value, "a");
+}
+
+TEST_P(LearnedContractTest, RepositoriesAndFactsSurviveReopen) {
+  ASSERT_TRUE(Route({Learn({{"acme/app", 7}}, {}, {{"acme/app#1", "closed_by", "a", kT0}})}).ok());
+  store_.reset();
+  store_ = GetParam().open_again(dir_);
+  EXPECT_EQ(InstallationOf("acme/app"), 7);
+  EXPECT_EQ(Facts("acme/app#1").size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LearnedContractTest,
+                         ::testing::Values(testing::SqliteTestBackend()),
+                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
+                           return p.param.name;
+                         });
+
+}  // namespace
+}  // namespace gatehouse
