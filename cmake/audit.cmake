@@ -11,3 +11,10 @@ if(GATEHOUSE_TESTS)
   target_sources(store_test PRIVATE ${CMAKE_SOURCE_DIR}/store/learned_contract_test.cc
                  ${CMAKE_SOURCE_DIR}/store/audit_contract_test.cc)
 endif()
+
+if(GATEHOUSE_TESTS)
+  # The inbox router against a real store: what payloads teach lands with their routing.
+  gatehouse_test(inbox_router_test SOURCES engine/inbox_router_test.cc LIBS Boost::json)
+  target_compile_definitions(inbox_router_test PRIVATE
+    GATEHOUSE_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
+endif()

@@ -75,6 +75,12 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
       if (!sha.empty()) batch_heads[{key.substr(0, key.find('#')), sha}].push_back(key);
     }
     d.heads = std::move(r.heads);
+    d.repos = std::move(r.repos);
+    d.repos_removed = std::move(r.repos_removed);
+    for (auto& f : r.facts) {
+      d.facts.push_back(
+          PrFact{std::move(f.subject), std::move(f.name), std::move(f.value), e.received_at});
+    }
     switch (r.kind) {
       case RouteResult::Kind::kRoute:
         d.state = InboxState::kRouted;

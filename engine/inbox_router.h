@@ -3,8 +3,9 @@
 // One thread loops: take the oldest open deliveries, route each with RouteWebhook (the same
 // code as `gatehouse route`), resolve checks and statuses that carry no PR list through the
 // PR heads the store knows, and apply the decisions — each delivery's terminal state together
-// with its signals — in one transaction. A delivery whose commit matches no known PR head
-// stays `unresolved`, visible in the funnel, and is looked at again every
+// with its signals and what its payload taught (PR heads, repositories and their installation,
+// PR facts stamped with the delivery's received_at) — in one transaction. A delivery whose commit
+// matches no known PR head stays `unresolved`, visible in the funnel, and is looked at again every
 // `unresolved_recheck` (the sweep and the GitHub client resolve the rest in later issues).
 //
 // Several routers (processes) may share one store: applying a decision for a delivery that is

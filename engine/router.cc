@@ -1,5 +1,6 @@
 #include "engine/router.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <optional>
@@ -123,7 +124,6 @@ class PayloadReader {
     return true;
   }
 
- private:
   // GitHub owner and repository names use [A-Za-z0-9._-]. Checking this keeps '#', '/',
   // whitespace and oversized strings out of subject keys, which must parse back unambiguously
   // and fit the store's key limit.
@@ -141,6 +141,7 @@ class PayloadReader {
     return true;
   }
 
+ private:
   static std::string Kind(const json::value& v) { return std::string(KindName(v.kind())); }
 
   std::nullopt_t Fail(std::string_view path, const std::string& what) {
@@ -191,6 +192,36 @@ RouteResult RouteOne(std::string key, std::string_view reason, std::string why) 
   return r;
 }
 
+// A string field, or nullopt when it is missing, not a string, or empty.
+std::optional<std::string_view> NonEmptyString(const PayloadReader& in, std::string_view path) {
+  const json::value* v = in.Find(path);
+  const json::string* s = v != nullptr ? v->if_string() : nullptr;
+  if (s == nullptr || s->empty()) return std::nullopt;
+  return std::string_view(*s);
+}
+
+// Who reopened or closed a PR: the REST endpoints a pass reads say that a PR is open or
+// closed, not who made it so, and reopen-reclose and the audit need to know.
+void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, const std::string& key,
+                           RouteResult* r) {
+  auto sender = NonEmptyString(in, "sender.login");
+  if (!sender) return;
+  const std::string who = Clip(*sender);
+  if (action == "reopened") {
+    // Only the author or someone with write access can reopen a pull request.
+    std::string role = "COLLABORATOR";
+    if (NonEmptyString(in, "pull_request.user.login") == sender) {
+      role = std::string(NonEmptyString(in, "pull_request.author_association").value_or("NONE"));
+      role = Clip(role);
+    }
+    r->facts.push_back({key, "reopened", who + " " + role});
+  } else if (action == "closed") {
+    const json::value* merged = in.Find("pull_request.merged");
+    const bool was_merged = merged != nullptr && merged->is_bool() && merged->get_bool();
+    r->facts.push_back({key, "closed_by", was_merged ? who + " merged" : who});
+  }
+}
+
 RouteResult RoutePullRequest(PayloadReader& in) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
@@ -231,6 +262,7 @@ RouteResult RoutePullRequest(PayloadReader& in) {
     r = Ignore(key_why);
   } else {
     r = RouteOne(*key, *reason, "pull_request." + std::string(*action));
+    LearnPullRequestFacts(in, *action, *key, &r);
   }
   r.heads = std::move(heads);
   return r;
@@ -371,9 +403,89 @@ RouteResult RouteInstallation(PayloadReader& in) {
   return r;
 }
 
-}  // namespace
+// Calls `fn` with the full_name of every well-formed entry of the array at `path`.
+template <typename Fn>
+void ForEachRepository(const PayloadReader& in, std::string_view path, Fn fn) {
+  const json::value* list = in.Find(path);
+  const json::array* repos = list != nullptr ? list->if_array() : nullptr;
+  if (repos == nullptr) return;
+  for (const json::value& entry : *repos) {
+    const json::object* repo = entry.if_object();
+    if (repo == nullptr) continue;
+    if (auto name = NonEmptyString(PayloadReader(*repo), "full_name")) fn(*name);
+  }
+}
 
-RouteResult RouteWebhook(std::string_view event, const json::value& payload) {
+// Which repositories gatehouse covers, and through which installation: the sweep lists
+// their open PRs, and a pass needs the installation to get a token. Learned from every
+// payload, used or not, since any of them proves the App still receives the repository's
+// events.
+void LearnRepositories(std::string_view event, const json::object& root, RouteResult* r) {
+  PayloadReader in(root);
+  std::optional<int64_t> installation;
+  if (const json::value* id = in.Find("installation.id")) {
+    if (id->is_int64() && id->get_int64() > 0) installation = id->get_int64();
+  }
+  auto add = [&](std::string_view name) {
+    if (PayloadReader::IsRepoFullName(name)) r->repos.push_back({LowerAscii(name), installation});
+  };
+  auto remove = [&](std::string_view name) {
+    if (PayloadReader::IsRepoFullName(name)) r->repos_removed.push_back(LowerAscii(name));
+  };
+  const std::string_view action = NonEmptyString(in, "action").value_or("");
+  if (event == "installation") {
+    if (action == "deleted") {
+      ForEachRepository(in, "repositories", remove);
+    } else if (action == "created" || action == "new_permissions_accepted") {
+      ForEachRepository(in, "repositories", add);
+    }
+    return;
+  }
+  if (event == "installation_repositories") {
+    ForEachRepository(in, "repositories_added", add);
+    ForEachRepository(in, "repositories_removed", remove);
+    return;
+  }
+  auto full_name = NonEmptyString(in, "repository.full_name");
+  if (!full_name) return;
+  if (event == "repository") {
+    const std::string_view name = NonEmptyString(in, "repository.name").value_or("");
+    const std::string_view owner = full_name->substr(0, full_name->find('/'));
+    if (action == "deleted") {
+      remove(*full_name);
+      return;
+    }
+    if (action == "renamed") {
+      if (auto from = NonEmptyString(in, "changes.repository.name.from")) {
+        remove(std::string(owner) + "/" + std::string(*from));
+      }
+    } else if (action == "transferred") {
+      auto from = NonEmptyString(in, "changes.owner.from.user.login");
+      if (!from) from = NonEmptyString(in, "changes.owner.from.organization.login");
+      if (from) remove(std::string(*from) + "/" + std::string(name));
+    }
+  }
+  add(*full_name);
+  // A rename that only changes case keeps the repository.
+  std::erase_if(r->repos_removed, [&](const std::string& gone) {
+    return std::any_of(r->repos.begin(), r->repos.end(),
+                       [&](const RepoInstallation& kept) { return kept.repo == gone; });
+  });
+}
+
+RouteResult RouteByEvent(std::string_view event, const json::object& root) {
+  PayloadReader in(root);
+  if (event == "pull_request") return RoutePullRequest(in);
+  if (event == "pull_request_review") return RoutePullRequestReview(in);
+  if (event == "check_run") return RouteCiCompleted(in, event, "check_run");
+  if (event == "check_suite") return RouteCiCompleted(in, event, "check_suite");
+  if (event == "workflow_run") return RouteCiCompleted(in, event, "workflow_run");
+  if (event == "status") return RouteStatus(in);
+  if (event == "issue_comment") return RouteIssueComment(in);
+  return RouteInstallation(in);
+}
+
+RouteResult RouteUsedEvent(std::string_view event, const json::value& payload) {
   if (event == "ping") return Ignore("ping");
   const bool used = event == "pull_request" || event == "pull_request_review" ||
                     event == "check_run" || event == "check_suite" || event == "workflow_run" ||
@@ -385,15 +497,16 @@ RouteResult RouteWebhook(std::string_view event, const json::value& payload) {
   }
   const json::object* root = payload.if_object();
   if (root == nullptr) return Ignore("payload is not a JSON object");
-  PayloadReader in(*root);
-  if (event == "pull_request") return RoutePullRequest(in);
-  if (event == "pull_request_review") return RoutePullRequestReview(in);
-  if (event == "check_run") return RouteCiCompleted(in, event, "check_run");
-  if (event == "check_suite") return RouteCiCompleted(in, event, "check_suite");
-  if (event == "workflow_run") return RouteCiCompleted(in, event, "workflow_run");
-  if (event == "status") return RouteStatus(in);
-  if (event == "issue_comment") return RouteIssueComment(in);
-  return RouteInstallation(in);
+  return RouteByEvent(event, *root);
+}
+
+}  // namespace
+
+RouteResult RouteWebhook(std::string_view event, const json::value& payload) {
+  const json::object* root = payload.if_object();
+  RouteResult r = RouteUsedEvent(event, payload);
+  if (root != nullptr) LearnRepositories(event, *root, &r);
+  return r;
 }
 
 std::string SubjectKey(std::string_view repo_full_name, int64_t number) {

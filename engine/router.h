@@ -12,7 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "store/store.h"
+
 namespace gatehouse {
+
+// A fact about a pull request learned from a payload (see PrFact in store/store.h; the inbox
+// router stamps it with the delivery's received_at).
+struct RouteFact {
+  std::string subject;  // "owner/repo#12"
+  std::string name;     // [a-z_]+, e.g. "reopened", "closed_by"
+  std::string value;
+};
 
 struct RouteTarget {
   std::string key;     // "owner/repo#12"
@@ -34,6 +44,18 @@ struct RouteResult {
   // PR heads learned from this payload: (subject key, head SHA); an empty SHA means the PR
   // is no longer open (closed) and should be forgotten.
   std::vector<std::pair<std::string, std::string>> heads;
+  // Repositories learned from this payload, whatever its kind (ignored events included):
+  // repository.full_name with installation.id (absent without one), the repositories of an
+  // installation that was created or accepted new permissions, and those added to one.
+  // Names are "owner/repo", lower-case.
+  std::vector<RepoInstallation> repos;
+  // Repositories the App no longer covers: an uninstalled installation's, those removed from
+  // one, a deleted repository, the old name of a renamed or transferred one.
+  std::vector<std::string> repos_removed;
+  // pull_request.reopened: "reopened" = "<sender> <ROLE>", ROLE the PR's author_association
+  // when the author reopened it, else COLLABORATOR (only the author or a user with write
+  // access can reopen). pull_request.closed: "closed_by" = "<sender>" (+ " merged").
+  std::vector<RouteFact> facts;
 };
 
 // Routes one delivery. `event` is X-GitHub-Event; `payload` the parsed body. Never fails: a

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -101,6 +103,17 @@ void ExpectWellFormed(const RouteResult& r, const std::string& context) {
   for (const auto& [key, sha] : r.heads) {
     EXPECT_TRUE(std::regex_match(key, kKey)) << key;
     EXPECT_TRUE(sha.empty() || std::regex_match(sha, kSha)) << sha;
+  }
+  for (const auto& repo : r.repos) {
+    EXPECT_TRUE(std::regex_match(repo.repo, kRepo)) << repo.repo;
+    EXPECT_TRUE(!repo.installation_id || *repo.installation_id > 0);
+  }
+  for (const auto& repo : r.repos_removed) EXPECT_TRUE(std::regex_match(repo, kRepo)) << repo;
+  static const std::regex kFactName("[a-z_]+");
+  for (const auto& f : r.facts) {
+    EXPECT_TRUE(std::regex_match(f.subject, kKey)) << f.subject;
+    EXPECT_TRUE(std::regex_match(f.name, kFactName)) << f.name;
+    EXPECT_FALSE(f.value.empty());
   }
 }
 
@@ -680,6 +693,172 @@ TEST(RouterTest, ClosedPullRequestForgetsItsHead) {
                                        }));
   EXPECT_EQ(odd.kind, Kind::kRoute);
   EXPECT_TRUE(odd.heads.empty());
+}
+
+// --- (d) what routing learns besides signals ---------------------------------------------
+
+using Repos = std::vector<RepoInstallation>;
+using Names = std::vector<std::string>;
+
+std::vector<std::pair<std::string, std::string>> Facts(const RouteResult& r) {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const auto& f : r.facts) {
+    EXPECT_EQ(f.subject, kHelloKey);
+    v.emplace_back(f.name, f.value);
+  }
+  return v;
+}
+
+void ExpectRepos(const RouteResult& r, const Repos& repos, const Names& removed,
+                 const std::string& context) {
+  SCOPED_TRACE(context);
+  ASSERT_EQ(r.repos.size(), repos.size());
+  for (size_t i = 0; i < repos.size(); ++i) {
+    EXPECT_EQ(r.repos[i].repo, repos[i].repo);
+    EXPECT_EQ(r.repos[i].installation_id, repos[i].installation_id);
+  }
+  EXPECT_EQ(r.repos_removed, removed);
+}
+
+TEST(RouterLearnsTest, InstallationFixturesAddAndRemoveTheirRepositories) {
+  struct Case {
+    std::string file;
+    Repos repos;
+    Names removed;
+  };
+  const std::vector<Case> cases = {
+      {"installation/created", {{"codertocat/hello-world", 957387}}, {}},
+      {"installation/created.with-requester", {{"codertocat/hello-world", 957387}}, {}},
+      {"installation/new_permissions_accepted", {{"codertocat/hello-world", 957387}}, {}},
+      {"installation/deleted", {}, {"octocat/hello-world"}},
+      {"installation/suspend", {}, {}},
+      {"installation/unsuspend", {}, {}},
+      {"installation_repositories/added", {{"codertocat/space", 957387}}, {}},
+      {"installation_repositories/removed", {}, {"octocat/hello-world"}},
+  };
+  for (const Case& c : cases) {
+    const std::string event = c.file.substr(0, c.file.find('/'));
+    const RouteResult r = RouteWebhook(event, Fixture(c.file + ".payload.json"));
+    EXPECT_EQ(r.kind, Kind::kRoute) << c.file;
+    ExpectRepos(r, c.repos, c.removed, c.file);
+  }
+}
+
+// Any payload naming a repository teaches it, used or not, with its installation when the
+// payload names one (App webhooks do; repository webhooks in personal-token mode do not).
+TEST(RouterLearnsTest, EveryPayloadWithARepositoryTeachesIt) {
+  int with_installation = 0, without = 0;
+  for (const auto& [event, path] : AllFixtures()) {
+    if (event == "installation" || event == "installation_repositories" || event == "repository") {
+      continue;
+    }
+    const json::value payload = ParseFile(path);
+    const json::object* root = payload.if_object();
+    if (root == nullptr) continue;
+    const json::value* repo = root->if_contains("repository");
+    const json::value* name =
+        repo != nullptr && repo->is_object() ? repo->as_object().if_contains("full_name") : nullptr;
+    const RouteResult r = RouteWebhook(event, payload);
+    if (name == nullptr || !name->is_string()) {
+      EXPECT_TRUE(r.repos.empty()) << path;
+      continue;
+    }
+    std::optional<int64_t> installation;
+    const json::value* inst = root->if_contains("installation");
+    if (inst != nullptr && inst->is_object()) {
+      installation = inst->as_object().at("id").as_int64();
+    }
+    std::string lower(name->as_string());
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    ExpectRepos(r, {{lower, installation}}, {}, path.string());
+    ++(installation ? with_installation : without);
+  }
+  EXPECT_GT(with_installation, 20);
+  EXPECT_GT(without, 20);
+  ExpectRepos(RouteWebhook("pull_request", Fixture(kOpened)), {{"codertocat/hello-world", 1}}, {},
+              "pull_request/opened");
+  ExpectRepos(RouteWebhook("check_run", Fixture(kCheckRun)),
+              {{"codertocat/hello-world", std::nullopt}}, {}, "check_run/completed");
+  // A malformed name or installation teaches nothing wrong.
+  const RouteResult bad = RouteWebhook("pull_request", Edited(kOpened, [](json::object& o) {
+                                         o["repository"].as_object()["full_name"] = "no slash";
+                                         o["installation"].as_object()["id"] = "1";
+                                       }));
+  EXPECT_TRUE(bad.repos.empty());
+  const RouteResult bad_id = RouteWebhook("pull_request", Edited(kOpened, [](json::object& o) {
+                                            o["installation"].as_object()["id"] = -4;
+                                          }));
+  ExpectRepos(bad_id, {{"codertocat/hello-world", std::nullopt}}, {}, "negative installation");
+}
+
+TEST(RouterLearnsTest, RenamedTransferredAndDeletedRepositoriesForgetTheOldName) {
+  constexpr const char kRenamed[] = "repository/renamed.payload.json";
+  // The fixture's rename keeps the name (case aside): nothing is forgotten.
+  ExpectRepos(RouteWebhook("repository", Fixture(kRenamed)), {{"octocoders/hello-world", 1}}, {},
+              "renamed, same name");
+  ExpectRepos(
+      RouteWebhook(
+          "repository",
+          Edited(kRenamed,
+                 [](json::object& o) {
+                   o["changes"].as_object()["repository"].as_object()["name"].as_object()["from"] =
+                       "Old-Name";
+                 })),
+      {{"octocoders/hello-world", 1}}, {"octocoders/old-name"}, "renamed");
+  ExpectRepos(RouteWebhook("repository", Fixture("repository/transferred.payload.json")),
+              {{"octocoders/hello-world", std::nullopt}}, {"octocat/hello-world"}, "transferred");
+  ExpectRepos(RouteWebhook("repository", Edited(kRenamed,
+                                                [](json::object& o) {
+                                                  o["action"] = "deleted";
+                                                  o.erase("changes");
+                                                })),
+              {}, {"octocoders/hello-world"}, "deleted");
+}
+
+TEST(RouterLearnsTest, ReopenedRecordsWhoAndWithWhatRole) {
+  constexpr const char kReopened[] = "pull_request/reopened.payload.json";
+  // The author (OWNER in the fixture) reopened it.
+  EXPECT_EQ(Facts(RouteWebhook("pull_request", Fixture(kReopened))),
+            (std::vector<std::pair<std::string, std::string>>{{"reopened", "Codertocat OWNER"}}));
+  const RouteResult contributor =
+      RouteWebhook("pull_request", Edited(kReopened, [](json::object& o) {
+                     o["pull_request"].as_object()["author_association"] = "CONTRIBUTOR";
+                   }));
+  EXPECT_EQ(
+      Facts(contributor),
+      (std::vector<std::pair<std::string, std::string>>{{"reopened", "Codertocat CONTRIBUTOR"}}));
+  // Someone else reopened it: only a user with write access can.
+  const RouteResult other = RouteWebhook("pull_request", Edited(kReopened, [](json::object& o) {
+                                           o["sender"].as_object()["login"] = "maintainer";
+                                           o["pull_request"].as_object()["author_association"] =
+                                               "CONTRIBUTOR";
+                                         }));
+  EXPECT_EQ(
+      Facts(other),
+      (std::vector<std::pair<std::string, std::string>>{{"reopened", "maintainer COLLABORATOR"}}));
+  const RouteResult no_sender =
+      RouteWebhook("pull_request", Edited(kReopened, [](json::object& o) { o.erase("sender"); }));
+  EXPECT_EQ(no_sender.kind, Kind::kRoute);
+  EXPECT_TRUE(no_sender.facts.empty());
+}
+
+TEST(RouterLearnsTest, ClosedRecordsWhoAndWhetherItMerged) {
+  constexpr const char kClosed[] = "pull_request/closed.payload.json";
+  EXPECT_EQ(Facts(RouteWebhook("pull_request", Fixture(kClosed))),
+            (std::vector<std::pair<std::string, std::string>>{{"closed_by", "Codertocat"}}));
+  const RouteResult merged = RouteWebhook("pull_request", Edited(kClosed, [](json::object& o) {
+                                            o["pull_request"].as_object()["merged"] = true;
+                                            o["sender"].as_object()["login"] = "merger";
+                                          }));
+  EXPECT_EQ(Facts(merged),
+            (std::vector<std::pair<std::string, std::string>>{{"closed_by", "merger merged"}}));
+  // Other actions teach no facts.
+  for (const char* action : {"opened", "synchronize", "labeled", "assigned"}) {
+    const RouteResult r = RouteWebhook(
+        "pull_request", Fixture(std::string("pull_request/") + action + ".payload.json"));
+    EXPECT_TRUE(r.facts.empty()) << action;
+  }
 }
 
 }  // namespace
