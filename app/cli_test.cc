@@ -191,6 +191,22 @@ TEST(CliTest, ConfigCheckValidatesAPolicyFile) {
   EXPECT_EQ(Gatehouse("config").code, 2);
 }
 
+TEST(CliTest, ConfigCheckValidatesTheActionsSection) {
+  testing::TempDir dir;
+  const std::string good = dir.File("actions.yml"), bad = dir.File("bad_actions.yml");
+  FILE* f = std::fopen(good.c_str(), "w");
+  std::fputs("actions:\n  autonomy: suggest\n  classes: {label: auto}\n  close_grace: 2d\n", f);
+  std::fclose(f);
+  f = std::fopen(bad.c_str(), "w");
+  std::fputs("actions:\n  merge_method: fast-forward\n", f);
+  std::fclose(f);
+  CliRun ok = Gatehouse("config check " + good);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  CliRun no = Gatehouse("config check " + bad);
+  EXPECT_EQ(no.code, 1);
+  EXPECT_NE(no.out.find("bad_actions.yml:2: actions.merge_method"), std::string::npos) << no.out;
+}
+
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
 TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   testing::TempDir dir;

@@ -1,4 +1,5 @@
-// gatehouse config check FILE: validates a repository policy file (.github/gatehouse.yml).
+// gatehouse config check FILE: validates a repository policy file (.github/gatehouse.yml),
+// both its rules: and its actions: sections.
 #include <cstdio>
 
 #include "app/commands.h"
@@ -10,9 +11,11 @@ namespace {
 
 constexpr const char kConfigUsage[] = R"(Usage: gatehouse config check FILE
 
-Validates a repository policy file (.github/gatehouse.yml; format in docs/POLICY.md) against
-the server defaults. Prints "FILE: ok" and exits 0 when it is valid; otherwise prints one
-"FILE:LINE: KEY: problem" line per error and exits 1. Unknown keys are errors.
+Validates a repository policy file (.github/gatehouse.yml) or an operator override file: its
+`rules:` (the merge gate) and its `actions:` (autonomy, dry_run, merge method, close grace,
+update_branch, label names); format in docs/POLICY.md. Prints "FILE: ok" and exits 0 when it
+is valid; otherwise prints one "FILE:LINE: KEY: problem" line per error and exits 1. Unknown
+keys are errors, and so is `actions.app_login` (a server setting).
 
 Options:
   -h, --help     this text

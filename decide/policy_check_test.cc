@@ -33,6 +33,26 @@ TEST(PolicyCheckTest, InvalidFileNamesThePathLineAndKey) {
   std::remove(path.c_str());
 }
 
+TEST(PolicyCheckTest, ChecksTheActionsSection) {
+  const std::string ok = WriteTemp("gatehouse_policy_actions_ok.yml",
+                                   "actions:\n  autonomy: suggest\n  classes: {label: auto}\n"
+                                   "  close_grace: 48h\n  labels: {ready: lgtm}\n");
+  EXPECT_TRUE(CheckPolicyFile(ok).ok()) << CheckPolicyFile(ok).ToString();
+  const std::string bad = WriteTemp("gatehouse_policy_actions_bad.yml",
+                                    "actions:\n  classes:\n    merge: sometimes\n"
+                                    "  app_login: me[bot]\n");
+  const Status s = CheckPolicyFile(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), bad +
+                             ":3: actions.classes.merge: expected one of observe, suggest, auto, "
+                             "got \"sometimes\"\n" +
+                             bad +
+                             ":4: actions.app_login: a server setting; it cannot be set in a "
+                             "policy file");
+  std::remove(ok.c_str());
+  std::remove(bad.c_str());
+}
+
 TEST(PolicyCheckTest, MissingFileIsNotFound) {
   EXPECT_EQ(CheckPolicyFile("/nonexistent/gatehouse.yml").code(), StatusCode::kNotFound);
 }
