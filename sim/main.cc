@@ -31,17 +31,20 @@ constexpr const char kUsage[] =
 
 Usage:
   gatehouse-sim serve [--listen ADDR] [--webhook-url URL] [options]
-  gatehouse-sim run SCENARIO --target URL [--listen ADDR] [options]
+  gatehouse-sim run SCENARIO (--target URL | --wait-for-target) [--listen ADDR] [options]
   gatehouse-sim help | --help
 
 run plays a scenario file (docs/SIMULATOR.md) with webhooks sent to URL (gatehouse's webhook
 endpoint), serving the REST API on --listen meanwhile, and ends with one line
-"verdict: ok|FAIL key=value ..."; the exit status is 0 only for ok.
+"verdict: ok|FAIL key=value ..."; the exit status is 0 only for ok. With --wait-for-target
+it prints its listening line, then waits (up to the scenario's timeout_ms, or 60 s) until
+PUT /_sim/webhook-url {"url": ...} names the target, and only then plays the scenario.
 
 serve options:
   --listen ADDR              host:port to serve on (default 127.0.0.1:9090; port 0 = any)
-  --webhook-url URL          where to POST signed webhooks (none when absent); the secret
-                             comes from GATEHOUSE_WEBHOOK_SECRET, as gatehouse reads it
+  --webhook-url URL          where to POST signed webhooks (none until PUT /_sim/webhook-url
+                             sets one); the secret comes from GATEHOUSE_WEBHOOK_SECRET, as
+                             gatehouse reads it
   --app-id ID                the App id expected as the JWT's iss (default: any)
   --app-public-key FILE      PEM of the App's RSA public key, to verify App JWTs
   --insecure-any-token       accept any Bearer token and any App JWT (local use only)
@@ -51,22 +54,38 @@ serve options:
   --log-level LEVEL          debug|info|warn|error (default info)
 
 The REST API is served at /repos/... and /app/...; the control API at /_sim/ (see
-docs/SIMULATOR.md). On start it prints "gatehouse-sim: listening on http://HOST:PORT".
+docs/SIMULATOR.md). On start it prints "gatehouse-sim: listening on http://HOST:PORT" as its
+first line on stdout, so a harness listening on port 0 can read the port.
 )";
+
+// How long `run --wait-for-target` waits for its target: the scenario's timeout_ms, else
+// 60 s.
+int64_t ScenarioTimeoutMs(const std::string& scenario) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(scenario, ec);
+  if (!ec && v.is_object()) {
+    const boost::json::value* t = v.as_object().if_contains("timeout_ms");
+    if (t != nullptr && t->is_int64() && t->as_int64() > 0) return t->as_int64();
+  }
+  return 60'000;
+}
 
 int Serve(int argc, char** argv, bool run) {
   app::Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
                     "token-ttl-s", "rate-limit", "log-level", "target"},
-                   {"insecure-any-token"});
+                   {"insecure-any-token", "wait-for-target"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     std::fprintf(stderr, "gatehouse-sim: %s\n\n%s", parsed.message().c_str(), kUsage);
     return kExitUsage;
   }
   std::string scenario;
+  const bool wait_for_target = run && flags.Has("wait-for-target");
   if (run && !flags.Has("help")) {
-    if (flags.positional().size() != 1 || !flags.Has("target")) {
-      std::fprintf(stderr, "gatehouse-sim run: needs SCENARIO and --target URL\n\n%s", kUsage);
+    if (flags.positional().size() != 1 || (!flags.Has("target") && !wait_for_target)) {
+      std::fprintf(stderr,
+                   "gatehouse-sim run: needs SCENARIO and --target URL or --wait-for-target\n\n%s",
+                   kUsage);
       return kExitUsage;
     }
     std::ifstream in(flags.positional()[0]);
@@ -123,17 +142,17 @@ int Serve(int argc, char** argv, bool run) {
 
   sim::Model model(hopts.clock, {.mergeable_delay = std::chrono::milliseconds(*delay),
                                  .token_ttl = std::chrono::seconds(*ttl)});
-  std::unique_ptr<sim::WebhookSender> sender;
-  std::string webhook_url = flags.Get(run ? "target" : "webhook-url", "");
-  if (!webhook_url.empty()) {
-    const char* secret = std::getenv("GATEHOUSE_WEBHOOK_SECRET");
-    sender = std::make_unique<sim::WebhookSender>(sim::WebhookSenderOptions{
-        .url = webhook_url, .secret = secret ? secret : "", .timeout_ms = 10'000});
-    sim::WebhookSender* s = sender.get();
-    model.SetListener([s](const sim::Notification& n) {
-      s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)));
-    });
-  }
+  // Always a sender, so that PUT /_sim/webhook-url can name a target later; without a URL it
+  // drops what it is given.
+  const char* secret = std::getenv("GATEHOUSE_WEBHOOK_SECRET");
+  auto sender = std::make_unique<sim::WebhookSender>(
+      sim::WebhookSenderOptions{.url = flags.Get(run ? "target" : "webhook-url", ""),
+                                .secret = secret ? secret : "",
+                                .timeout_ms = 10'000});
+  sim::WebhookSender* s = sender.get();
+  model.SetListener([s](const sim::Notification& n) {
+    s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)));
+  });
   hopts.webhooks = sender.get();
   sim::SimHandler handler(model, hopts);
   HttpServerOptions sopts;
@@ -150,6 +169,20 @@ int Serve(int argc, char** argv, bool run) {
               static_cast<unsigned>((*server)->port()));
   std::fflush(stdout);
   int exit_code = kExitOk;
+  if (wait_for_target) {
+    const auto wait = std::chrono::milliseconds(ScenarioTimeoutMs(scenario));
+    if (!sender->WaitForSetUrl(wait)) {
+      std::fprintf(stderr, "FAIL: no PUT /_sim/webhook-url within %lld ms\n",
+                   static_cast<long long>(wait.count()));
+      sim::ScenarioVerdict verdict;
+      verdict.failures.push_back("no webhook target");
+      verdict.counts["target_wait_timeout"] = 1;
+      std::printf("%s\n", sim::FormatVerdict(verdict).c_str());
+      std::fflush(stdout);
+      run = false;
+      exit_code = kExitFailure;
+    }
+  }
   if (run) {
     auto verdict = sim::RunScenario(scenario, handler, model, [](Duration d) {
       std::this_thread::sleep_for(d);  // a player paces a timeline in real time
@@ -159,20 +192,19 @@ int Serve(int argc, char** argv, bool run) {
       exit_code = kExitUsage;
     } else {
       for (const auto& f : verdict->failures) std::fprintf(stderr, "FAIL: %s\n", f.c_str());
-      if (sender) {
-        sender->Stop();
-        verdict->counts["webhooks_delivered"] = static_cast<int64_t>(sender->delivered());
-        verdict->counts["webhooks_failed"] = static_cast<int64_t>(sender->failed());
-      }
+      sender->Stop();
+      verdict->counts["webhooks_delivered"] = static_cast<int64_t>(sender->delivered());
+      verdict->counts["webhooks_failed"] = static_cast<int64_t>(sender->failed());
+      verdict->counts["webhooks_dropped"] = static_cast<int64_t>(sender->dropped());
       std::printf("%s\n", sim::FormatVerdict(*verdict).c_str());
       exit_code = verdict->ok ? kExitOk : kExitFailure;
     }
-  } else {
+  } else if (exit_code == kExitOk) {
     int sig = 0;
     sigwait(&stop_signals, &sig);
   }
   (*server)->Stop(std::chrono::seconds(5));
-  if (sender) sender->Stop();
+  sender->Stop();
   return exit_code;
 }
 

@@ -1,7 +1,8 @@
 // `gatehouse-sim run` against a real `gatehouse serve`, both as processes on loopback: the
 // simulator plays a scenario file, sends its signed webhooks to gatehouse and prints a
 // verdict; gatehouse's store must show every one of those webhooks received and routed.
-// gatehouse does not act on GitHub yet, so the scenarios expect a world it leaves alone.
+// gatehouse runs without GitHub credentials here, which means it makes no GitHub call, so the
+// scenarios expect a world it leaves alone.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "http/test_client.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/store_test_util.h"
 #include "tests/child_process.h"
@@ -163,6 +165,50 @@ TEST_F(SimScenarioE2eTest, AnExpectationThatCannotHoldFails) {
   EXPECT_NE(run.exit_code, 0);
   ASSERT_EQ(run.last_line.rfind("verdict: FAIL ", 0), 0u) << run.last_line;
   EXPECT_EQ(Counts(run.last_line)["unmet"], 1);
+}
+
+// Both ends on port 0: `run --wait-for-target` prints its port, plays nothing until the
+// harness PUTs gatehouse's webhook URL, then plays the scenario against it.
+TEST_F(SimScenarioE2eTest, RunWaitsForItsTargetThenPlays) {
+  std::string path = dir_.File("wait.json");
+  std::ofstream(path) << kScenario;
+  testing::ChildProcess sim(std::vector<std::string>{
+      GATEHOUSE_SIM_BIN, "run", path, "--listen", "127.0.0.1:0", "--wait-for-target",
+      "--insecure-any-token", "--mergeable-delay-ms", "0", "--log-level", "error"});
+  ASSERT_TRUE(sim.ok());
+  const uint16_t sim_port = PortFrom(sim.ReadLine());
+  ASSERT_NE(sim_port, 0);
+  using http_testing::BuildRequest;
+  using http_testing::RoundTrip;
+  // Waiting: not a step has been played.
+  EXPECT_EQ(RoundTrip(sim_port, BuildRequest("GET", "/_sim/effects", {}, "")).body, "[]");
+  const std::string url = "http://127.0.0.1:" + std::to_string(port_) + "/webhook";
+  auto put = RoundTrip(
+      sim_port, BuildRequest("PUT", "/_sim/webhook-url", {{"Content-Type", "application/json"}},
+                             R"({"url":")" + url + R"("})"));
+  EXPECT_EQ(put.status, 200) << put.body;
+  std::string last;
+  for (std::string line = sim.ReadLine(); !line.empty(); line = sim.ReadLine()) last = line;
+  EXPECT_EQ(sim.Wait(), 0) << last;
+  ASSERT_EQ(last.rfind("verdict: ok ", 0), 0u) << last;
+  std::map<std::string, int64_t> counts = Counts(last);
+  EXPECT_GE(counts["webhooks_delivered"], 6);
+  EXPECT_EQ(counts["webhooks_failed"], 0);
+  EXPECT_EQ(counts["webhooks_dropped"], 0);
+}
+
+TEST_F(SimScenarioE2eTest, RunWithoutATargetInTimeFails) {
+  std::string path = dir_.File("never.json");
+  std::ofstream(path) << R"({"timeline": [], "timeout_ms": 100})";
+  testing::ChildProcess sim(std::vector<std::string>{GATEHOUSE_SIM_BIN, "run", path, "--listen",
+                                                     "127.0.0.1:0", "--wait-for-target",
+                                                     "--log-level", "error"});
+  ASSERT_TRUE(sim.ok());
+  EXPECT_NE(PortFrom(sim.ReadLine()), 0);
+  std::string last;
+  for (std::string line = sim.ReadLine(); !line.empty(); line = sim.ReadLine()) last = line;
+  EXPECT_EQ(sim.Wait(), 1);
+  EXPECT_EQ(last, "verdict: FAIL target_wait_timeout=1");
 }
 
 }  // namespace
