@@ -108,6 +108,11 @@ class PlanRun {
       case IntentResult::Kind::kNeedsReconcile:
         return ReconcileThenCall(report, out);
       case IntentResult::Kind::kRecorded:
+        if (options_.reconcile_only) {
+          // Not an open intent after all (nothing to reconcile): never call in this mode.
+          return Record(report, out, ActionState::kFailed, "abandoned (no longer planned)",
+                        ActionResult::kFailed);
+        }
         return CallAndRecord(report, out);
     }
     return false;
@@ -138,11 +143,16 @@ class PlanRun {
         return Record(report, out, ActionState::kDone, "reconciled: " + evidence->detail,
                       ActionResult::kReconciled);
       case Evidence::Verdict::kHeadMoved:
-        out.superseded = true;
+        if (!options_.reconcile_only) out.superseded = true;
         Record(report, out, ActionState::kSuperseded, "reconciled: " + evidence->detail,
                ActionResult::kSuperseded);
         return false;
       case Evidence::Verdict::kCall:
+        if (options_.reconcile_only) {
+          return Record(report, out, ActionState::kFailed,
+                        "abandoned (no longer planned): " + evidence->detail,
+                        ActionResult::kFailed);
+        }
         return CallAndRecord(report, out);
     }
     return false;
@@ -325,8 +335,12 @@ class PlanRun {
         auto runs = github_.ListCheckRuns(ctx, repo, a.head_sha);
         if (!runs.ok()) return runs.error();
         for (const CheckRun& r : *runs) {
-          if (r.name == decide::kCheckRunName && r.head_sha == a.head_sha &&
-              r.status == a.check_status && r.conclusion == a.check_conclusion) {
+          // Our runs carry the action's key as external_id: an exact match. A run without
+          // one (created by another tool under our name) matches on status and conclusion.
+          const bool ours = r.name == decide::kCheckRunName && r.head_sha == a.head_sha;
+          if (ours && (r.external_id.empty()
+                           ? r.status == a.check_status && r.conclusion == a.check_conclusion
+                           : r.external_id == a.Key())) {
             return Exists("check run " + std::to_string(r.id) + " " + r.status + " " +
                           r.conclusion);
           }

@@ -63,6 +63,13 @@ struct ExecutorOptions {
   // Fault injection (crash tests, the proof harness): called after a GitHub call returned
   // and before its outcome is recorded. A test makes it kill the process.
   std::function<void(const decide::PlannedAction&)> after_call;
+  // Reconcile only: for intents left open by an earlier holder that the current plan no longer
+  // contains (e.g. a merge whose answer was lost, on a PR that is now merged). An open intent
+  // whose effect GitHub shows is recorded done; one whose effect is absent is recorded failed
+  // ("abandoned": the current plan does not want it) and never called; a moved head is
+  // recorded superseded without asking for another pass. Comment and check-run intents carry
+  // no body in the ledger, so they can only be abandoned this way.
+  bool reconcile_only = false;
 };
 
 struct ActionReport {

@@ -236,6 +236,21 @@ class CountingStore final : public Store {
     return inner_.ListActions(subject);
   }
   Status CheckWritable() override { return inner_.CheckWritable(); }
+  Result<std::vector<RepoInstallation>> ListRepositories() override {
+    return inner_.ListRepositories();
+  }
+  Result<std::optional<RepoInstallation>> GetRepository(std::string_view repo) override {
+    return inner_.GetRepository(repo);
+  }
+  Result<std::vector<PrFact>> GetPrFacts(std::string_view subject) override {
+    return inner_.GetPrFacts(subject);
+  }
+  Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) override {
+    return inner_.AppendAudit(entries, durability);
+  }
+  Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) override {
+    return inner_.ListAudit(subject, limit);
+  }
 
   CallStats enqueue;
   CallStats claim;

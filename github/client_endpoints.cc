@@ -137,7 +137,8 @@ GitHubResult<std::vector<CheckRun>> GitHubClient::ListCheckRuns(const CallContex
   std::vector<CheckRun> out;
   for (const auto& v : *r) {
     out.push_back(CheckRun{Int(v, "id"), Str(v, "name"), Str(v, "status"), Str(v, "conclusion"),
-                           Str(v, "head_sha")});
+                           Str(v, "head_sha"), Str(Sub(v, "app"), "slug"),
+                           Str(v, "external_id")});
   }
   return out;
 }

@@ -78,6 +78,8 @@ struct CheckRun {
   std::string status;      // queued, in_progress, completed
   std::string conclusion;  // "" until completed
   std::string head_sha;
+  std::string app;          // the slug of the App that created it (app.slug)
+  std::string external_id;  // as given on creation
 };
 
 struct CommitStatus {
