@@ -1,9 +1,8 @@
-// gatehouse serve: the webhook server, the inbox, the router and the work-item engine on one
-// SQLite file, until SIGINT/SIGTERM.
+// gatehouse serve: the webhook server, the inbox, the router, the work-item engine running
+// the per-PR pass (act/pr_pass.h) and the sweeper on one SQLite file, until SIGINT/SIGTERM.
 //
-// Until the decision layer lands, the pass run for each PR only records what it would decide
-// on (the key, the generation and the reasons) in the log; everything around it (durable
-// acceptance, routing, claims, leases, heartbeats, fences, retries) is the real one.
+// Without GitHub credentials in the environment, serve still accepts, stores and routes every
+// webhook, but its passes cannot read a PR: each one only logs the work it would do.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -14,12 +13,17 @@
 
 #include "app/commands.h"
 #include "app/common.h"
+#include "act/pr_pass.h"
 #include "app/webhook_secrets.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
+#include "engine/sweeper.h"
 #include "engine/worker_pool.h"
+#include "github/auth_config.h"
+#include "github/client.h"
+#include "github/transport.h"
 #include "http/server.h"
 #include "http/webhook_handler.h"
 
@@ -48,6 +52,20 @@ Options:
   --shutdown-grace-seconds S
                          on SIGINT/SIGTERM, wait this long for running passes to finish
                          and be recorded, then exit 1 anyway (default 30)
+  --policy-dir DIR       operator overrides: DIR/OWNER/REPO.yml replaces that repository's
+                         .github/gatehouse.yml (for repos that cannot carry the file)
+  --autonomy LEVEL       server default for every action class: observe (record only; the
+                         default), suggest (check run + summary comment) or auto; a
+                         repository's `actions:` section overrides it
+  --dry-run              plan and audit everything, execute nothing (overrides every repo)
+  --app-login LOGIN      gatehouse's login on GitHub, to recognise its own reviews and
+                         comments (default gatehouse[bot])
+  --sweep-interval-seconds S
+                         list every installed repository's open PRs this often and give each
+                         a pass (default 600; 0 disables the sweep)
+  --resolve-interval-seconds S
+                         ask GitHub which PRs contain the commits of unresolved deliveries
+                         this often (default 30)
   --insecure-no-signature
                          accept unsigned webhooks (local experiments only; logged loudly)
   --log-level L          debug|info|warn|error|off (default info); JSON lines on stderr
@@ -57,6 +75,9 @@ Secrets come from the environment, never from arguments:
   GATEHOUSE_WEBHOOK_SECRET (or GATEHOUSE_WEBHOOK_SECRET_FILE=path) is required unless
   --insecure-no-signature; GATEHOUSE_WEBHOOK_SECRET_PREVIOUS (or ..._FILE) is also accepted
   during a rotation.
+GitHub credentials: GATEHOUSE_GITHUB_APP_ID with GATEHOUSE_GITHUB_PRIVATE_KEY_FILE (or
+GATEHOUSE_GITHUB_PRIVATE_KEY), or GATEHOUSE_GITHUB_TOKEN[_FILE]; GATEHOUSE_GITHUB_API_URL for
+GitHub Enterprise Server or a simulator. Without any, passes only log (no GitHub calls).
 
 Several `gatehouse serve` processes may share one --db file.
 )";
@@ -70,8 +91,9 @@ int UsageError(const std::string& message) {
 
 int RunServe(int argc, char** argv) {
   Flags flags({"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms",
-               "workers", "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level"},
-              {"insecure-no-signature"});
+               "workers", "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
+               "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds"},
+              {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("serve",
@@ -92,8 +114,10 @@ int RunServe(int argc, char** argv) {
   auto body_limit_mb = flags.GetInt("body-limit-mb", 25, 1, 1024);
   auto http_threads = flags.GetInt("http-threads", 2, 1, 64);
   auto debounce_ms = flags.GetInt("debounce-ms", 1000, 0, 3600LL * 1000);
-  for (const auto* r :
-       {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads, &debounce_ms}) {
+  auto sweep_s = flags.GetInt("sweep-interval-seconds", 600, 0, 7 * 24 * 3600);
+  auto resolve_s = flags.GetInt("resolve-interval-seconds", 30, 1, 24 * 3600);
+  for (const auto* r : {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads,
+                        &debounce_ms, &sweep_s, &resolve_s}) {
     if (!r->ok()) return UsageError(r->status().message());
   }
   EngineOptions options;
@@ -120,6 +144,41 @@ int RunServe(int argc, char** argv) {
                "who can reach this port can inject events");
   }
 
+  // GitHub credentials: none at all means record-only; anything half-configured is an error.
+  std::optional<GitHubAuthConfig> github_config;
+  const EnvLookup env = ProcessEnv();
+  bool any_github = false;
+  for (const char* name : {"GATEHOUSE_GITHUB_APP_ID", "GATEHOUSE_GITHUB_PRIVATE_KEY",
+                           "GATEHOUSE_GITHUB_PRIVATE_KEY_FILE", "GATEHOUSE_GITHUB_TOKEN",
+                           "GATEHOUSE_GITHUB_TOKEN_FILE"}) {
+    if (env(name)) any_github = true;
+  }
+  if (any_github) {
+    auto loaded = LoadGitHubAuthConfig(env);
+    if (!loaded.ok()) return UsageError(loaded.status().message());
+    github_config = std::move(loaded).value();
+  }
+  act::PassConfig pass_config;
+  pass_config.override_dir = flags.Get("policy-dir", "");
+  pass_config.dry_run = flags.Has("dry-run");
+  pass_config.app_mode = github_config && github_config->app_mode();
+  pass_config.executor.app_login = flags.Get("app-login", "gatehouse[bot]");
+  {
+    const std::string autonomy = flags.Get("autonomy", "observe");
+    auto level = decide::ParseAutonomy(autonomy);
+    if (!level) return UsageError("--autonomy must be observe, suggest or auto, not " + autonomy);
+    pass_config.defaults.actions.autonomy = *level;
+  }
+  if (const char* crash = std::getenv("GATEHOUSE_FAULT_CRASH_AFTER_CALL"); crash && *crash) {
+    // Fault injection for the crash tests: die by SIGKILL right after a GitHub call of this
+    // kind returned, before its outcome reaches the ledger.
+    const std::string kind = crash;
+    Log(LogLevel::kWarn, "serve.fault").Field("crash_after_call", kind);
+    pass_config.executor.after_call = [kind](const decide::PlannedAction& a) {
+      if (decide::ActionKindName(a.kind) == kind) raise(SIGKILL);
+    };
+  }
+
   auto store = OpenStoreFromFlags(flags, /*must_exist=*/false);
   if (!store.ok()) {
     PrintError("serve", store.status().ToString());
@@ -134,20 +193,56 @@ int RunServe(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   auto clock = std::make_shared<RealClock>();
-  PassFn pass = [](PassContext& ctx) {
-    const Lease& l = ctx.lease();
-    Log(LogLevel::kInfo, "pass.run")
-        .Field("key", l.key)
-        .Field("fence", l.fence)
-        .Field("gen", l.claimed_gen)
-        .Field("reasons", JoinReasons(l.reasons));
-    return PassOutcome::Done();
-  };
+  // GitHub: the client the passes and the sweeper share, when credentials are configured.
+  std::unique_ptr<CurlTransport> transport;
+  std::unique_ptr<TokenSource> tokens;
+  std::unique_ptr<GitHubClient> github;
+  std::unique_ptr<act::PrPass> pr_pass;
+  PassFn pass;
+  if (github_config) {
+    CurlTransportOptions curl;
+    curl.base_url = github_config->api_url;
+    auto created = CurlTransport::Create(curl);
+    if (!created.ok()) return UsageError(created.status().message());
+    transport = std::move(created).value();
+    auto source = MakeTokenSource(*github_config, *transport, clock);
+    if (!source.ok()) return UsageError(source.status().message());
+    tokens = std::move(source).value();
+    github = std::make_unique<GitHubClient>(*transport, *tokens, clock);
+    pr_pass = std::make_unique<act::PrPass>(**store, *github, clock, std::move(pass_config));
+    pass = [&pr_pass](PassContext& ctx) { return pr_pass->Run(ctx); };
+  } else {
+    Log(LogLevel::kWarn, "serve.no_github")
+        .Field("note",
+               "no GitHub credentials configured: webhooks are stored and routed, but passes "
+               "only log (set GATEHOUSE_GITHUB_APP_ID + GATEHOUSE_GITHUB_PRIVATE_KEY_FILE or "
+               "GATEHOUSE_GITHUB_TOKEN)");
+    pass = [](PassContext& ctx) {
+      const Lease& l = ctx.lease();
+      Log(LogLevel::kInfo, "pass.run")
+          .Field("key", l.key)
+          .Field("fence", l.fence)
+          .Field("gen", l.claimed_gen)
+          .Field("reasons", JoinReasons(l.reasons))
+          .Field("note", "no GitHub credentials: nothing read, nothing done");
+      return PassOutcome::Done();
+    };
+  }
   WorkerPool pool(**store, clock, pass, options);
   RouterOptions router_options;
   router_options.debounce = std::chrono::milliseconds(*debounce_ms);
   InboxRouter router(**store, clock, router_options, [&pool] { pool.Wake(); });
   InboxWriter inbox(**store, clock, [&router] { router.Wake(); });
+  std::unique_ptr<Sweeper> sweeper;
+  if (github) {
+    SweepOptions sweep;
+    sweep.sweep = *sweep_s > 0;
+    sweep.interval = std::chrono::seconds(std::max<int64_t>(*sweep_s, 1));
+    sweep.resolve_interval = std::chrono::seconds(*resolve_s);
+    sweep.debounce = std::chrono::milliseconds(*debounce_ms);
+    sweep.app_mode = github_config->app_mode();
+    sweeper = std::make_unique<Sweeper>(**store, *github, clock, sweep, [&pool] { pool.Wake(); });
+  }
   WebhookHandler handler(webhook, inbox, *clock);
   HttpServerOptions http;
   http.listen = flags.Get("listen", "127.0.0.1:8080");
@@ -162,9 +257,11 @@ int RunServe(int argc, char** argv) {
   }
   router.Start();
   inbox.Start();
+  if (sweeper) sweeper->Start();
   auto server = HttpServer::Start(http, handler);
   if (!server.ok()) {
     PrintError("serve", server.status().ToString());
+    if (sweeper) sweeper->Stop();
     inbox.Stop();
     router.Stop();
     pool.Stop();
@@ -187,6 +284,7 @@ int RunServe(int argc, char** argv) {
   // Front to back: stop taking requests (answering those in flight), store what was
   // accepted, route it, then let the engine finish its passes.
   (*server)->Stop(std::chrono::seconds(10));
+  if (sweeper) sweeper->Stop();
   inbox.Stop();
   router.Stop();
   // Let running passes finish and be recorded, but not forever: a hung pass cannot be

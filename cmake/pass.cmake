@@ -1,0 +1,20 @@
+# The pass (act/pr_pass.cc: read inside the lease, evaluate, plan, execute, audit) and the
+# sweeper (engine/sweeper.cc), which need the GitHub client, the decision layer and the
+# executor. Included at the end of the root CMakeLists.txt, after cmake/act.cmake.
+add_library(gatehouse_pass STATIC act/pr_pass.cc engine/sweeper.cc)
+target_compile_options(gatehouse_pass PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gatehouse_github
+  gatehouse_github_engine gatehouse_core Boost::json)
+target_link_libraries(gatehouse PRIVATE gatehouse_pass)
+
+if(GATEHOUSE_TESTS)
+  # Issue 5's scenarios end to end: gatehouse-sim run (a process) against gatehouse serve (a
+  # process) acting as the App; then gatehouse's ledger and audit log are checked.
+  gatehouse_test(decide_act_e2e_test TIMEOUT 600 SOURCES tests/decide_act_e2e_test.cc
+                 LIBS gatehouse_github Boost::json OpenSSL::Crypto)
+  target_compile_definitions(decide_act_e2e_test PRIVATE
+    GATEHOUSE_BIN="$<TARGET_FILE:gatehouse>"
+    GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>"
+    GATEHOUSE_SCENARIOS="${CMAKE_SOURCE_DIR}/tests/scenarios")
+  add_dependencies(decide_act_e2e_test gatehouse gatehouse-sim)
+endif()

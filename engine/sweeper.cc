@@ -1,0 +1,247 @@
+// The periodic sweep and the resolution of unresolved deliveries. See engine/sweeper.h.
+#include "engine/sweeper.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+#include <utility>
+
+#include "base/log.h"
+#include "base/thread_name.h"
+#include "engine/router.h"
+
+namespace gatehouse {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool SplitRepo(const std::string& full, RepoRef* out) {
+  const size_t slash = full.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 >= full.size()) return false;
+  out->owner = full.substr(0, slash);
+  out->name = full.substr(slash + 1);
+  return true;
+}
+
+}  // namespace
+
+Sweeper::Sweeper(Store& store, GitHub& github, ClockPtr clock, SweepOptions options,
+                 std::function<void()> on_signalled)
+    : store_(store),
+      github_(github),
+      clock_(std::move(clock)),
+      options_(options),
+      on_signalled_(std::move(on_signalled)) {}
+
+Sweeper::~Sweeper() { Stop(); }
+
+void Sweeper::Start() { thread_ = std::thread([this] { Loop(); }); }
+
+void Sweeper::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_until(lock, deadline, [this] { return stopping_; });
+  return !stopping_;
+}
+
+std::vector<Sweeper::RepoTarget> Sweeper::ListTargets(SweepStats& stats) {
+  std::vector<RepoTarget> targets;
+  std::set<std::string> seen;
+  auto known = store_.ListRepositories();
+  if (!known.ok()) {
+    Log(LogLevel::kWarn, "sweep.repos").Field("error", known.status().ToString());
+    return targets;
+  }
+  std::set<int64_t> installations;
+  for (const RepoInstallation& r : *known) {
+    if (r.installation_id) installations.insert(*r.installation_id);
+  }
+  // Every repository of every installation we know of, as GitHub lists them now.
+  if (options_.app_mode) {
+    for (int64_t id : installations) {
+      CallContext ctx{id, /*background=*/true};
+      auto repos = github_.ListInstallationRepositories(ctx);
+      if (!repos.ok()) {
+        Log(LogLevel::kWarn, "sweep.installation")
+            .Field("installation", id)
+            .Field("error", repos.error().ToStatus().ToString());
+        continue;
+      }
+      for (const RepoRef& repo : *repos) {
+        if (seen.insert(Lower(repo.FullName())).second) targets.push_back({repo, id});
+      }
+    }
+  }
+  // And those learned from webhooks (all of them in personal-token mode).
+  for (const RepoInstallation& r : *known) {
+    RepoTarget t;
+    if (!SplitRepo(r.repo, &t.repo)) continue;
+    if (options_.app_mode) {
+      if (!r.installation_id) continue;  // no installation: nothing can be called for it
+      t.installation_id = *r.installation_id;
+    }
+    if (seen.insert(Lower(r.repo)).second) targets.push_back(std::move(t));
+  }
+  (void)stats;
+  return targets;
+}
+
+bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
+  CallContext ctx{target.installation_id, /*background=*/true};
+  auto prs = github_.ListOpenPullRequests(ctx, target.repo);
+  if (!prs.ok()) {
+    ++stats.skipped;
+    Log(LogLevel::kWarn, "sweep.repo")
+        .Field("repo", target.repo.FullName())
+        .Field("error", prs.error().ToStatus().ToString());
+    return false;
+  }
+  ++stats.repos;
+  std::vector<Signal> signals;
+  for (const PullRequest& pr : *prs) {
+    if (pr.state != "open") continue;
+    signals.push_back(Signal{SubjectKey(target.repo.FullName(), pr.number), "swept",
+                             options_.debounce});
+  }
+  if (signals.empty()) return true;
+  if (Status s = store_.Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
+    ++stats.skipped;
+    Log(LogLevel::kWarn, "sweep.enqueue").Field("error", s.ToString());
+    return false;
+  }
+  stats.prs += static_cast<int64_t>(signals.size());
+  if (on_signalled_) on_signalled_();
+  return true;
+}
+
+SweepStats Sweeper::SweepOnce() {
+  SweepStats stats;
+  for (const RepoTarget& t : ListTargets(stats)) SweepRepo(t, stats);
+  Log(LogLevel::kInfo, "sweep.done")
+      .Field("repos", stats.repos)
+      .Field("skipped", stats.skipped)
+      .Field("prs", stats.prs);
+  return stats;
+}
+
+SweepStats Sweeper::ResolveOnce() {
+  SweepStats stats;
+  auto open = store_.OpenDeliveries(options_.resolve_batch, /*include_unresolved=*/true);
+  if (!open.ok()) return stats;
+  std::vector<RouteDecision> decisions;
+  for (const InboxEntry& entry : *open) {
+    if (entry.state != InboxState::kUnresolved) continue;
+    boost::system::error_code ec;
+    boost::json::value payload = boost::json::parse(entry.body, ec);
+    if (ec) continue;  // the router decides about undecodable bodies
+    RouteResult route = RouteWebhook(entry.event, payload);
+    if (route.kind != RouteResult::Kind::kResolveBySha) continue;
+    RepoRef repo;
+    if (!SplitRepo(route.repo, &repo)) continue;
+    CallContext ctx{0, /*background=*/true};
+    if (options_.app_mode) {
+      std::optional<int64_t> id = entry.installation_id;
+      if (!id) {
+        auto known = store_.GetRepository(route.repo);
+        if (known.ok() && *known) id = (*known)->installation_id;
+      }
+      if (!id) continue;  // cannot ask GitHub without an installation
+      ctx.installation_id = *id;
+    }
+    auto prs = github_.ListPullRequestsForCommit(ctx, repo, route.sha);
+    RouteDecision d;
+    d.seq = entry.seq;
+    if (!prs.ok()) {
+      if (prs.error().kind != GitHubErrorKind::kNotFound) continue;  // next round
+      d.state = InboxState::kIgnored;
+      d.reason = "commit " + route.sha + " not found on GitHub";
+    } else {
+      for (const PullRequest& pr : *prs) {
+        if (pr.state != "open") continue;
+        const std::string key = SubjectKey(route.repo, pr.number);
+        d.signals.push_back(Signal{key, route.reason, options_.debounce});
+        if (!pr.head_sha.empty()) d.heads.emplace_back(key, pr.head_sha);
+      }
+      if (d.signals.empty()) {
+        d.state = InboxState::kIgnored;
+        d.reason = "no open pull request contains " + route.sha;
+      } else {
+        d.state = InboxState::kRouted;
+        d.reason = "resolved through GitHub: " + std::to_string(d.signals.size()) + " PR(s)";
+      }
+    }
+    decisions.push_back(std::move(d));
+  }
+  if (decisions.empty()) return stats;
+  if (Status s = store_.ApplyRouting(decisions, clock_->Now()); !s.ok()) {
+    Log(LogLevel::kWarn, "sweep.resolve").Field("error", s.ToString());
+    return stats;
+  }
+  stats.resolved = static_cast<int64_t>(decisions.size());
+  Log(LogLevel::kInfo, "sweep.resolved").Field("deliveries", stats.resolved);
+  if (on_signalled_) on_signalled_();
+  return stats;
+}
+
+void Sweeper::Loop() {
+  SetThreadName("gh-sweeper");
+  using Steady = std::chrono::steady_clock;
+  auto next_resolve = Steady::now() + options_.resolve_interval;
+  auto round_start = Steady::now();
+  std::vector<RepoTarget> round;
+  size_t next = 0;
+  SweepStats stats;
+  while (!options_.sweep) {
+    if (!WaitUntil(next_resolve)) return;
+    ResolveOnce();
+    next_resolve = Steady::now() + options_.resolve_interval;
+  }
+  while (true) {
+    // The next repository of this round is due at its share of the interval.
+    if (next >= round.size()) {
+      if (!round.empty() || next > 0) {
+        Log(LogLevel::kInfo, "sweep.done")
+            .Field("repos", stats.repos)
+            .Field("skipped", stats.skipped)
+            .Field("prs", stats.prs);
+        round_start += options_.interval;
+      }
+      stats = SweepStats{};
+      round = ListTargets(stats);
+      next = 0;
+      if (round.empty()) {
+        // Nothing known yet: look again at the next interval.
+        if (!WaitUntil(std::min(next_resolve, round_start + options_.interval))) return;
+        if (Steady::now() >= next_resolve) {
+          ResolveOnce();
+          next_resolve = Steady::now() + options_.resolve_interval;
+        }
+        if (Steady::now() >= round_start + options_.interval) round_start = Steady::now();
+        continue;
+      }
+    }
+    const auto share = options_.interval / static_cast<int64_t>(round.size());
+    const auto repo_due = round_start + share * static_cast<int64_t>(next);
+    if (!WaitUntil(std::min(repo_due, next_resolve))) return;
+    const auto now = Steady::now();
+    if (now >= next_resolve) {
+      ResolveOnce();
+      next_resolve = Steady::now() + options_.resolve_interval;
+    }
+    if (now >= repo_due) SweepRepo(round[next++], stats);
+  }
+}
+
+}  // namespace gatehouse
