@@ -9,6 +9,7 @@ int RunWork(int argc, char** argv);    // argv[0] is "work"
 int RunRoute(int argc, char** argv);   // argv[0] is "route"
 int RunStatus(int argc, char** argv);  // argv[0] is "status"
 int RunConfig(int argc, char** argv);  // argv[0] is "config"
+int RunDemo(int argc, char** argv);    // argv[0] is "demo"
 int RunAudit(int argc, char** argv);   // argv[0] is "audit"
 
 constexpr int kExitOk = 0;

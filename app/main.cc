@@ -11,7 +11,9 @@ constexpr const char kUsage[] =
     R"(gatehouse — acts on each pull request exactly once, never loses a webhook
 
 Usage:
-  gatehouse serve [--db PATH] [--workers N] ...   run the engine (and, later, the webhook server)
+  gatehouse demo                                  the whole product against a GitHub simulator,
+                                                  with an invariant verdict (start here)
+  gatehouse serve [--db PATH] [--listen ADDR] ... the webhook server, the engine, the sweeper
   gatehouse work ls [--state STATE] [--json]      list work items
   gatehouse work rearm KEY                        bring a dead work item back
   gatehouse work signal KEY [--reason R]          route a signal to a work item by hand
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
   if (cmd == "status") return gatehouse::app::RunStatus(argc - 1, argv + 1);
   if (cmd == "config") return gatehouse::app::RunConfig(argc - 1, argv + 1);
   if (cmd == "audit") return gatehouse::app::RunAudit(argc - 1, argv + 1);
+  if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;
 }

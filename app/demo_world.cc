@@ -1,0 +1,161 @@
+// The demo's world. See app/demo_world.h.
+#include "app/demo_world.h"
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <random>
+
+namespace gatehouse::app {
+namespace {
+
+namespace json = boost::json;
+
+// Required checks ci and lint, one approval, and every action class on `auto`; a short grace
+// period so that closures happen while the demo watches (the sweep triggers them).
+constexpr char kPolicy[] = R"(version: 1
+rules:
+  required_checks:
+    mode: block
+    checks: [ci, lint]
+    missing_after: 10m
+  approvals:
+    mode: block
+    min: 1
+actions:
+  autonomy: auto
+  merge_method: squash
+  close_grace: 3s
+)";
+
+std::string Sha(const std::string& repo, int64_t number, int push) {
+  // 40 hex digits, deterministic per (repo, PR, push).
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : repo) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  h = (h ^ static_cast<uint64_t>(number)) * 1099511628211ULL;
+  h = (h ^ static_cast<uint64_t>(push)) * 1099511628211ULL;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%016llx%016llx%08llx", static_cast<unsigned long long>(h),
+                static_cast<unsigned long long>(h * 0x9E3779B97F4A7C15ULL),
+                static_cast<unsigned long long>((h >> 13) & 0xffffffffULL));
+  return std::string(buf, 40);
+}
+
+class Script {
+ public:
+  Script(DemoPr& pr) : pr_(pr), base_("/_sim/repos/" + pr.repo) {}
+
+  void Call(int after_ms, const std::string& method_path, json::object body) {
+    pr_.steps.push_back(DemoStep{after_ms, method_path, json::serialize(body), "", ""});
+  }
+  void Pull(int after_ms, const std::string& what, json::object body) {
+    Call(after_ms, "POST " + base_ + "/pulls/" + std::to_string(pr_.number) + what,
+         std::move(body));
+  }
+  void Check(int after_ms, const std::string& sha, const std::string& name,
+             const std::string& status, const std::string& conclusion) {
+    json::object body{{"head_sha", sha}, {"name", name}, {"status", status}};
+    if (!conclusion.empty()) body["conclusion"] = conclusion;
+    Call(after_ms, "POST " + base_ + "/check-runs", std::move(body));
+  }
+  void Status(int after_ms, const std::string& sha, const std::string& context,
+              const std::string& state) {
+    Call(after_ms, "POST " + base_ + "/statuses/" + sha,
+         json::object{{"state", state}, {"context", context}});
+  }
+  void Wait(const std::string& state, const std::string& label) {
+    pr_.steps.push_back(DemoStep{0, "", "", state, label});
+  }
+  // A CI storm on `sha`: queued and running check runs and pending statuses, then the
+  // results, all within a few hundred milliseconds.
+  void CiStorm(int after_ms, const std::string& sha, bool green, std::mt19937_64& rng) {
+    Check(after_ms, sha, "ci", "queued", "");
+    Check(0, sha, "lint", "in_progress", "");
+    for (int i = 1; i <= 3; ++i) Status(static_cast<int>(rng() % 40), sha, "build/" + std::to_string(i), "pending");
+    Check(static_cast<int>(100 + rng() % 200), sha, "ci", "in_progress", "");
+    for (int i = 1; i <= 3; ++i) Status(static_cast<int>(rng() % 60), sha, "build/" + std::to_string(i), "success");
+    Check(static_cast<int>(rng() % 100), sha, "lint", "completed", "success");
+    Check(static_cast<int>(rng() % 100), sha, "ci", "completed", green ? "success" : "failure");
+  }
+
+ private:
+  DemoPr& pr_;
+  std::string base_;
+};
+
+}  // namespace
+
+DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
+  DemoWorld world;
+  world.repos = {{"acme", "api", 1, kPolicy}, {"acme", "web", 1, kPolicy},
+                 {"globex", "tools", 2, kPolicy}};
+  world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15})";
+  std::mt19937_64 rng(seed);
+  int ri = 0;
+  for (const DemoRepo& repo : world.repos) {
+    const std::string full = repo.owner + "/" + repo.name;
+    for (int i = 0; i < prs_per_repo; ++i) {
+      DemoPr pr;
+      pr.repo = full;
+      pr.number = i + 1;
+      Script s(pr);
+      const std::string sha1 = Sha(full, pr.number, 1);
+      const std::string sha2 = Sha(full, pr.number, 2);
+      const std::string author = "contributor" + std::to_string(i);
+      // Staggered openings; numbers follow the order of the `create` steps, which run one
+      // after another (see cmd_demo.cc).
+      const int start = 400 + 120 * i + 40 * ri;
+      const int kind = i % 12;
+      json::object create{{"title", "Change " + std::to_string(i + 1)},
+                          {"author", author},
+                          {"author_association", "CONTRIBUTOR"},
+                          {"head_sha", sha1},
+                          {"head_ref", "feature-" + std::to_string(i + 1)}};
+      if (kind == 11) {
+        create["author"] = "maintainer" + std::to_string(i);
+        create["author_association"] = "MEMBER";
+      }
+      // The create call is made by the player before the scripts start (numbers must follow
+      // creation order); the script's first step is relative to the start of the play.
+      s.Call(0, "POST /_sim/repos/" + full + "/pulls", create);
+      const int t = start;
+      if (kind <= 5) {
+        pr.story = "CI storm, approval: merged once";
+        pr.expected_state = "merged";
+        s.CiStorm(t, sha1, true, rng);
+        s.Pull(static_cast<int>(rng() % 200), "/reviews",
+               json::object{{"user", "lead"}, {"event", "APPROVE"}});
+      } else if (kind <= 7) {
+        pr.story = "push while deciding: the stale merge is superseded, merged at the new head";
+        pr.expected_state = "merged";
+        s.Pull(t, "/reviews", json::object{{"user", "lead"}, {"event", "APPROVE"}});
+        s.CiStorm(50, sha1, true, rng);
+        // A push lands while gatehouse decides on the green head.
+        s.Pull(static_cast<int>(250 + rng() % 250), "/push",
+               json::object{{"sha", sha2}, {"user", author}});
+        s.CiStorm(600, sha2, true, rng);
+      } else if (kind == 8 || kind == 11) {
+        pr.story = kind == 8 ? "red CI: labelled pending-closure, closed after the grace"
+                             : "red CI by a maintainer: exempt from closing";
+        pr.expected_state = kind == 8 ? "closed" : "open";
+        s.CiStorm(t, sha1, false, rng);
+      } else if (kind == 9) {
+        pr.story = "draft-dodge: turned draft while pending closure, closed anyway";
+        pr.expected_state = "closed";
+        s.CiStorm(t, sha1, false, rng);
+        s.Wait("open", "pending-closure");
+        s.Pull(100, "/draft", json::object{{"user", author}, {"draft", true}});
+      } else {
+        pr.story = "reopen-reclose: closed by gatehouse, reopened by its author, closed again";
+        pr.expected_state = "closed";
+        s.CiStorm(t, sha1, false, rng);
+        s.Wait("closed", "");
+        s.Pull(200, "/reopen", json::object{{"user", author}});
+      }
+      world.prs.push_back(std::move(pr));
+    }
+    ++ri;
+  }
+  return world;
+}
+
+}  // namespace gatehouse::app

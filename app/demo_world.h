@@ -1,0 +1,50 @@
+// The demo's built-in world: repositories, their policy files, and one script per pull
+// request (steps at offsets, plus waits for a condition gatehouse must bring about, such as
+// "the pending-closure label is on").
+//
+// Pure data, generated deterministically from a seed; app/cmd_demo.cc plays it against a
+// running gatehouse-sim through its control API. Plain value types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatehouse::app {
+
+struct DemoRepo {
+  std::string owner;
+  std::string name;
+  int64_t installation_id = 0;
+  std::string policy_yaml;  // .github/gatehouse.yml
+};
+
+struct DemoStep {
+  int at_ms = 0;  // after the previous step (a wait resets the base to when it was met)
+  // A control-API call ("POST /_sim/..." + JSON body), or, when `wait_state` is set, a wait:
+  // poll /_sim/state until the PR is in that state ("open", "closed", "merged") and, if
+  // `wait_label` is set, carries that label.
+  std::string call;
+  std::string body;
+  std::string wait_state;
+  std::string wait_label;
+};
+
+struct DemoPr {
+  std::string repo;  // "owner/name"
+  int64_t number = 0;
+  std::string story;           // what this PR demonstrates
+  std::string expected_state;  // its state once gatehouse is done: open, closed, merged
+  std::vector<DemoStep> steps;
+};
+
+struct DemoWorld {
+  std::vector<DemoRepo> repos;
+  std::vector<DemoPr> prs;
+  std::string faults_json;  // PUT /_sim/faults before the scripts start
+};
+
+// `prs_per_repo` pull requests in each of three repositories (two installations).
+DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed);
+
+}  // namespace gatehouse::app
