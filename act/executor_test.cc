@@ -39,7 +39,10 @@ constexpr int64_t kInstallation = 7;
 const RepoRef kRepo{"acme", "app"};
 constexpr char kFullName[] = "acme/app";
 // How the simulator names the App: reviews and comments it makes carry this user.login.
-const std::string kAppLogin = "installation:" + std::to_string(kInstallation);
+// The App in the simulator's model and effect log, and how the simulator shows it (as GitHub
+// shows an App: its slug plus [bot]).
+const std::string kAppWho = "installation:" + std::to_string(kInstallation);
+const std::string kAppLogin = "gatehouse[bot]";
 
 std::string PublicKeyPem(EVP_PKEY* key) {
   BIO* bio = BIO_new(BIO_s_mem());
@@ -156,7 +159,7 @@ class ExecutorTest : public ::testing::Test {
   std::vector<sim::Effect> AppEffects(const std::string& kind, int number = 0) {
     std::vector<sim::Effect> out;
     for (const sim::Effect& e : model_->Effects()) {
-      if (e.who == kAppLogin && e.kind == kind && (number == 0 || e.number == number)) {
+      if (e.who == kAppWho && e.kind == kind && (number == 0 || e.number == number)) {
         out.push_back(e);
       }
     }
@@ -164,7 +167,7 @@ class ExecutorTest : public ::testing::Test {
   }
   size_t AppEffectCount() {
     size_t n = 0;
-    for (const sim::Effect& e : model_->Effects()) n += e.who == kAppLogin;
+    for (const sim::Effect& e : model_->Effects()) n += e.who == kAppWho;
     return n;
   }
 
@@ -224,7 +227,7 @@ TEST_F(ExecutorTest, EveryKindIsCalledOnceBoundToTheHeadSha) {
   const std::string head = HeadOf(1);
   ASSERT_TRUE(model_->AddLabels("control", kFullName, 1, {"changes-requested"}).ok());
   sim::Comment summary;
-  ASSERT_TRUE(model_->AddComment(kAppLogin, kFullName, 1, "old summary", &summary).ok());
+  ASSERT_TRUE(model_->AddComment(kAppWho, kFullName, 1, "old summary", &summary).ok());
   const size_t before = AppEffectCount();
 
   PlannedAction edit = Make(ActionKind::kComment, 1, "summary:edit");
@@ -369,22 +372,22 @@ TEST_F(ExecutorTest, AnOpenIntentWhoseEffectExistsIsReconciledWithoutACall) {
   spec.head_sha = run.head_sha;
   spec.status = "completed";
   spec.conclusion = "failure";
-  ASSERT_TRUE(model_->UpsertCheckRun(kAppLogin, kFullName, spec, nullptr).ok());
-  ASSERT_TRUE(model_->AddComment(kAppLogin, kFullName, 1, "summary body", nullptr).ok());
-  ASSERT_TRUE(model_->AddLabels(kAppLogin, kFullName, 1, {"ready-to-merge"}).ok());
-  ASSERT_TRUE(model_->RemoveLabel(kAppLogin, kFullName, 1, "stale").ok());
+  ASSERT_TRUE(model_->UpsertCheckRun(kAppWho, kFullName, spec, nullptr).ok());
+  ASSERT_TRUE(model_->AddComment(kAppWho, kFullName, 1, "summary body", nullptr).ok());
+  ASSERT_TRUE(model_->AddLabels(kAppWho, kFullName, 1, {"ready-to-merge"}).ok());
+  ASSERT_TRUE(model_->RemoveLabel(kAppWho, kFullName, 1, "stale").ok());
   ASSERT_TRUE(
-      model_->SubmitReview(kAppLogin, kFullName, 1, "APPROVE", approve.head_sha, "", nullptr).ok());
+      model_->SubmitReview(kAppWho, kFullName, 1, "APPROVE", approve.head_sha, "", nullptr).ok());
   // PR 2 merged, PR 3 closed, PR 4's branch updated.
   PlannedAction merge = Make(ActionKind::kMerge, 2);
   OpenIntent(2, f2, merge);
-  ASSERT_TRUE(model_->Merge(kAppLogin, kFullName, 2, merge.head_sha, "squash").ok());
+  ASSERT_TRUE(model_->Merge(kAppWho, kFullName, 2, merge.head_sha, "squash").ok());
   PlannedAction close = Make(ActionKind::kClose, 3);
   OpenIntent(3, f3, close);
-  ASSERT_TRUE(model_->SetState(kAppLogin, kFullName, 3, "closed").ok());
+  ASSERT_TRUE(model_->SetState(kAppWho, kFullName, 3, "closed").ok());
   PlannedAction update = Make(ActionKind::kUpdateBranch, 4);
   OpenIntent(4, f4, update);
-  ASSERT_TRUE(model_->UpdateBranch(kAppLogin, kFullName, 4, update.head_sha).ok());
+  ASSERT_TRUE(model_->UpdateBranch(kAppWho, kFullName, 4, update.head_sha).ok());
   const size_t effects = AppEffectCount();
 
   ExecResult r1 = Run(1, f1, plan1);
@@ -469,7 +472,7 @@ TEST_F(ExecutorTest, ATransientErrorLeavesTheIntentOpenForReconciliation) {
   EXPECT_EQ(Row(1, label)->state, ActionState::kIntent) << "the outcome is unknown";
 
   // Suppose the label did land (GitHub applied it and the answer was lost): reconciled.
-  ASSERT_TRUE(model_->AddLabels(kAppLogin, kFullName, 1, {"ready-to-merge"}).ok());
+  ASSERT_TRUE(model_->AddLabels(kAppWho, kFullName, 1, {"ready-to-merge"}).ok());
   EXPECT_EQ(Results(Run(1, fence, {label})), std::vector<R>{R::kReconciled});
   EXPECT_EQ(Row(1, label)->state, ActionState::kDone);
 

@@ -341,7 +341,8 @@ TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
   ASSERT_EQ(comments->size(), 1u);
   EXPECT_EQ((*comments)[0].id, *comment_id);
   EXPECT_EQ((*comments)[0].body, "gatehouse: ready");
-  EXPECT_EQ((*comments)[0].user, stored[0].user);
+  EXPECT_EQ(stored[0].user, who_);                  // the model keeps the installation
+  EXPECT_EQ((*comments)[0].user, "gatehouse[bot]");  // GitHub shows the App as slug[bot]
   EXPECT_EQ((*comments)[0].created_at, FormatTime(stored[0].created_at));
   EXPECT_EQ((*comments)[0].updated_at, FormatTime(stored[0].updated_at));
   EXPECT_NE((*comments)[0].created_at, (*comments)[0].updated_at);

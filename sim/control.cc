@@ -96,6 +96,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       faults_.retry_after_seconds = GetInt(body, "retry_after_seconds", 60);
       faults_.primary_exhausted = GetBool(body, "primary_exhausted", false);
       faults_.latency_ms = GetInt(body, "latency_ms", 0);
+      faults_.push_on_merge = GetInt(body, "push_on_merge", 0);
       if (options_.webhooks != nullptr) {
         options_.webhooks->SetFaults({.duplicates = GetInt(body, "webhook_duplicates", 0),
                                       .reorders = GetInt(body, "webhook_reorders", 0),
@@ -116,7 +117,8 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
                                           {"secondary_rate_limits", faults_.secondary_rate_limits},
                                           {"retry_after_seconds", faults_.retry_after_seconds},
                                           {"primary_exhausted", faults_.primary_exhausted},
-                                          {"latency_ms", faults_.latency_ms}});
+                                          {"latency_ms", faults_.latency_ms},
+                                          {"push_on_merge", faults_.push_on_merge}});
   }
   if (n == 2 && parts[1] == "repos" && m == "POST") {
     std::map<std::string, std::string> files;

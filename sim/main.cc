@@ -48,6 +48,8 @@ serve options:
   --app-id ID                the App id expected as the JWT's iss (default: any)
   --app-public-key FILE      PEM of the App's RSA public key, to verify App JWTs
   --insecure-any-token       accept any Bearer token and any App JWT (local use only)
+  --app-slug SLUG            the App's reviews and comments show as SLUG[bot] (default
+                             gatehouse); the effect log keeps installation:<id>
   --mergeable-delay-ms N     mergeable stays null this long after a push (default 2000)
   --token-ttl-s N            installation token lifetime (default 3600)
   --rate-limit N             primary rate limit per installation per hour (default 5000)
@@ -72,7 +74,7 @@ int64_t ScenarioTimeoutMs(const std::string& scenario) {
 
 int Serve(int argc, char** argv, bool run) {
   app::Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
-                    "token-ttl-s", "rate-limit", "log-level", "target"},
+                    "token-ttl-s", "rate-limit", "log-level", "target", "app-slug"},
                    {"insecure-any-token", "wait-for-target"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
@@ -116,6 +118,7 @@ int Serve(int argc, char** argv, bool run) {
       return kExitUsage;
     }
   }
+  sim::SetAppSlug(flags.Get("app-slug", "gatehouse"));
   sim::SimHandlerOptions hopts;
   hopts.clock = std::make_shared<RealClock>();
   hopts.app_id = flags.Get("app-id", "");

@@ -30,11 +30,23 @@ json::object Branch(const Repository& repo, const std::string& ref, const std::s
 
 }  // namespace
 
-json::object RenderUser(const std::string& login, const std::string& type) {
+namespace {
+std::string& AppSlug() {
+  static std::string slug = "gatehouse";
+  return slug;
+}
+}  // namespace
+
+void SetAppSlug(const std::string& slug) { AppSlug() = slug; }
+std::string AppLogin() { return AppSlug() + "[bot]"; }
+
+json::object RenderUser(const std::string& raw_login, const std::string& type) {
+  const bool app = raw_login.rfind("installation:", 0) == 0;
+  const std::string login = app ? AppLogin() : raw_login;
   // Deterministic ids so that payloads are stable across runs.
   int64_t id = 0;
   for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
-  bool bot = login.rfind("installation:", 0) == 0 || login.find("[bot]") != std::string::npos;
+  bool bot = app || login.find("[bot]") != std::string::npos;
   return {{"login", login},
           {"id", id < 0 ? -id : id},
           {"type", !type.empty() ? type

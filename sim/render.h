@@ -13,6 +13,11 @@
 namespace gatehouse::sim {
 
 // `type` "" guesses from the login: installation:* and *[bot] are "Bot", others "User".
+// The App acts as "installation:<id>" in the model and the effect log; GitHub shows it to
+// everyone else as "<slug>[bot]" (type Bot), and so does every rendered user. The slug is
+// process-wide (`gatehouse-sim --app-slug`, default "gatehouse"); set it before serving.
+void SetAppSlug(const std::string& slug);
+std::string AppLogin();  // "<slug>[bot]"
 boost::json::object RenderUser(const std::string& login, const std::string& type = "");
 boost::json::object RenderRepo(const Repository& repo);
 // The full PR, as GET /pulls/{n} and webhooks carry it.

@@ -48,6 +48,10 @@ struct Faults {
   int64_t retry_after_seconds = 60;
   bool primary_exhausted = false;  // 403 with X-RateLimit-Remaining: 0 until cleared
   int64_t latency_ms = 0;          // delay every REST response by this much
+  // The next N merge calls find that the author pushed a new commit just before they
+  // arrived (a `synchronize` webhook, mergeable unknown again), so a merge bound to the old
+  // head is refused with 409: the stale-plan race, made deterministic.
+  int64_t push_on_merge = 0;
 };
 
 class SimHandler final : public HttpHandler {

@@ -87,6 +87,15 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     std::string sub = n_parts >= 6 ? parts[5] : "";
     if (n_parts == 6 && sub == "merge" && m == "PUT") {
       std::string sha = GetString(body, "sha");
+      bool race = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (faults_.push_on_merge > 0 && pr->state == "open") {
+          --faults_.push_on_merge;
+          race = true;
+        }
+      }
+      if (race) model_.Push(pr->author, full, number, "");
       Outcome o = model_.Merge(who, full, number, sha, GetString(body, "merge_method", "merge"));
       auto after = model_.GetPull(full, number);
       return FromOutcome(
