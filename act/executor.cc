@@ -106,6 +106,7 @@ class PlanRun {
         report.detail = intent->record.result;
         return false;
       case IntentResult::Kind::kNeedsReconcile:
+        intent_at_ = intent->record.created_at;
         return ReconcileThenCall(report, out);
       case IntentResult::Kind::kRecorded:
         if (options_.reconcile_only) {
@@ -158,8 +159,46 @@ class PlanRun {
     return false;
   }
 
+  // Approvals and closes are not refused by GitHub on a moved head (a review may name an old
+  // commit; a close names none), so the executor looks at the head itself right before them.
+  static bool ChecksHeadFirst(ActionKind kind) {
+    return kind == ActionKind::kApprove || kind == ActionKind::kRequestChanges ||
+           kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
+           kind == ActionKind::kReopenReclose;
+  }
+  static bool IsClose(ActionKind kind) {
+    return kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
+           kind == ActionKind::kReopenReclose;
+  }
+
   bool CallAndRecord(ActionReport& report, ExecResult& out) {
     const PlannedAction& a = report.action;
+    if (ChecksHeadFirst(a.kind)) {
+      auto pr = github_.GetPullRequest(target_.call, target_.repo, target_.number);
+      if (!pr.ok()) {
+        // The call has not been made: `failed` is the truth, whatever the read's error.
+        const GitHubError& e = pr.error();
+        const bool stop = e.kind == GitHubErrorKind::kRateLimited ||
+                          e.kind == GitHubErrorKind::kTransient;
+        if (stop) out.stop = ToPassOutcome(e);
+        Record(report, out, ActionState::kFailed, "head check before the call: " + e.ToString(),
+               e.kind == GitHubErrorKind::kRateLimited ? ActionResult::kRateLimited
+                                                        : ActionResult::kFailed);
+        return !stop && report.result != ActionResult::kUnknown;
+      }
+      if (pr->head_sha != a.head_sha) {
+        out.superseded = true;
+        Record(report, out, ActionState::kSuperseded,
+               "head moved to " + ShortSha(pr->head_sha) + " before the call",
+               ActionResult::kSuperseded);
+        return false;
+      }
+      if (IsClose(a.kind) && pr->state != "open") {
+        return Record(report, out, ActionState::kFailed,
+                      pr->merged ? "already merged" : "already closed (not by gatehouse)",
+                      ActionResult::kFailed);
+      }
+    }
     GitHubResult<std::string> call = Call(a);
     if (options_.after_call) options_.after_call(a);
     if (call.ok()) {
@@ -167,6 +206,14 @@ class PlanRun {
     }
     const GitHubError& e = call.error();
     if (IsSuperseded(e)) {
+      // 409/405/422 usually mean the head moved, but also "not mergeable yet", branch
+      // protection, a label name GitHub refuses. Only a moved (or closed) head supersedes the
+      // plan; otherwise the action failed on this head and the rest of the plan goes on.
+      auto pr = github_.GetPullRequest(target_.call, target_.repo, target_.number);
+      if (pr.ok() && pr->head_sha == a.head_sha && pr->state == "open") {
+        return Record(report, out, ActionState::kFailed, e.ToString() + " (the head did not move)",
+                      ActionResult::kFailed);
+      }
       out.superseded = true;
       Record(report, out, ActionState::kSuperseded, e.ToString(), ActionResult::kSuperseded);
       return false;
@@ -296,7 +343,9 @@ class PlanRun {
         auto reviews = github_.ListReviews(ctx, repo, n);
         if (!reviews.ok()) return reviews.error();
         for (const Review& r : *reviews) {
-          if (r.user == me && r.state == state && r.commit_id == a.head_sha) {
+          // A dismissed approval was still given: giving it again would be a second effect.
+          if (r.user == me && r.commit_id == a.head_sha &&
+              (r.state == state || r.state == "DISMISSED")) {
             return Exists("review " + std::to_string(r.id) + " " + state);
           }
         }
@@ -308,6 +357,16 @@ class PlanRun {
         auto pr = github_.GetPullRequest(ctx, repo, n);
         if (!pr.ok()) return pr.error();
         if (pr->state == "closed") return Exists("closed");
+        // Open again: if someone reopened it after our intent, our close happened (and was
+        // undone by that reopen); closing again here would be a second close.
+        auto facts = store_.GetPrFacts(target_.subject);
+        if (facts.ok()) {
+          for (const PrFact& f : *facts) {
+            if (f.name == "reopened" && f.at >= intent_at_) {
+              return Exists("reopened by " + f.value + " after the close");
+            }
+          }
+        }
         return Absent("open");
       }
       case ActionKind::kLabel:
@@ -363,6 +422,7 @@ class PlanRun {
   const Target& target_;
   const int64_t fence_;
   const ExecutorOptions& options_;
+  Time intent_at_{};  // created_at of the open intent being reconciled
 };
 
 }  // namespace

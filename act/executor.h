@@ -19,9 +19,15 @@
 //      review `commit_id`, check run `head_sha`, update-branch `expected_head_sha`), then
 //      record the outcome:
 //        success                          → done
-//        409 / 405 / 422 (IsSuperseded)   → superseded; stop executing this plan (everything
-//                                           after it was decided on a stale head) and ask for
-//                                           a fresh pass
+//        409 / 405 / 422 (IsSuperseded)   → the PR is read again: if its head moved (or it is
+//                                           no longer open), superseded; stop executing this
+//                                           plan (everything after it was decided on a stale
+//                                           head) and ask for a fresh pass. If the head did
+//                                           not move (not mergeable yet, branch protection, a
+//                                           refused label), failed on this head; go on
+//      Approvals and closes, which GitHub does not refuse on a moved head, are preceded by a
+//      read of the PR: a moved head supersedes them without a call, and a close of a PR that
+//      is no longer open is recorded failed ("already closed").
 //        rate limited (403/429 + reset)   → failed (the call did not happen); stop; the pass
 //                                           waits (PassOutcome::RateLimited, no attempt used)
 //        transient (5xx, reset, timeout)  → NO outcome: the call may have taken effect, so the
@@ -67,8 +73,8 @@ struct ExecutorOptions {
   // contains (e.g. a merge whose answer was lost, on a PR that is now merged). An open intent
   // whose effect GitHub shows is recorded done; one whose effect is absent is recorded failed
   // ("abandoned": the current plan does not want it) and never called; a moved head is
-  // recorded superseded without asking for another pass. Comment and check-run intents carry
-  // no body in the ledger, so they can only be abandoned this way.
+  // recorded superseded without asking for another pass. Comment intents carry no body in the
+  // ledger, so they can only be abandoned this way; check runs are matched by external_id.
   bool reconcile_only = false;
 };
 

@@ -566,6 +566,77 @@ TEST_F(ExecutorTest, TheAfterCallHookRunsBetweenTheCallAndItsOutcome) {
   EXPECT_EQ(seen.size(), 1u);
 }
 
+TEST_F(ExecutorTest, ARefusalOnAnUnchangedHeadIsAFailureAndThePlanGoesOn) {
+  NewPull("one");
+  // A conflicted PR: GitHub refuses the merge with 405 although the head did not move.
+  ASSERT_TRUE(model_->MoveBase(kFullName, 1, /*conflicted=*/true).ok());
+  const std::vector<PlannedAction> plan = {Make(ActionKind::kMerge, 1),
+                                           Label(ActionKind::kLabel, 1, "needs-human-review")};
+  ExecResult r = Run(1, Claim(1), plan);
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kFailed, R::kDone}));
+  EXPECT_FALSE(r.superseded) << "the head did not move: no fresh pass";
+  EXPECT_FALSE(r.stop.has_value());
+  ASSERT_EQ(AppEffects("merge", 1).size(), 1u);
+  EXPECT_EQ(AppEffects("merge", 1)[0].status, 405);
+  EXPECT_EQ(Row(1, plan[0])->state, ActionState::kFailed);
+  EXPECT_NE(Row(1, plan[0])->result.find("the head did not move"), std::string::npos);
+}
+
+TEST_F(ExecutorTest, ApprovalsAndClosesLookAtTheHeadFirst) {
+  NewPull("one");
+  NewPull("two");
+  const PlannedAction approve = Make(ActionKind::kApprove, 1);
+  const PlannedAction close = Make(ActionKind::kClose, 2);
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 1, "").ok());
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 2, "").ok());
+  ExecResult r1 = Run(1, Claim(1), {approve});
+  ExecResult r2 = Run(2, Claim(2), {close});
+  EXPECT_EQ(Results(r1), std::vector<R>{R::kSuperseded});
+  EXPECT_EQ(Results(r2), std::vector<R>{R::kSuperseded});
+  EXPECT_TRUE(r1.superseded);
+  EXPECT_TRUE(AppEffects("review").empty()) << "GitHub would have accepted a stale approval";
+  EXPECT_TRUE(AppEffects("close").empty());
+  EXPECT_EQ(model_->GetPull(kFullName, 2)->state, "open");
+
+  // A PR someone else closed meanwhile is not closed "by gatehouse".
+  NewPull("three");
+  const PlannedAction close3 = Make(ActionKind::kClose, 3);
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 3, "closed").ok());
+  ExecResult r3 = Run(3, Claim(3), {close3});
+  EXPECT_EQ(Results(r3), std::vector<R>{R::kFailed});
+  EXPECT_EQ(Row(3, close3)->state, ActionState::kFailed);
+}
+
+TEST_F(ExecutorTest, ACloseUndoneByAReopenIsReconciledNotRepeated) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  const PlannedAction close = Make(ActionKind::kClose, 1);
+  OpenIntent(1, fence, close);  // the close was called; the process died before the outcome
+  ASSERT_TRUE(model_->SetState(kAppWho, kFullName, 1, "closed").ok());
+  clock_->Advance(seconds(5));
+  ASSERT_TRUE(model_->SetState("alice", kFullName, 1, "open").ok());
+  const PrFact reopened{Subject(1), "reopened", "alice CONTRIBUTOR", clock_->Now()};
+  ASSERT_TRUE(store_->RecordLearned({}, std::span<const PrFact>(&reopened, 1), clock_->Now()).ok());
+  const size_t closes = AppEffects("close", 1).size();
+  ExecResult r = Run(1, fence, {close});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kReconciled});
+  EXPECT_EQ(AppEffects("close", 1).size(), closes) << "no second close";
+  EXPECT_EQ(Row(1, close)->state, ActionState::kDone);
+}
+
+TEST_F(ExecutorTest, ReconcileOnlyNeverCalls) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  const PlannedAction merge = Make(ActionKind::kMerge, 1);
+  OpenIntent(1, fence, merge);  // an intent whose call never reached GitHub
+  options_.reconcile_only = true;
+  ExecResult r = Run(1, fence, {merge});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kFailed});
+  EXPECT_TRUE(AppEffects("merge").empty());
+  EXPECT_EQ(Row(1, merge)->state, ActionState::kFailed);
+  EXPECT_NE(Row(1, merge)->result.find("abandoned"), std::string::npos);
+}
+
 TEST(ActionResultNameTest, NamesEveryResult) {
   EXPECT_EQ(ActionResultName(R::kDone), "done");
   EXPECT_EQ(ActionResultName(R::kAlreadyDone), "already_done");

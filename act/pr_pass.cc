@@ -2,6 +2,7 @@
 #include "act/pr_pass.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <boost/json.hpp>
 #include <fstream>
 #include <set>
@@ -19,7 +20,19 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr size_t kAuditLookback = 1000;  // audit entries read to find when a head was first seen
+// While GitHub has not computed mergeability for a new head, the pass asks for another look
+// this soon, for at most this long after the head was first seen (then the sweep takes over).
+constexpr Duration kMergeableRecheck = std::chrono::seconds(3);
+constexpr Duration kMergeableRecheckFor = std::chrono::minutes(10);
+
+// FNV-1a, hex: stable across builds and processes (std::hash is not).
+std::string StableDigest(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
 
 decide::AuthorRole RoleOf(std::string_view association) {
   if (association == "OWNER") return decide::AuthorRole::kOwner;
@@ -131,8 +144,10 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
     if (a.state == ActionState::kIntent) h.open_intents.push_back(a.key);
     if (a.state != ActionState::kDone) continue;
     if (IsCloseKind(a.key.kind)) {
-      if (!h.facts.closed_by_gatehouse_at || a.updated_at > *h.facts.closed_by_gatehouse_at) {
-        h.facts.closed_by_gatehouse_at = a.updated_at;
+      // The intent's time, which is never later than the close itself: a reopen that came
+      // right after the close must count as after it.
+      if (!h.facts.closed_by_gatehouse_at || a.created_at > *h.facts.closed_by_gatehouse_at) {
+        h.facts.closed_by_gatehouse_at = a.created_at;
       }
     }
     if (a.key.detail == options.label_pending_closure) {
@@ -140,8 +155,9 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
         last_unlabel = a.updated_at;
         h.facts.pending_closure_since.reset();
       } else if (a.key.kind == decide::ActionKindName(decide::ActionKind::kLabel) &&
-                 !h.facts.pending_closure_since &&
                  (!last_unlabel || a.updated_at >= *last_unlabel)) {
+        // The latest time gatehouse put the label on: if a person took it off and gatehouse
+        // put it back (on a newer head), the grace period starts again.
         h.facts.pending_closure_since = a.updated_at;
       }
     }
@@ -153,6 +169,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
   auto facts = store.GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
   for (const PrFact& f : *facts) {
+    if (f.name == "head_seen" && f.value == pr.head_sha) h.head_first_seen = f.at;
     if (f.name != "reopened") continue;
     std::istringstream in(f.value);
     decide::ReopenFact reopen;
@@ -163,13 +180,11 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
     h.facts.last_reopen = reopen;
   }
 
-  auto audit = store.ListAudit(subject, kAuditLookback);
-  if (!audit.ok()) return audit.status();
-  for (const AuditEntry& e : *audit) {
-    if (e.head_sha == pr.head_sha) {
-      h.head_first_seen = e.at;
-      break;
-    }
+  // A reopen restarts the grace period of a pending closure (a maintainer who reopens a PR
+  // gatehouse closed gets the full grace again before the next close).
+  if (h.facts.pending_closure_since && h.facts.last_reopen &&
+      h.facts.last_reopen->at > *h.facts.pending_closure_since) {
+    h.facts.pending_closure_since = h.facts.last_reopen->at;
   }
   return h;
 }
@@ -268,7 +283,12 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
   };
   auto fail = [&](const std::string& what, const GitHubError& error) {
-    PassOutcome outcome = ToPassOutcome(error);
+    // A failed read is retried (with backoff, up to the attempt budget, then dead and visible)
+    // whatever its status: a 404 on a force-pushed head's checks or a 401 while a token
+    // rotates is gone on the next try, and a PR must not die on one bad answer.
+    PassOutcome outcome = error.kind == GitHubErrorKind::kRateLimited
+                              ? ToPassOutcome(error)
+                              : PassOutcome::Transient(what + ": " + error.ToString());
     add_audit("error", "", what + ": " + error.ToStatus().ToString());
     flush_audit();
     return outcome;
@@ -290,6 +310,9 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
     target.call.installation_id = *(*repo)->installation_id;
   }
+  // A pass only the sweep asked for is background work: it stays out of the rate-limit
+  // reserve kept for passes that webhooks asked for.
+  target.call.background = lease.reasons.size() == 1 && lease.reasons[0] == "swept";
   const CallContext& call = target.call;
 
   // 1. The live PR and everything about its head.
@@ -340,6 +363,12 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   const Time now = clock_->Now();
   decide::PrSnapshot snapshot = BuildSnapshot(*pr, *reviews, *runs, *status, std::move(paths), now);
   snapshot.head_pushed_at = history->head_first_seen.value_or(now);
+  if (!history->head_first_seen) {
+    const PrFact seen{lease.key, "head_seen", pr->head_sha, now};
+    if (Status s = store_.RecordLearned({}, std::span<const PrFact>(&seen, 1), now); !s.ok()) {
+      Log(LogLevel::kWarn, "pass.head_seen").Field("key", lease.key).Field("error", s.ToString());
+    }
+  }
   decide::GateVerdict verdict;
   decide::Plan plan;
   if (!policy->error.empty()) {
@@ -355,7 +384,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     check.check_title = "gatehouse: " + config_.policy_path + " is invalid";
     check.check_summary = "```\n" + policy->error + "\n```";
     check.detail = std::string(decide::kCheckRunName) + ":invalid:" +
-                   std::to_string(std::hash<std::string>{}(policy->error));
+                   StableDigest(policy->error);
     // Under the server defaults: the repository's own settings are what failed to parse.
     decide::Autonomy level = options.autonomy;
     if (auto it = options.class_autonomy.find(decide::ActionClass::kReport);
@@ -499,6 +528,21 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
   }
   if (result.stop) return *result.stop;
+  // GitHub computes mergeability lazily after a push; a merge that waits only for it would
+  // otherwise wait for the next sweep. Look again shortly, for a bounded time.
+  const bool only_mergeability =
+      verdict.verdict == decide::Verdict::kPending && !verdict.waiting.empty() &&
+      std::all_of(verdict.waiting.begin(), verdict.waiting.end(),
+                  [](const decide::Finding& f) { return f.rule == "mergeable"; });
+  if (!result.superseded && pr->state == "open" && !pr->mergeable && only_mergeability &&
+      now - *snapshot.head_pushed_at < kMergeableRecheckFor) {
+    Signal again{lease.key, "mergeable-unknown", kMergeableRecheck};
+    if (Status s = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
+                                  Durability::kRecoverable);
+        !s.ok()) {
+      Log(LogLevel::kWarn, "pass.recheck").Field("key", lease.key).Field("error", s.ToString());
+    }
+  }
   return PassOutcome::Done();
 }
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
@@ -463,10 +464,17 @@ int RunDemo(int argc, char** argv) {
     const int64_t n_effects = effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
     if (f.ok()) funnel = *f;
     if (c.ok()) counters = *c;
+    // Active: a PR with a pass to come for something other than the periodic sweep (which
+    // keeps revisiting every open PR and, on a settled world, changes nothing).
     int64_t active = 0;
     if (busy.ok()) {
       for (const WorkItem& w : *busy) {
-        if (w.state == WorkState::kRunning || w.state == WorkState::kPending) ++active;
+        if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
+        const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
+        const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
+          return r == "swept";
+        });
+        if (!sweep_only || why.empty()) ++active;
       }
     }
     const double secs =
@@ -513,9 +521,13 @@ int RunDemo(int argc, char** argv) {
 
   // Ledger: what gatehouse did, by kind.
   std::map<std::string, int64_t> done_by_kind;
-  int64_t actions = 0, superseded_rows = 0, open_intents = 0;
+  int64_t actions = 0, superseded_rows = 0, open_intents = 0, dead_items = 0;
   if (auto items = (*store)->ListWorkItems(WorkFilter{std::nullopt, 100000}); items.ok()) {
     for (const WorkItem& w : *items) {
+      if (w.state == WorkState::kDead) {
+        ++dead_items;
+        problem(w.key + ": work item dead (" + w.last_error + ")");
+      }
       auto rows = (*store)->ListActions(w.key);
       if (!rows.ok()) continue;
       for (const ActionRecord& a : *rows) {
@@ -558,7 +570,8 @@ int RunDemo(int argc, char** argv) {
   std::printf("%-28s routed %lld, ignored %lld, in flight %lld, dead %lld\n", "  of which",
               static_cast<long long>(funnel.routed), static_cast<long long>(funnel.ignored),
               static_cast<long long>(funnel.in_flight), static_cast<long long>(funnel.dead));
-  std::printf("%-28s %lld\n", "passes", static_cast<long long>(passes));
+  std::printf("%-28s %lld (dead work items: %lld)\n", "passes", static_cast<long long>(passes),
+              static_cast<long long>(dead_items));
   std::printf("%-28s %lld done", "actions (ledger)", static_cast<long long>(actions));
   for (const auto& [kind, n] : done_by_kind) std::printf(", %s %lld", kind.c_str(), static_cast<long long>(n));
   std::printf("\n%-28s %lld superseded (GitHub refused a stale head), %lld open intents\n", "",
@@ -576,6 +589,10 @@ int RunDemo(int argc, char** argv) {
   std::printf("  %-26s %s (%lld lost)\n", "every delivery terminal", lost == 0 ? "ok" : "FAIL",
               static_cast<long long>(lost));
   for (const std::string& p : inv.problems) problems.push_back(p);
+  if (open_intents > 0) {
+    problems.push_back(std::to_string(open_intents) +
+                       " ledger intents without an outcome after gatehouse stopped");
+  }
   if (!settled) problems.push_back("gatehouse did not settle within the timeout");
   if (serve_exit != 0) problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());

@@ -284,7 +284,6 @@ int RunServe(int argc, char** argv) {
   // Front to back: stop taking requests (answering those in flight), store what was
   // accepted, route it, then let the engine finish its passes.
   (*server)->Stop(std::chrono::seconds(10));
-  if (sweeper) sweeper->Stop();
   inbox.Stop();
   router.Stop();
   // Let running passes finish and be recorded, but not forever: a hung pass cannot be
@@ -292,6 +291,7 @@ int RunServe(int argc, char** argv) {
   std::promise<void> stopped;
   std::future<void> stopped_future = stopped.get_future();
   std::thread stopper([&] {
+    if (sweeper) sweeper->Stop();  // may wait for one GitHub call: inside the grace period
     pool.Stop();
     stopped.set_value();
   });

@@ -251,6 +251,10 @@ class CountingStore final : public Store {
   Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) override {
     return inner_.ListAudit(subject, limit);
   }
+  Status RecordLearned(std::span<const RepoInstallation> repos, std::span<const PrFact> facts,
+                       Time now) override {
+    return inner_.RecordLearned(repos, facts, now);
+  }
 
   CallStats enqueue;
   CallStats claim;

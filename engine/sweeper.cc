@@ -50,6 +50,11 @@ void Sweeper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool Sweeper::Stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
+}
+
 bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_until(lock, deadline, [this] { return stopping_; });
@@ -70,7 +75,9 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets(SweepStats& stats) {
   }
   // Every repository of every installation we know of, as GitHub lists them now.
   if (options_.app_mode) {
+    std::vector<RepoInstallation> learned;
     for (int64_t id : installations) {
+      if (Stopping()) break;
       CallContext ctx{id, /*background=*/true};
       auto repos = github_.ListInstallationRepositories(ctx);
       if (!repos.ok()) {
@@ -81,7 +88,13 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets(SweepStats& stats) {
       }
       for (const RepoRef& repo : *repos) {
         if (seen.insert(Lower(repo.FullName())).second) targets.push_back({repo, id});
+        learned.push_back(RepoInstallation{Lower(repo.FullName()), id});
       }
+    }
+    // Remembered, so that a pass for one of their PRs knows which installation to act as
+    // even before any webhook from that repository arrived.
+    if (Status s = store_.RecordLearned(learned, {}, clock_->Now()); !s.ok()) {
+      Log(LogLevel::kWarn, "sweep.learn").Field("error", s.ToString());
     }
   }
   // And those learned from webhooks (all of them in personal-token mode).
@@ -128,7 +141,10 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
 
 SweepStats Sweeper::SweepOnce() {
   SweepStats stats;
-  for (const RepoTarget& t : ListTargets(stats)) SweepRepo(t, stats);
+  for (const RepoTarget& t : ListTargets(stats)) {
+    if (Stopping()) break;
+    SweepRepo(t, stats);
+  }
   Log(LogLevel::kInfo, "sweep.done")
       .Field("repos", stats.repos)
       .Field("skipped", stats.skipped)
@@ -138,18 +154,31 @@ SweepStats Sweeper::SweepOnce() {
 
 SweepStats Sweeper::ResolveOnce() {
   SweepStats stats;
-  auto open = store_.OpenDeliveries(options_.resolve_batch, /*include_unresolved=*/true);
+  // Accepted deliveries are the router's; this looks at the unresolved ones only. Each one
+  // ends here in a terminal state unless GitHub could not be asked this time.
+  auto open = store_.OpenDeliveries(options_.resolve_batch * 10, /*include_unresolved=*/true);
   if (!open.ok()) return stats;
   std::vector<RouteDecision> decisions;
+  size_t asked = 0;
   for (const InboxEntry& entry : *open) {
     if (entry.state != InboxState::kUnresolved) continue;
+    if (asked >= options_.resolve_batch || Stopping()) break;
+    RouteDecision d;
+    d.seq = entry.seq;
     boost::system::error_code ec;
-    boost::json::value payload = boost::json::parse(entry.body, ec);
-    if (ec) continue;  // the router decides about undecodable bodies
+    boost::json::value payload =
+        entry.body_error.empty() ? boost::json::parse(entry.body, ec) : boost::json::value();
+    if (!entry.body_error.empty() || ec) {
+      d.state = InboxState::kDead;
+      d.reason = "undecodable body: " + (entry.body_error.empty() ? ec.message() : entry.body_error);
+      decisions.push_back(std::move(d));
+      continue;
+    }
     RouteResult route = RouteWebhook(entry.event, payload);
-    if (route.kind != RouteResult::Kind::kResolveBySha) continue;
     RepoRef repo;
-    if (!SplitRepo(route.repo, &repo)) continue;
+    if (route.kind != RouteResult::Kind::kResolveBySha || !SplitRepo(route.repo, &repo)) {
+      continue;  // the router routes it differently now; it will pick it up
+    }
     CallContext ctx{0, /*background=*/true};
     if (options_.app_mode) {
       std::optional<int64_t> id = entry.installation_id;
@@ -157,12 +186,16 @@ SweepStats Sweeper::ResolveOnce() {
         auto known = store_.GetRepository(route.repo);
         if (known.ok() && *known) id = (*known)->installation_id;
       }
-      if (!id) continue;  // cannot ask GitHub without an installation
+      if (!id) {
+        d.state = InboxState::kIgnored;
+        d.reason = "no installation known for " + route.repo + " to look up " + route.sha;
+        decisions.push_back(std::move(d));
+        continue;
+      }
       ctx.installation_id = *id;
     }
+    ++asked;
     auto prs = github_.ListPullRequestsForCommit(ctx, repo, route.sha);
-    RouteDecision d;
-    d.seq = entry.seq;
     if (!prs.ok()) {
       if (prs.error().kind != GitHubErrorKind::kNotFound) continue;  // next round
       d.state = InboxState::kIgnored;
@@ -216,19 +249,24 @@ void Sweeper::Loop() {
             .Field("repos", stats.repos)
             .Field("skipped", stats.skipped)
             .Field("prs", stats.prs);
-        round_start += options_.interval;
+        // The next round starts one interval after this one did, or now if this one ran
+        // late (a slow round is not made up for by sweeping back to back).
+        round_start = std::max(round_start + options_.interval, Steady::now());
       }
       stats = SweepStats{};
       round = ListTargets(stats);
       next = 0;
       if (round.empty()) {
-        // Nothing known yet: look again at the next interval.
-        if (!WaitUntil(std::min(next_resolve, round_start + options_.interval))) return;
-        if (Steady::now() >= next_resolve) {
-          ResolveOnce();
-          next_resolve = Steady::now() + options_.resolve_interval;
+        // Nothing known yet: resolve meanwhile, and look again at the next interval.
+        const auto next_round = Steady::now() + options_.interval;
+        while (Steady::now() < next_round) {
+          if (!WaitUntil(std::min(next_resolve, next_round))) return;
+          if (Steady::now() >= next_resolve) {
+            ResolveOnce();
+            next_resolve = Steady::now() + options_.resolve_interval;
+          }
         }
-        if (Steady::now() >= round_start + options_.interval) round_start = Steady::now();
+        round_start = Steady::now();
         continue;
       }
     }

@@ -13,7 +13,11 @@
 //    refused for the reserve is simply left to the next round;
 //  - every `resolve_interval` (default 30 s) it asks GitHub which PRs contain the commit of
 //    each delivery the router left `unresolved` (GET /repos/{o}/{r}/commits/{sha}/pulls) and
-//    routes the delivery to the open ones, or marks it `ignored` when no open PR has it.
+//    routes the delivery to the open ones, or marks it `ignored` when no open PR has it (or
+//    when no installation is known to ask with), `dead` when its body cannot be decoded.
+//
+// Repositories found through an installation are remembered with it (Store::RecordLearned),
+// so that passes for their PRs know which installation to act as.
 //
 // Thread-safe. Start() once, Stop() joins. SweepOnce() and ResolveOnce() run one round on the
 // caller's thread (tests, `gatehouse` tools).
@@ -74,6 +78,7 @@ class Sweeper {
   void Loop();
   // Waits until `deadline` (real time) or Stop(); false when stopping.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline);
+  bool Stopping();
 
   Store& store_;
   GitHub& github_;

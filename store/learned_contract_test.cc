@@ -204,6 +204,23 @@ TEST_P(LearnedContractTest, RepositoriesAndFactsSurviveReopen) {
   EXPECT_EQ(Facts("acme/app#1").size(), 1u);
 }
 
+TEST_P(LearnedContractTest, RecordLearnedFollowsTheRulesOfRouting) {
+  const std::vector<RepoInstallation> first = {{"Acme/App", 7}};
+  const std::vector<PrFact> seen = {{"acme/app#1", "head_seen", "aaa", kT0}};
+  ASSERT_TRUE(store_->RecordLearned(first, seen, kT0).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 7);
+  const std::vector<RepoInstallation> unknown = {{"acme/app", std::nullopt}};
+  const std::vector<PrFact> older = {{"acme/app#1", "head_seen", "old", kT0 - Duration(1)}};
+  ASSERT_TRUE(store_->RecordLearned(unknown, older, kT0).ok());
+  EXPECT_EQ(InstallationOf("acme/app"), 7) << "a null installation never overwrites";
+  auto facts = Facts("acme/app#1");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].value, "aaa") << "an older fact does not replace a newer one";
+  const std::vector<PrFact> bad = {{"", "head_seen", "x", kT0}};
+  EXPECT_FALSE(store_->RecordLearned({}, bad, kT0).ok());
+  EXPECT_TRUE(store_->RecordLearned({}, {}, kT0).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, LearnedContractTest,
                          ::testing::Values(testing::SqliteTestBackend()),
                          [](const ::testing::TestParamInfo<StoreBackend>& p) {

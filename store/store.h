@@ -363,6 +363,13 @@ class Store {
   virtual Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) = 0;
   // The last `limit` entries of `subject` (all of them when `limit` is 0), oldest first.
   virtual Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) = 0;
+
+  // Records repositories and PR facts learned outside routing (the sweeper's installation
+  // listings, a pass's first sight of a head), with the same rules as RouteDecision::repos and
+  // ::facts: a null installation never overwrites a known one; per (subject, name) the later
+  // `at` wins. One transaction; recoverable durability (all of it can be learned again).
+  virtual Status RecordLearned(std::span<const RepoInstallation> repos,
+                               std::span<const PrFact> facts, Time now) = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -58,6 +58,26 @@ Status SqliteStore::ApplyLearnedInTx(const RouteDecision& d, Time now) {
   return Status::Ok();
 }
 
+Status SqliteStore::RecordLearned(std::span<const RepoInstallation> repos,
+                                  std::span<const PrFact> facts, Time now) {
+  RouteDecision learned;
+  learned.repos.assign(repos.begin(), repos.end());
+  learned.facts.assign(facts.begin(), facts.end());
+  for (const RepoInstallation& r : learned.repos) {
+    if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
+  }
+  for (const PrFact& f : learned.facts) {
+    if (f.subject.empty() || f.name.empty()) {
+      return InvalidArgument("a learned fact needs a subject and a name");
+    }
+  }
+  if (learned.repos.empty() && learned.facts.empty()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return db_->WriteTransaction(Durability::kRecoverable,
+                               [&]() -> Status { return ApplyLearnedInTx(learned, now); })
+      .WithContext("recording what was learned");
+}
+
 Result<std::vector<RepoInstallation>> SqliteStore::ListRepositories() {
   std::lock_guard<std::mutex> lock(mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT repo, installation_id FROM repositories "

@@ -67,6 +67,8 @@ class SqliteStore final : public Store {
   // The audit log: store/sqlite/sqlite_audit.cc.
   Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) override;
   Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) override;
+  Status RecordLearned(std::span<const RepoInstallation> repos, std::span<const PrFact> facts,
+                       Time now) override;
 
   // The highest applied migration.
   Result<int> SchemaVersion();
