@@ -424,6 +424,15 @@ PassOutcome PrPass::Run(PassContext& ctx) {
                << verdict.waiting.size() << ", warnings " << verdict.warnings.size()
                << "; policy " << policy->source << ")";
   add_audit("verdict", pr->head_sha, verdict_line.str(), json::serialize(verdict_json));
+  if (!plan.actions.empty()) {
+    std::string planned;
+    json::array keys;
+    for (const auto& a : plan.actions) {
+      planned += (planned.empty() ? "" : ", ") + ActionText(a);
+      keys.push_back(json::string(a.Key()));
+    }
+    add_audit("planned", pr->head_sha, planned, json::serialize(json::object{{"keys", keys}}));
+  }
   for (const auto& s : plan.skipped) {
     add_audit("skipped", s.action.head_sha, ActionText(s.action) + ": " + s.reason,
               json::serialize(json::object{{"key", s.action.Key()}, {"why", s.action.why}}));

@@ -125,7 +125,7 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
         s.Pull(static_cast<int>(rng() % 200), "/reviews",
                json::object{{"user", "lead"}, {"event", "APPROVE"}});
       } else if (kind <= 7) {
-        pr.story = "a push lands while gatehouse decides: merged once, at the new head";
+        pr.story = "a push lands around the decision: merged exactly once";
         pr.expected_state = "merged";
         s.Pull(t, "/reviews", json::object{{"user", "lead"}, {"event", "APPROVE"}});
         s.CiStorm(50, sha1, true, rng);

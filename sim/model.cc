@@ -176,6 +176,10 @@ Outcome Model::Push(const std::string& who, const std::string& repo, int number,
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
+  if (pr->merged) {
+    // The branch may move on, but a merged PR keeps the head it was merged at.
+    return RecordLocked(who, "push", repo, number, sha, {422, "Pull request is merged"}, "");
+  }
   if (sha.empty()) sha = NewShaLocked();
   // Recorded before the head moves: the effect's `head` is the old one.
   Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + pr->head_sha);
