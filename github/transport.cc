@@ -149,6 +149,13 @@ Result<HttpReply> CurlTransport::Send(const HttpCall& call) {
                    static_cast<long>(options_.total_timeout.count() / 1000));  // NOLINT
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
+  // A mutation never goes out on a reused connection. libcurl silently re-sends a request
+  // whose reused connection died before any answer came back; for a POST that had already
+  // reached GitHub that would be a second effect the action ledger never saw. On a fresh
+  // connection the failure is reported instead (transient: the ledger's intent stays open and
+  // the next pass reconciles it). Reads keep reusing connections.
+  const bool mutation = call.method != "GET" && call.method != "HEAD";
+  curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, mutation ? 1L : 0L);
   if (call.method == "GET") {
     // GitHub redirects reads of renamed or transferred repositories (301/307). libcurl drops
     // our Authorization header if a redirect leaves the host.
