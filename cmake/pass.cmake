@@ -17,4 +17,10 @@ if(GATEHOUSE_TESTS)
     GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>"
     GATEHOUSE_SCENARIOS="${CMAKE_SOURCE_DIR}/tests/scenarios")
   add_dependencies(decide_act_e2e_test gatehouse gatehouse-sim)
+  # The sweeper against a real SqliteStore and the real simulator served in-process, reached
+  # through GitHubClient over loopback (the act_test fixture).
+  gatehouse_test(sweeper_test SOURCES engine/sweeper_test.cc
+    LIBS gatehouse_pass gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
+  target_compile_definitions(sweeper_test PRIVATE
+    GATEHOUSE_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
 endif()
