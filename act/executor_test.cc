@@ -6,20 +6,16 @@
 #include "act/executor.h"
 
 #include <gtest/gtest.h>
-#include <openssl/bio.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "github/app_auth.h"
 #include "github/client.h"
-#include "github/fake_github_test_util.h"
 #include "github/transport.h"
 #include "http/server.h"
 #include "sim/model.h"
+#include "sim/in_process_github_test_util.h"
 #include "sim/rest.h"
 #include "store/store_test_util.h"
 
@@ -28,13 +24,11 @@ namespace {
 
 using decide::ActionKind;
 using decide::PlannedAction;
-using github_testing::GetTestRsaKey;
 using R = ActionReport::Result;
 using std::chrono::hours;
 using std::chrono::seconds;
 
 const Time kStart = Time(seconds(1796040000));  // 2026-11-30T12:00:00Z
-constexpr int64_t kAppId = 4242;
 constexpr int64_t kInstallation = 7;
 const RepoRef kRepo{"acme", "app"};
 constexpr char kFullName[] = "acme/app";
@@ -44,56 +38,22 @@ constexpr char kFullName[] = "acme/app";
 const std::string kAppWho = "installation:" + std::to_string(kInstallation);
 const std::string kAppLogin = "gatehouse[bot]";
 
-std::string PublicKeyPem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PUBKEY(bio, key);
-  char* data = nullptr;
-  long len = BIO_get_mem_data(bio, &data);  // NOLINT: OpenSSL's type
-  std::string pem(data, static_cast<size_t>(len));
-  BIO_free(bio);
-  return pem;
-}
-
 std::string Subject(int number) { return std::string(kFullName) + "#" + std::to_string(number); }
 
 class ExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& key = GetTestRsaKey();
-    model_ = std::make_unique<sim::Model>(
-        clock_, sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = hours(1)});
-    sim::SimHandlerOptions hopts;
-    hopts.clock = clock_;
-    hopts.app_id = std::to_string(kAppId);
-    hopts.app_public_key_pem = PublicKeyPem(key.pkey);
-    handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
-    HttpServerOptions sopts;
-    sopts.listen = "127.0.0.1:0";
-    sopts.threads = 1;
-    auto server = HttpServer::Start(sopts, *handler_);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
-
-    CurlTransportOptions topts;
-    topts.base_url = "http://127.0.0.1:" + std::to_string(server_->port());
-    auto curl = CurlTransport::Create(topts);
-    ASSERT_TRUE(curl.ok()) << curl.status().ToString();
-    curl_ = std::move(curl).value();
-    auto signer = AppJwtSigner::Create(kAppId, key.private_pem);
-    ASSERT_TRUE(signer.ok()) << signer.status().ToString();
-    signer_ = std::move(signer).value();
-    tokens_ = std::make_unique<InstallationTokenCache>(*curl_, *signer_, clock_);
-    client_ = std::make_unique<GitHubClient>(*curl_, *tokens_, clock_);
+    ASSERT_NO_FATAL_FAILURE(github_.Start());
+    model_ = &github_.model();
+    handler_ = &github_.handler();
+    client_ = &github_.client();
+    curl_ = &github_.transport();
 
     ASSERT_TRUE(model_->CreateRepo("acme", "app", kInstallation, {}).ok());
     auto store = OpenSqliteStore(dir_.File("gatehouse.db"));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
     options_.app_login = kAppLogin;
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop(seconds(1));
   }
 
   // A new open PR in the simulator.
@@ -205,13 +165,11 @@ class ExecutorTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
-  std::unique_ptr<sim::Model> model_;
-  std::unique_ptr<sim::SimHandler> handler_;
-  std::unique_ptr<HttpServer> server_;
-  std::unique_ptr<CurlTransport> curl_;
-  std::unique_ptr<AppJwtSigner> signer_;
-  std::unique_ptr<InstallationTokenCache> tokens_;
-  std::unique_ptr<GitHubClient> client_;
+  sim_testing::InProcessGitHub github_{clock_};
+  sim::Model* model_ = nullptr;
+  sim::SimHandler* handler_ = nullptr;
+  CurlTransport* curl_ = nullptr;
+  GitHubClient* client_ = nullptr;
   StorePtr store_;
   ExecutorOptions options_;
 };

@@ -6,9 +6,6 @@
 #include "engine/sweeper.h"
 
 #include <gtest/gtest.h>
-#include <openssl/bio.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -20,12 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "github/app_auth.h"
 #include "github/client.h"
-#include "github/fake_github_test_util.h"
 #include "github/transport.h"
 #include "http/server.h"
 #include "sim/model.h"
+#include "sim/in_process_github_test_util.h"
 #include "sim/rest.h"
 #include "store/store_test_util.h"
 
@@ -33,23 +29,11 @@ namespace gatehouse {
 namespace {
 
 namespace json = boost::json;
-using github_testing::GetTestRsaKey;
 using std::chrono::hours;
 using std::chrono::seconds;
 
 const Time kStart = Time(seconds(1796040000));  // 2026-11-30T12:00:00Z
-constexpr int64_t kAppId = 4242;
 constexpr int64_t kInstallation = 7;
-
-std::string PublicKeyPem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PUBKEY(bio, key);
-  char* data = nullptr;
-  long len = BIO_get_mem_data(bio, &data);  // NOLINT: OpenSSL's type
-  std::string pem(data, static_cast<size_t>(len));
-  BIO_free(bio);
-  return pem;
-}
 
 std::string ReadFixture(const std::string& relative) {
   std::ifstream in(std::string(GATEHOUSE_FIXTURES) + "/" + relative, std::ios::binary);
@@ -107,40 +91,19 @@ class ArmingHandler final : public HttpHandler {
 class SweeperTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& key = GetTestRsaKey();
-    model_ = std::make_unique<sim::Model>(
-        clock_, sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = hours(1)});
-    sim::SimHandlerOptions hopts;
-    hopts.clock = clock_;
-    hopts.app_id = std::to_string(kAppId);
-    hopts.app_public_key_pem = PublicKeyPem(key.pkey);
-    handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
-    arming_ = std::make_unique<ArmingHandler>(*handler_);
-    HttpServerOptions sopts;
-    sopts.listen = "127.0.0.1:0";
-    sopts.threads = 1;
-    auto server = HttpServer::Start(sopts, *arming_);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
-
-    CurlTransportOptions topts;
-    topts.base_url = "http://127.0.0.1:" + std::to_string(server_->port());
-    auto curl = CurlTransport::Create(topts);
-    ASSERT_TRUE(curl.ok()) << curl.status().ToString();
-    curl_ = std::move(curl).value();
-    auto signer = AppJwtSigner::Create(kAppId, key.private_pem);
-    ASSERT_TRUE(signer.ok()) << signer.status().ToString();
-    signer_ = std::move(signer).value();
-    tokens_ = std::make_unique<InstallationTokenCache>(*curl_, *signer_, clock_);
-    client_ = std::make_unique<GitHubClient>(*curl_, *tokens_, clock_);
+    ASSERT_NO_FATAL_FAILURE(github_.Start([this](sim::SimHandler& h) {
+      auto arming = std::make_unique<ArmingHandler>(h);
+      arming_ = arming.get();
+      return std::unique_ptr<HttpHandler>(std::move(arming));
+    }));
+    model_ = &github_.model();
+    handler_ = &github_.handler();
+    client_ = &github_.client();
+    curl_ = &github_.transport();
 
     auto store = OpenSqliteStore(dir_.File("gatehouse.db"));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop(seconds(1));
   }
 
   void Repo(const std::string& owner, const std::string& name, int64_t installation) {
@@ -193,14 +156,12 @@ class SweeperTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
-  std::unique_ptr<sim::Model> model_;
-  std::unique_ptr<sim::SimHandler> handler_;
-  std::unique_ptr<ArmingHandler> arming_;
-  std::unique_ptr<HttpServer> server_;
-  std::unique_ptr<CurlTransport> curl_;
-  std::unique_ptr<AppJwtSigner> signer_;
-  std::unique_ptr<InstallationTokenCache> tokens_;
-  std::unique_ptr<GitHubClient> client_;
+  sim_testing::InProcessGitHub github_{clock_};
+  sim::Model* model_ = nullptr;
+  sim::SimHandler* handler_ = nullptr;
+  ArmingHandler* arming_ = nullptr;
+  CurlTransport* curl_ = nullptr;
+  GitHubClient* client_ = nullptr;
   StorePtr store_;
   int signalled_ = 0;
 };

@@ -19,6 +19,7 @@
 #include "github/transport.h"
 #include "http/server.h"
 #include "sim/model.h"
+#include "sim/in_process_github_test_util.h"
 #include "sim/rest.h"
 
 namespace gatehouse {
@@ -28,21 +29,11 @@ namespace json = boost::json;
 using github_testing::GetTestRsaKey;
 
 const Time kStart = Time(std::chrono::seconds(1796040000));  // 2026-11-30T12:00:00Z
-constexpr int64_t kAppId = 4242;
+using sim_testing::kAppId;
 constexpr int64_t kInstallation = 7;
 const RepoRef kRepo{"acme", "app"};
 constexpr char kFullName[] = "acme/app";
 constexpr char kPolicy[] = "gates:\n  - approvals: 1\n";
-
-std::string PublicKeyPem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PUBKEY(bio, key);
-  char* data = nullptr;
-  long len = BIO_get_mem_data(bio, &data);  // NOLINT: OpenSSL's type
-  std::string pem(data, static_cast<size_t>(len));
-  BIO_free(bio);
-  return pem;
-}
 
 // Counts what crosses the wire and remembers the last status, so a test can tell a 304 from
 // a 200 and a locally refused call from one that reached the simulator.
@@ -76,40 +67,18 @@ class ObservingTransport final : public HttpTransport {
 class ClientSimTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& key = GetTestRsaKey();
-    model_ = std::make_unique<sim::Model>(
-        clock_,
-        sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = std::chrono::hours(1)});
-    sim::SimHandlerOptions hopts;
-    hopts.clock = clock_;
-    hopts.app_id = std::to_string(kAppId);
-    hopts.app_public_key_pem = PublicKeyPem(key.pkey);
-    handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
-    HttpServerOptions sopts;
-    sopts.listen = "127.0.0.1:0";
-    sopts.threads = 1;
-    auto server = HttpServer::Start(sopts, *handler_);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
-
-    CurlTransportOptions topts;
-    topts.base_url = "http://127.0.0.1:" + std::to_string(server_->port());
-    auto curl = CurlTransport::Create(topts);
-    ASSERT_TRUE(curl.ok()) << curl.status().ToString();
-    curl_ = std::move(curl).value();
-    transport_ = std::make_unique<ObservingTransport>(*curl_);
-    auto signer = AppJwtSigner::Create(kAppId, key.private_pem);
-    ASSERT_TRUE(signer.ok()) << signer.status().ToString();
-    signer_ = std::move(signer).value();
-    tokens_ = std::make_unique<InstallationTokenCache>(*transport_, *signer_, clock_);
-    client_ = std::make_unique<GitHubClient>(*transport_, *tokens_, clock_);
+    ASSERT_NO_FATAL_FAILURE(github_.Start(nullptr, [this](HttpTransport& curl) {
+      auto observing = std::make_unique<ObservingTransport>(curl);
+      transport_ = observing.get();
+      return std::unique_ptr<HttpTransport>(std::move(observing));
+    }));
+    model_ = &github_.model();
+    handler_ = &github_.handler();
+    tokens_ = &github_.tokens();
+    client_ = &github_.client();
 
     auto repo = model_->CreateRepo("acme", "app", kInstallation, {{".gatehouse.yml", kPolicy}});
     ASSERT_TRUE(repo.ok()) << repo.status().ToString();
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop(std::chrono::seconds(1));
   }
 
   sim::PullRequest NewPull(const std::string& title) {
@@ -151,14 +120,12 @@ class ClientSimTest : public ::testing::Test {
   }
 
   std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
-  std::unique_ptr<sim::Model> model_;
-  std::unique_ptr<sim::SimHandler> handler_;
-  std::unique_ptr<HttpServer> server_;
-  std::unique_ptr<CurlTransport> curl_;
-  std::unique_ptr<ObservingTransport> transport_;
-  std::unique_ptr<AppJwtSigner> signer_;
-  std::unique_ptr<InstallationTokenCache> tokens_;
-  std::unique_ptr<GitHubClient> client_;
+  sim_testing::InProcessGitHub github_{clock_};
+  sim::Model* model_ = nullptr;
+  sim::SimHandler* handler_ = nullptr;
+  ObservingTransport* transport_ = nullptr;
+  InstallationTokenCache* tokens_ = nullptr;
+  GitHubClient* client_ = nullptr;
   const CallContext ctx_{kInstallation, false};
   const std::string who_ = "installation:" + std::to_string(kInstallation);
 };
