@@ -158,6 +158,17 @@ class DecideActE2eTest : public ::testing::Test {
       restarter.join();
     }
     if (serve && (options.crash_after_call.empty() || out.serves > 1)) {
+      // The scenario is over on GitHub's side; let gatehouse finish with its inbox (the
+      // webhooks of its own last actions, which the resolver may still be looking up) before
+      // stopping it, so that "every delivery terminal" is checked at rest.
+      if (auto live = OpenSqliteStore(dir_.File("g.db")); live.ok()) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (std::chrono::steady_clock::now() < give_up) {
+          auto funnel = (*live)->GetFunnel();
+          if (funnel.ok() && funnel->in_flight == 0) break;
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
       serve->Signal(SIGTERM);
       EXPECT_EQ(serve->Wait(), 0);
     }
