@@ -75,6 +75,9 @@ Options:
 
 constexpr char kSecret[] = "gatehouse-demo-webhook-secret";
 constexpr int64_t kAppId = 4242;
+// The App's slug in the simulator: gatehouse must discover its login (GET /app) to find and
+// edit its one summary comment per PR.
+constexpr char kAppSlug[] = "gatehouse-demo";
 
 // ---- small helpers ----
 
@@ -320,6 +323,7 @@ int RunDemo(int argc, char** argv) {
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
   ChildProcess sim({sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id",
                     std::to_string(kAppId), "--app-public-key", dir + "/app.public-key.pem",
+                    "--app-slug", kAppSlug,
                     "--mergeable-delay-ms", "300", "--log-level", "warn"},
                    dir + "/gatehouse-sim.log");
   const std::string sim_url = sim.ok() ? UrlFromLine(sim.ReadLine()) : "";
@@ -558,7 +562,31 @@ int RunDemo(int argc, char** argv) {
       problem(key + " (" + pr.story + "): expected " + pr.expected_state + ", got " + got);
     }
   }
-  (void)sim_state;
+  // One summary comment per PR, edited in place: a second one is a duplicate effect.
+  const std::string app_login = std::string(kAppSlug) + "[bot]";
+  if (const json::object* root = sim_state.if_object()) {
+    if (const json::value* repos = root->if_contains("repos"); repos && repos->is_array()) {
+      for (const json::value& repo : repos->as_array()) {
+        const json::value* pulls = repo.as_object().if_contains("pulls");
+        if (pulls == nullptr || !pulls->is_array()) continue;
+        for (const json::value& p : pulls->as_array()) {
+          const json::value* comments = p.as_object().if_contains("comments");
+          if (comments == nullptr || !comments->is_array()) continue;
+          int64_t ours = 0;
+          for (const json::value& c : comments->as_array()) {
+            const json::value* user = c.as_object().if_contains("user");
+            if (user != nullptr && Str(*user, "login") == app_login) ++ours;
+          }
+          if (ours > 1) {
+            inv.duplicate_effects += ours - 1;
+            inv.problems.push_back(Str(repo, "full_name") + "#" +
+                                   std::to_string(Int(p, "number")) + ": " +
+                                   std::to_string(ours) + " summary comments by " + app_login);
+          }
+        }
+      }
+    }
+  }
 
   // 7. The report.
   const int64_t passes = counters["work.passes_completed"];

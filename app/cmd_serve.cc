@@ -21,6 +21,7 @@
 #include "engine/inbox_writer.h"
 #include "engine/sweeper.h"
 #include "engine/worker_pool.h"
+#include "github/app_auth.h"
 #include "github/auth_config.h"
 #include "github/client.h"
 #include "github/transport.h"
@@ -59,7 +60,9 @@ Options:
                          repository's `actions:` section overrides it
   --dry-run              plan and audit everything, execute nothing (overrides every repo)
   --app-login LOGIN      gatehouse's login on GitHub, to recognise its own reviews and
-                         comments (default gatehouse[bot])
+                         comments (App mode: asked from GitHub at start, GET /app ->
+                         <slug>[bot]; with a personal token: that token's login; fallback
+                         gatehouse[bot])
   --sweep-interval-seconds S
                          list every installed repository's open PRs this often and give each
                          a pass (default 600; 0 disables the sweep)
@@ -209,6 +212,23 @@ int RunServe(int argc, char** argv) {
     if (!source.ok()) return UsageError(source.status().message());
     tokens = std::move(source).value();
     github = std::make_unique<GitHubClient>(*transport, *tokens, clock);
+    if (github_config->app_mode() && !flags.Has("app-login")) {
+      // The App's login as GitHub shows it ("<slug>[bot]"), to recognise its own comments and
+      // reviews. If GitHub cannot be asked now, start anyway: webhooks must be accepted.
+      auto signer = AppJwtSigner::Create(github_config->app_id, github_config->private_key_pem);
+      auto login = signer.ok() ? FetchAppLogin(*transport, **signer, clock->Now())
+                               : GitHubResult<std::string>(GitHubError{
+                                     GitHubErrorKind::kPermanent, 0, {}, signer.status().message()});
+      if (login.ok()) {
+        pass_config.executor.app_login = *login;
+        Log(LogLevel::kInfo, "serve.app_login").Field("login", *login);
+      } else {
+        Log(LogLevel::kWarn, "serve.app_login")
+            .Field("error", login.error().ToString())
+            .Field("using", pass_config.executor.app_login)
+            .Field("note", "set --app-login to the App's <slug>[bot]");
+      }
+    }
     pr_pass = std::make_unique<act::PrPass>(**store, *github, clock, std::move(pass_config));
     pass = [&pr_pass](PassContext& ctx) { return pr_pass->Run(ctx); };
   } else {

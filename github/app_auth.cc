@@ -91,6 +91,28 @@ GitHubResult<std::string> InstallationTokenCache::Token(int64_t installation_id)
   return Exchange(installation_id, *entry);
 }
 
+GitHubResult<std::string> FetchAppLogin(HttpTransport& transport, const AppJwtSigner& signer,
+                                        Time now) {
+  const std::string what = "GET /app";
+  auto jwt = signer.Sign(now);
+  if (!jwt.ok()) return GitHubError{GitHubErrorKind::kPermanent, 0, {}, jwt.status().message()};
+  HttpCall call;
+  call.method = "GET";
+  call.target = "/app";
+  call.headers.emplace_back("Authorization", "Bearer " + *jwt);
+  auto reply = transport.Send(call);
+  if (!reply.ok()) return ErrorFromTransport(reply.status(), what);
+  if (reply->status != 200) return ErrorFromReply(*reply, now, what);
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(reply->body, ec);
+  const boost::json::object* obj = ec ? nullptr : v.if_object();
+  const boost::json::value* slug = obj ? obj->if_contains("slug") : nullptr;
+  if (slug == nullptr || !slug->is_string() || slug->get_string().empty()) {
+    return GitHubError{GitHubErrorKind::kPermanent, reply->status, {}, what + ": no slug"};
+  }
+  return std::string(slug->get_string()) + "[bot]";
+}
+
 GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_id, Entry& entry) {
   const std::string what =
       "POST /app/installations/" + std::to_string(installation_id) + "/access_tokens";

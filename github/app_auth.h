@@ -70,6 +70,12 @@ class PersonalTokenSource final : public TokenSource {
   const std::string token_;
 };
 
+// The App's login as GitHub shows it on its reviews and comments: "<slug>[bot]", from
+// `GET /app` authenticated with an App JWT. gatehouse needs it to recognise its own summary
+// comment and approvals.
+GitHubResult<std::string> FetchAppLogin(HttpTransport& transport, const AppJwtSigner& signer,
+                                        Time now);
+
 struct InstallationTokenCacheOptions {
   Duration refresh_margin = std::chrono::minutes(5);
 };

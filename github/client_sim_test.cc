@@ -130,6 +130,20 @@ class ClientSimTest : public ::testing::Test {
   const std::string who_ = "installation:" + std::to_string(kInstallation);
 };
 
+TEST_F(ClientSimTest, TheAppLoginIsItsSlugWithBotFromGetApp) {
+  auto signer = AppJwtSigner::Create(kAppId, GetTestRsaKey().private_pem);
+  ASSERT_TRUE(signer.ok());
+  auto login = FetchAppLogin(*transport_, **signer, clock_->Now());
+  ASSERT_TRUE(login.ok()) << login.error().ToString();
+  EXPECT_EQ(*login, "gatehouse[bot]");
+  // A JWT from another App is refused.
+  auto other = AppJwtSigner::Create(kAppId + 1, GetTestRsaKey().private_pem);
+  ASSERT_TRUE(other.ok());
+  auto refused = FetchAppLogin(*transport_, **other, clock_->Now());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, GitHubErrorKind::kUnauthorized);
+}
+
 TEST_F(ClientSimTest, AppJwtIsExchangedForATokenThatIsRefreshedBeforeItExpires) {
   NewPull("one");
   auto pr = client_->GetPullRequest(ctx_, kRepo, 1);

@@ -31,14 +31,15 @@ json::object Branch(const Repository& repo, const std::string& ref, const std::s
 }  // namespace
 
 namespace {
-std::string& AppSlug() {
+std::string& AppSlugStorage() {
   static std::string slug = "gatehouse";
   return slug;
 }
 }  // namespace
 
-void SetAppSlug(const std::string& slug) { AppSlug() = slug; }
-std::string AppLogin() { return AppSlug() + "[bot]"; }
+void SetAppSlug(const std::string& slug) { AppSlugStorage() = slug; }
+std::string AppSlug() { return AppSlugStorage(); }
+std::string AppLogin() { return AppSlugStorage() + "[bot]"; }
 
 json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;

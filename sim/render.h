@@ -18,6 +18,7 @@ namespace gatehouse::sim {
 // process-wide (`gatehouse-sim --app-slug`, default "gatehouse"); set it before serving.
 void SetAppSlug(const std::string& slug);
 std::string AppLogin();  // "<slug>[bot]"
+std::string AppSlug();
 boost::json::object RenderUser(const std::string& login, const std::string& type = "");
 boost::json::object RenderRepo(const Repository& repo);
 // The full PR, as GET /pulls/{n} and webhooks carry it.

@@ -190,7 +190,7 @@ bool SimHandler::Admit(int64_t installation_id, HttpResponse* out,
   return !refused;
 }
 
-HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t installation_id) {
+std::optional<HttpResponse> SimHandler::CheckAppJwt(const HttpRequest& request) {
   std::string auth = request.Header("Authorization");
   if (auth.rfind("Bearer ", 0) != 0)
     return GitHubError(401, "A JSON web token could not be decoded");
@@ -204,6 +204,11 @@ HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t in
   } else if (!options_.insecure_any_token) {
     return GitHubError(401, "the simulator has no App public key configured");
   }
+  return std::nullopt;
+}
+
+HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t installation_id) {
+  if (auto refused = CheckAppJwt(request)) return *refused;
   if (!InstallationExists(installation_id)) return GitHubError(404, "Not Found");
   Time expires;
   std::string token = model_.IssueToken(installation_id, &expires);
@@ -221,6 +226,15 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
     int id = ToNumber(parts[2]);
     if (id < 0) return GitHubError(404, "Not Found");
     return ServeAccessToken(request, id);
+  }
+  if (parts.size() == 1 && parts[0] == "app" && request.method == "GET") {
+    // The authenticated App (GitHub: GET /app with an App JWT).
+    if (auto refused = CheckAppJwt(request)) return *refused;
+    json::object app{{"id", static_cast<int64_t>(std::strtoll(options_.app_id.c_str(), nullptr, 10))},
+                     {"slug", AppSlug()},
+                     {"name", AppSlug()},
+                     {"owner", RenderUser("acme")}};
+    return JsonValueResponse(200, app);
   }
   std::string auth = request.Header("Authorization");
   std::string token;

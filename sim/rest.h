@@ -80,6 +80,8 @@ class SimHandler final : public HttpHandler {
                          const std::vector<std::string>& parts,
                          const std::map<std::string, std::string>& query);
   HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
+  // nullopt when the request carries a valid App JWT; else the 401 to answer.
+  std::optional<HttpResponse> CheckAppJwt(const HttpRequest& request);
   // Applies faults and the primary limit; fills `out` and returns false when the request is
   // refused. Adds the X-RateLimit-* headers to `headers` either way.
   bool Admit(int64_t installation_id, HttpResponse* out,
