@@ -556,10 +556,21 @@ int RunDemo(int argc, char** argv) {
     auto it = final_view.find(key);
     const std::string got = it == final_view.end() ? "missing" : it->second.state;
     ++outcome_total[pr.expected_state];
-    if (got == pr.expected_state) {
+    bool acted = pr.expected_action.empty();
+    if (!acted) {
+      // The story's own action, not just its end state: a draft-dodge PR must have been
+      // closed as a draft-dodge, not by the grace-period rule.
+      auto rows = (*store)->ListActions(key);
+      acted = rows.ok() && std::any_of(rows->begin(), rows->end(), [&](const ActionRecord& a) {
+                return a.key.kind == pr.expected_action && a.state == ActionState::kDone;
+              });
+    }
+    if (got == pr.expected_state && acted) {
       ++outcome_ok[pr.expected_state];
     } else {
-      problem(key + " (" + pr.story + "): expected " + pr.expected_state + ", got " + got);
+      problem(key + " (" + pr.story + "): expected " + pr.expected_state +
+              (pr.expected_action.empty() ? "" : " by " + pr.expected_action) + ", got " + got +
+              (acted ? "" : " without it"));
     }
   }
   // One summary comment per PR, edited in place: a second one is a duplicate effect.

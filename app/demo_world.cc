@@ -121,12 +121,14 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
       if (kind <= 5) {
         pr.story = "CI storm, approval: merged once";
         pr.expected_state = "merged";
+        pr.expected_action = "merge";
         s.CiStorm(t, sha1, true, rng);
         s.Pull(static_cast<int>(rng() % 200), "/reviews",
                json::object{{"user", "lead"}, {"event", "APPROVE"}});
       } else if (kind <= 7) {
         pr.story = "a push lands around the decision: merged exactly once";
         pr.expected_state = "merged";
+        pr.expected_action = "merge";
         s.Pull(t, "/reviews", json::object{{"user", "lead"}, {"event", "APPROVE"}});
         s.CiStorm(50, sha1, true, rng);
         // A push lands while gatehouse decides on the green head.
@@ -137,16 +139,19 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
         pr.story = kind == 8 ? "red CI: labelled pending-closure, closed after the grace"
                              : "red CI by a maintainer: exempt from closing";
         pr.expected_state = kind == 8 ? "closed" : "open";
+        pr.expected_action = kind == 8 ? "close" : "";
         s.CiStorm(t, sha1, false, rng);
       } else if (kind == 9) {
         pr.story = "draft-dodge: turned draft while pending closure, closed anyway";
         pr.expected_state = "closed";
+        pr.expected_action = "draft_dodge_close";
         s.CiStorm(t, sha1, false, rng);
         s.Wait("open", "pending-closure");
         s.Pull(100, "/draft", json::object{{"user", author}, {"draft", true}});
       } else {
         pr.story = "reopen-reclose: closed by gatehouse, reopened by its author, closed again";
         pr.expected_state = "closed";
+        pr.expected_action = "reopen_reclose";
         s.CiStorm(t, sha1, false, rng);
         s.Wait("closed", "");
         s.Pull(200, "/reopen", json::object{{"user", author}});
