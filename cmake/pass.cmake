@@ -8,6 +8,10 @@ target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gateh
 target_link_libraries(gatehouse PRIVATE gatehouse_pass)
 
 if(GATEHOUSE_TESTS)
+  # The pass against a real SQLite store and the in-process simulator.
+  gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc
+                 LIBS gatehouse_pass gatehouse_sim gatehouse_http gatehouse_github Boost::json
+                      OpenSSL::Crypto)
   # Issue 5's scenarios end to end: gatehouse-sim run (a process) against gatehouse serve (a
   # process) acting as the App; then gatehouse's ledger and audit log are checked.
   gatehouse_test(decide_act_e2e_test TIMEOUT 600 SOURCES tests/decide_act_e2e_test.cc

@@ -1,0 +1,235 @@
+// PrPass against a real SqliteStore and the in-process simulator (sim/in_process_github_test_
+// util.h) on one SimClock: where the policy comes from (the default branch, an operator
+// override file, the server defaults), what an invalid policy does, a repository with no known
+// installation, and an intent an earlier holder left open on a PR that changed since. The
+// end-to-end scenarios (tests/decide_act_e2e_test.cc) cover the pass inside `gatehouse serve`.
+#include "act/pr_pass.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/in_process_github_test_util.h"
+#include "store/sqlite/sqlite_store.h"
+#include "store/store_test_util.h"
+
+namespace gatehouse::act {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::seconds;
+
+const Time kStart = Time(seconds(1796040000));  // 2026-11-30T12:00:00Z
+constexpr int64_t kInstallation = 7;
+constexpr char kFullName[] = "acme/app";
+constexpr char kSubject[] = "acme/app#1";
+constexpr char kAppWho[] = "installation:7";
+
+constexpr char kAutoPolicy[] = R"(version: 1
+rules:
+  required_checks:
+    checks: [ci]
+  approvals:
+    min: 1
+actions:
+  autonomy: auto
+)";
+
+class PrPassTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(github_.Start());
+    auto store = OpenSqliteStore(dir_.File("gatehouse.db"));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+  }
+
+  // A repository with `files` (path → content), known to the store with its installation,
+  // and one open PR that is ready: CI green, approved.
+  void ReadyPull(std::map<std::string, std::string> files, bool known = true) {
+    ASSERT_TRUE(github_.model().CreateRepo("acme", "app", kInstallation, files).ok());
+    sim::NewPull spec;
+    spec.author = "alice";
+    auto pr = github_.model().CreatePull(kFullName, spec);
+    ASSERT_TRUE(pr.ok());
+    head_ = pr->head_sha;
+    sim::CheckRun run;
+    run.name = "ci";
+    run.head_sha = head_;
+    run.status = "completed";
+    run.conclusion = "success";
+    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
+    ASSERT_TRUE(
+        github_.model().SubmitReview("bob", kFullName, 1, "APPROVE", head_, "", nullptr).ok());
+    if (known) {
+      const RepoInstallation r{kFullName, kInstallation};
+      ASSERT_TRUE(store_->RecordLearned({&r, 1}, {}, clock_->Now()).ok());
+    }
+  }
+
+  // One pass over acme/app#1 under a fresh claim.
+  PassOutcome RunPass(PassConfig config) {
+    Signal s{kSubject, "pushed", {}};
+    EXPECT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->Claim("test", 1, hours(1), clock_->Now());
+    EXPECT_TRUE(leases.ok() && leases->size() == 1u);
+    if (!leases.ok() || leases->empty()) return PassOutcome::Permanent("no claim");
+    lease_ = (*leases)[0];
+    auto state = std::make_shared<LeaseState>();
+    state->until_us = ToMicros(lease_.lease_until);
+    PassContext ctx(lease_, state, *clock_);
+    PrPass pass(*store_, github_.client(), clock_, std::move(config));
+    PassOutcome outcome = pass.Run(ctx);
+    PassFinish finish{kSubject, lease_.fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
+    EXPECT_TRUE(store_->Finish({&finish, 1}, clock_->Now()).ok());
+    return outcome;
+  }
+
+  std::vector<sim::Effect> AppEffects(const std::string& kind = "") {
+    std::vector<sim::Effect> out;
+    for (const auto& e : github_.model().Effects()) {
+      if (e.who == kAppWho && (kind.empty() || e.kind == kind)) out.push_back(e);
+    }
+    return out;
+  }
+  std::vector<AuditEntry> Audit(const std::string& kind) {
+    auto all = store_->ListAudit(kSubject, 0);
+    EXPECT_TRUE(all.ok());
+    std::vector<AuditEntry> out;
+    for (const auto& e : *all) {
+      if (e.kind == kind) out.push_back(e);
+    }
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
+  sim_testing::InProcessGitHub github_{clock_};
+  StorePtr store_;
+  Lease lease_;
+  std::string head_;
+};
+
+TEST_F(PrPassTest, TheRepositoryPolicyOnTheDefaultBranchDecides) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
+  PassOutcome outcome = RunPass(PassConfig{});
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  ASSERT_EQ(AppEffects("merge").size(), 1u);
+  EXPECT_EQ(AppEffects("merge")[0].sha, head_);
+  EXPECT_EQ(AppEffects("merge")[0].status, 200);
+  auto verdicts = Audit("verdict");
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_NE(verdicts[0].summary.find("pass"), std::string::npos);
+  EXPECT_NE(verdicts[0].summary.find("acme/app:.github/gatehouse.yml"), std::string::npos);
+  EXPECT_EQ(verdicts[0].head_sha, head_);
+  EXPECT_EQ(Audit("planned").size(), 1u);
+  EXPECT_GE(Audit("executed").size(), 3u);  // check run, comment, approve, merge, ...
+}
+
+TEST_F(PrPassTest, WithoutAPolicyFileTheServerDefaultObserveDoesNothing) {
+  ReadyPull({});
+  PassOutcome outcome = RunPass(PassConfig{});
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_TRUE(AppEffects().empty());
+  auto verdicts = Audit("verdict");
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_NE(verdicts[0].summary.find("policy defaults"), std::string::npos);
+  EXPECT_FALSE(Audit("skipped").empty());
+}
+
+TEST_F(PrPassTest, AnOperatorOverrideFileReplacesTheRepositoryFile) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
+  const std::string dir = dir_.File("policies");
+  std::filesystem::create_directories(dir + "/acme");
+  std::ofstream(dir + "/acme/app.yml") << "version: 1\nactions:\n  autonomy: suggest\n";
+  PassConfig config;
+  config.override_dir = dir;
+  PassOutcome outcome = RunPass(config);
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_TRUE(AppEffects("merge").empty()) << "suggest: no merge";
+  EXPECT_TRUE(AppEffects("review").empty());
+  EXPECT_EQ(AppEffects("check_run").size(), 1u) << "suggest: the report class acts";
+  auto verdicts = Audit("verdict");
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_NE(verdicts[0].summary.find(dir + "/acme/app.yml"), std::string::npos);
+}
+
+TEST_F(PrPassTest, AnInvalidPolicyIsReportedAsAFailingCheckRunAndNothingElse) {
+  ReadyPull({{".github/gatehouse.yml", "version: 1\nrules:\n  approvals:\n    min: many\n"}});
+  PassConfig config;
+  config.defaults.actions.autonomy = decide::Autonomy::kAuto;  // server default
+  PassOutcome outcome = RunPass(config);
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  auto effects = AppEffects();
+  ASSERT_EQ(effects.size(), 1u) << "only the check run";
+  EXPECT_EQ(effects[0].kind, "check_run");
+  auto runs = github_.model().CheckRunsFor(kFullName, head_);
+  bool found = false;
+  for (const auto& r : runs) {
+    if (r.name != "gatehouse") continue;
+    found = true;
+    EXPECT_EQ(r.conclusion, "failure");
+    EXPECT_NE(r.summary.find("approvals.min"), std::string::npos) << r.summary;
+    EXPECT_NE(r.summary.find(":4:"), std::string::npos) << "the line: " << r.summary;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(PrPassTest, ARepositoryWithoutAKnownInstallationIsAuditedNotCalled) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}}, /*known=*/false);
+  PassOutcome outcome = RunPass(PassConfig{});
+  EXPECT_TRUE(outcome.ok) << "retrying cannot help; the next webhook teaches the installation";
+  EXPECT_TRUE(AppEffects().empty());
+  auto errors = Audit("error");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].summary.find("no installation known"), std::string::npos);
+}
+
+TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
+  // An earlier holder recorded a merge intent, merged, and died before recording it.
+  Signal s{kSubject, "pushed", {}};
+  ASSERT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+  auto leases = store_->Claim("dead-worker", 1, seconds(30), clock_->Now());
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+  auto intent = store_->RecordIntent(ActionKey{kSubject, "merge", head_, "squash"},
+                                     (*leases)[0].fence, clock_->Now());
+  ASSERT_TRUE(intent.ok());
+  ASSERT_TRUE(github_.model().Merge(kAppWho, kFullName, 1, head_, "squash").ok());
+  clock_->Advance(seconds(31));  // its lease runs out
+
+  PassOutcome outcome = RunPass(PassConfig{});
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_EQ(AppEffects("merge").size(), 1u) << "no second merge";
+  auto rows = store_->ListActions(kSubject);
+  ASSERT_TRUE(rows.ok());
+  bool settled = false;
+  for (const auto& a : *rows) {
+    if (a.key.kind == "merge") {
+      EXPECT_EQ(a.state, ActionState::kDone);
+      EXPECT_NE(a.result.find("reconciled"), std::string::npos) << a.result;
+      settled = true;
+    }
+  }
+  EXPECT_TRUE(settled);
+  EXPECT_EQ(Audit("reconciled").size(), 1u);
+}
+
+TEST(ParseSubjectTest, SplitsOwnerRepoAndNumber) {
+  RepoRef repo;
+  int64_t n = 0;
+  ASSERT_TRUE(ParseSubject("acme/app#12", &repo, &n));
+  EXPECT_EQ(repo.owner, "acme");
+  EXPECT_EQ(repo.name, "app");
+  EXPECT_EQ(n, 12);
+  for (const char* bad : {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1",
+                          "acme/app#x", "acme/app#0", "acme/app#-1"}) {
+    EXPECT_FALSE(ParseSubject(bad, &repo, &n)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace gatehouse::act
