@@ -106,7 +106,9 @@ class PlanRun {
         report.detail = intent->record.result;
         return false;
       case IntentResult::Kind::kNeedsReconcile:
-        intent_at_ = intent->record.created_at;
+        // The time of the attempt that left the intent open (a retried failed row keeps its
+        // first created_at; updated_at is when this intent was recorded).
+        intent_at_ = intent->record.updated_at;
         return ReconcileThenCall(report, out);
       case IntentResult::Kind::kRecorded:
         if (options_.reconcile_only) {
@@ -176,20 +178,23 @@ class PlanRun {
     if (ChecksHeadFirst(a.kind)) {
       auto pr = github_.GetPullRequest(target_.call, target_.repo, target_.number);
       if (!pr.ok()) {
-        // The call has not been made: `failed` is the truth, whatever the read's error.
+        // The call has not been made: `failed` is the truth, whatever the read's error, and
+        // nothing after it runs (a merge must not follow an approval that was not given).
         const GitHubError& e = pr.error();
-        const bool stop = e.kind == GitHubErrorKind::kRateLimited ||
-                          e.kind == GitHubErrorKind::kTransient;
-        if (stop) out.stop = ToPassOutcome(e);
+        out.stop = e.kind == GitHubErrorKind::kRateLimited
+                       ? ToPassOutcome(e)
+                       : PassOutcome::Transient("head check before the call: " + e.ToString());
         Record(report, out, ActionState::kFailed, "head check before the call: " + e.ToString(),
                e.kind == GitHubErrorKind::kRateLimited ? ActionResult::kRateLimited
                                                         : ActionResult::kFailed);
-        return !stop && report.result != ActionResult::kUnknown;
+        return false;
       }
       if (pr->head_sha != a.head_sha) {
+        // Not called, so `failed` (retryable) rather than the final `superseded`: if this read
+        // lagged behind GitHub, the fresh pass plans the same key again and it may run.
         out.superseded = true;
-        Record(report, out, ActionState::kSuperseded,
-               "head moved to " + ShortSha(pr->head_sha) + " before the call",
+        Record(report, out, ActionState::kFailed,
+               "not called: the head moved to " + ShortSha(pr->head_sha) + " before the call",
                ActionResult::kSuperseded);
         return false;
       }
@@ -210,7 +215,19 @@ class PlanRun {
       // protection, a label name GitHub refuses. Only a moved (or closed) head supersedes the
       // plan; otherwise the action failed on this head and the rest of the plan goes on.
       auto pr = github_.GetPullRequest(target_.call, target_.repo, target_.number);
-      if (pr.ok() && pr->head_sha == a.head_sha && pr->state == "open") {
+      if (!pr.ok()) {
+        // GitHub refused the call, so nothing happened: `failed` (retryable), not the final
+        // `superseded` on a guess; the pass stops with the read's error and retries.
+        const GitHubError& re = pr.error();
+        out.stop = re.kind == GitHubErrorKind::kRateLimited
+                       ? ToPassOutcome(re)
+                       : PassOutcome::Transient("re-reading the PR: " + re.ToString());
+        Record(report, out, ActionState::kFailed,
+               e.ToString() + " (could not tell whether the head moved: " + re.ToString() + ")",
+               ActionResult::kFailed);
+        return false;
+      }
+      if (pr->head_sha == a.head_sha && pr->state == "open") {
         return Record(report, out, ActionState::kFailed, e.ToString() + " (the head did not move)",
                       ActionResult::kFailed);
       }

@@ -552,6 +552,7 @@ TEST_F(ExecutorTest, ApprovalsAndClosesLookAtTheHeadFirst) {
   EXPECT_EQ(Results(r1), std::vector<R>{R::kSuperseded});
   EXPECT_EQ(Results(r2), std::vector<R>{R::kSuperseded});
   EXPECT_TRUE(r1.superseded);
+  EXPECT_EQ(Row(1, approve)->state, ActionState::kFailed) << "not called: retryable, not final";
   EXPECT_TRUE(AppEffects("review").empty()) << "GitHub would have accepted a stale approval";
   EXPECT_TRUE(AppEffects("close").empty());
   EXPECT_EQ(model_->GetPull(kFullName, 2)->state, "open");

@@ -122,7 +122,38 @@ struct History {
   decide::PlannerInput facts;
   std::optional<Time> head_first_seen;
   std::vector<ActionKey> open_intents;  // intents an earlier holder left without an outcome
+  std::vector<ActionRecord> ledger;     // every action of the PR, oldest first
 };
+
+// Label and unlabel keys carry a generation within one head: `label|L`, `unlabel|L#2`,
+// `label|L#2`, `unlabel|L#3`, ... so that a label gatehouse removed can be put back on the same
+// head (a verdict that flips fail → pass → fail). BaseLabel strips the generation.
+std::string BaseLabel(const std::string& detail) {
+  const size_t hash = detail.rfind('#');
+  if (hash == std::string::npos || hash + 1 >= detail.size()) return detail;
+  for (size_t i = hash + 1; i < detail.size(); ++i) {
+    if (detail[i] < '0' || detail[i] > '9') return detail;
+  }
+  return detail.substr(0, hash);
+}
+
+void NumberLabelGenerations(decide::PlannedAction& a, const std::vector<ActionRecord>& ledger) {
+  using K = decide::ActionKind;
+  if (a.kind != K::kLabel && a.kind != K::kUnlabel) return;
+  const std::string_view opposite =
+      decide::ActionKindName(a.kind == K::kLabel ? K::kUnlabel : K::kLabel);
+  int64_t n = 0;
+  for (const ActionRecord& r : ledger) {
+    if (r.state == ActionState::kDone && r.key.kind == opposite && r.key.head_sha == a.head_sha &&
+        BaseLabel(r.key.detail) == a.label) {
+      ++n;
+    }
+  }
+  if (n > 0) a.detail = a.label + "#" + std::to_string(n + 1);
+}
+
+// The PR fact recording when gatehouse first saw head `sha`.
+std::string HeadSeenFact(const std::string& sha) { return "head_seen:" + sha; }
 
 std::optional<decide::ActionKind> KindByName(std::string_view name) {
   using K = decide::ActionKind;
@@ -139,6 +170,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
   History h;
   auto actions = store.ListActions(subject);
   if (!actions.ok()) return actions.status();
+  h.ledger = *actions;
   std::optional<Time> last_unlabel;
   for (const ActionRecord& a : *actions) {
     if (a.state == ActionState::kIntent) h.open_intents.push_back(a.key);
@@ -150,7 +182,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
         h.facts.closed_by_gatehouse_at = a.created_at;
       }
     }
-    if (a.key.detail == options.label_pending_closure) {
+    if (BaseLabel(a.key.detail) == options.label_pending_closure) {
       if (a.key.kind == decide::ActionKindName(decide::ActionKind::kUnlabel)) {
         last_unlabel = a.updated_at;
         h.facts.pending_closure_since.reset();
@@ -169,7 +201,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
   auto facts = store.GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
   for (const PrFact& f : *facts) {
-    if (f.name == "head_seen" && f.value == pr.head_sha) h.head_first_seen = f.at;
+    if (f.name == HeadSeenFact(pr.head_sha)) h.head_first_seen = f.at;
     if (f.name != "reopened") continue;
     std::istringstream in(f.value);
     decide::ReopenFact reopen;
@@ -178,13 +210,6 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
     reopen.role = RoleOf(role);
     reopen.at = f.at;
     h.facts.last_reopen = reopen;
-  }
-
-  // A reopen restarts the grace period of a pending closure (a maintainer who reopens a PR
-  // gatehouse closed gets the full grace again before the next close).
-  if (h.facts.pending_closure_since && h.facts.last_reopen &&
-      h.facts.last_reopen->at > *h.facts.pending_closure_since) {
-    h.facts.pending_closure_since = h.facts.last_reopen->at;
   }
   return h;
 }
@@ -260,6 +285,33 @@ GitHubResult<PrPass::LoadedPolicy> PrPass::LoadPolicy(const CallContext& call,
   return loaded;
 }
 
+GitHubResult<std::string> PrPass::AppLogin() {
+  if (!config_.discover_login) return config_.executor.app_login;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (login_) return *login_;
+  }
+  auto login = config_.discover_login();  // outside the lock: a GitHub call
+  if (!login.ok()) {
+    const GitHubErrorKind kind = login.error().kind;
+    if (kind == GitHubErrorKind::kRateLimited || kind == GitHubErrorKind::kTransient ||
+        kind == GitHubErrorKind::kUnauthorized) {
+      return login;  // GitHub cannot answer now: wait and ask again
+    }
+    // GitHub answered and will not tell (an endpoint this server lacks): the configured
+    // fallback, said loudly.
+    Log(LogLevel::kWarn, "pass.app_login")
+        .Field("error", login.error().ToString())
+        .Field("using", config_.executor.app_login)
+        .Field("note", "set gatehouse serve --app-login");
+    login = config_.executor.app_login;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  login_ = *login;
+  Log(LogLevel::kInfo, "pass.app_login").Field("login", *login);
+  return *login_;
+}
+
 PassOutcome PrPass::Run(PassContext& ctx) {
   const Lease& lease = ctx.lease();
   const Time started = clock_->Now();
@@ -310,10 +362,19 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
     target.call.installation_id = *(*repo)->installation_id;
   }
-  // A pass only the sweep asked for is background work: it stays out of the rate-limit
-  // reserve kept for passes that webhooks asked for.
-  target.call.background = lease.reasons.size() == 1 && lease.reasons[0] == "swept";
+  // A pass only the sweep (or a mergeability recheck) asked for is background work: it stays
+  // out of the rate-limit reserve kept for passes that webhooks asked for.
+  target.call.background =
+      !lease.reasons.empty() &&
+      std::all_of(lease.reasons.begin(), lease.reasons.end(), [](const std::string& r) {
+        return r == "swept" || r == "mergeable-unknown";
+      });
   const CallContext& call = target.call;
+
+  auto app_login = AppLogin();
+  if (!app_login.ok()) return fail("learning gatehouse's own login", app_login.error());
+  ExecutorOptions executor = config_.executor;
+  executor.app_login = *app_login;
 
   // 1. The live PR and everything about its head.
   auto pr = github_.GetPullRequest(call, target.repo, target.number);
@@ -346,14 +407,25 @@ PassOutcome PrPass::Run(PassContext& ctx) {
 
   // 2. The planner's settings: the repository's, under the server's switches.
   decide::PlannerOptions options = policy->policy.actions;
-  options.app_login = config_.executor.app_login;
+  options.app_login = executor.app_login;
   if (config_.dry_run) options.dry_run = true;
 
   auto history = ReadHistory(store_, lease.key, *pr, options);
   if (!history.ok()) return PassOutcome::Transient(history.status().ToString());
   decide::PlannerInput facts = std::move(history->facts);
+  // A maintainer who reopens a PR gatehouse closed overrides that close: if the PR fails on a
+  // later head, the grace period runs again from the reopen. A reopen by the author (who may
+  // close and reopen their PR at will) restarts nothing.
+  if (facts.pending_closure_since && facts.last_reopen && facts.closed_by_gatehouse_at &&
+      facts.last_reopen->at >= *facts.closed_by_gatehouse_at &&
+      facts.last_reopen->at > *facts.pending_closure_since) {
+    const auto& roles = policy->policy.authors.maintainer_roles;
+    if (std::find(roles.begin(), roles.end(), facts.last_reopen->role) != roles.end()) {
+      facts.pending_closure_since = facts.last_reopen->at;
+    }
+  }
   for (const IssueComment& c : *comments) {
-    if (c.body.starts_with(decide::kSummaryMarker) && c.user == config_.executor.app_login) {
+    if (c.body.starts_with(decide::kSummaryMarker) && c.user == executor.app_login) {
       facts.summary_comment_id = c.id;
       facts.previous_summary = c.body;
     }
@@ -363,9 +435,12 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   const Time now = clock_->Now();
   decide::PrSnapshot snapshot = BuildSnapshot(*pr, *reviews, *runs, *status, std::move(paths), now);
   snapshot.head_pushed_at = history->head_first_seen.value_or(now);
-  if (!history->head_first_seen) {
-    const PrFact seen{lease.key, "head_seen", pr->head_sha, now};
-    if (Status s = store_.RecordLearned({}, std::span<const PrFact>(&seen, 1), now); !s.ok()) {
+  bool head_time_known = history->head_first_seen.has_value();
+  if (!head_time_known) {
+    const PrFact seen{lease.key, HeadSeenFact(pr->head_sha), pr->head_sha, now};
+    if (Status s = store_.RecordLearned({}, std::span<const PrFact>(&seen, 1), now); s.ok()) {
+      head_time_known = true;
+    } else {
       Log(LogLevel::kWarn, "pass.head_seen").Field("key", lease.key).Field("error", s.ToString());
     }
   }
@@ -401,6 +476,8 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   } else {
     verdict = decide::Evaluate(policy->policy, snapshot);
     plan = decide::PlanActions(policy->policy, snapshot, verdict, facts, options);
+    for (auto& a : plan.actions) NumberLabelGenerations(a, history->ledger);
+    for (auto& sk : plan.skipped) NumberLabelGenerations(sk.action, history->ledger);
   }
 
   json::object verdict_json{
@@ -451,7 +528,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       planned.insert(std::string(decide::ActionKindName(a.kind)) + '\0' + a.head_sha + '\0' +
                      a.detail);
     }
-    ExecutorOptions settle = config_.executor;
+    ExecutorOptions settle = executor;
     settle.reconcile_only = true;
     settle.after_call = nullptr;
     for (const ActionKey& key : history->open_intents) {
@@ -465,7 +542,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       a.detail = key.detail;
       a.why = "open intent of an earlier pass";
       if (*kind == decide::ActionKind::kLabel || *kind == decide::ActionKind::kUnlabel) {
-        a.label = key.detail;
+        a.label = BaseLabel(key.detail);
       }
       one.actions.push_back(std::move(a));
       ExecResult settled = Execute(store_, github_, *clock_, target, lease.fence, one, settle);
@@ -483,7 +560,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
   }
   ExecResult result =
-      Execute(store_, github_, *clock_, target, lease.fence, plan, config_.executor);
+      Execute(store_, github_, *clock_, target, lease.fence, plan, executor);
   for (const ActionReport& r : result.actions) {
     std::string kind;
     switch (r.result) {
@@ -543,9 +620,11 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       verdict.verdict == decide::Verdict::kPending && !verdict.waiting.empty() &&
       std::all_of(verdict.waiting.begin(), verdict.waiting.end(),
                   [](const decide::Finding& f) { return f.rule == "mergeable"; });
+  const Duration head_age = now - *snapshot.head_pushed_at;
   if (!result.superseded && pr->state == "open" && !pr->mergeable && only_mergeability &&
-      now - *snapshot.head_pushed_at < kMergeableRecheckFor) {
-    Signal again{lease.key, "mergeable-unknown", kMergeableRecheck};
+      head_time_known && head_age < kMergeableRecheckFor) {
+    // 3 s at first, then a quarter of the head's age: a handful of looks, not one every 3 s.
+    Signal again{lease.key, "mergeable-unknown", std::max(kMergeableRecheck, head_age / 4)};
     if (Status s = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
                                   Durability::kRecoverable);
         !s.ok()) {

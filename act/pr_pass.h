@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -51,6 +52,12 @@ struct PassConfig {
   // token mode: every call uses installation 0.
   bool app_mode = true;
   ExecutorOptions executor;  // executor.app_login is gatehouse's login on GitHub
+  // When set, asked for gatehouse's login (GET /app → "<slug>[bot]", or the token's user)
+  // until it answers once; executor.app_login is used when this is unset, or as a logged
+  // fallback when GitHub answers that it cannot tell (404, ...). Passes wait (transient) while
+  // GitHub cannot answer at all: acting under a wrong login would post a new summary comment
+  // per change and miss gatehouse's own approvals.
+  std::function<GitHubResult<std::string>()> discover_login;
 };
 
 // Splits "owner/repo#12". False when `key` is not a PR subject.
@@ -70,6 +77,8 @@ class PrPass {
     std::string error;   // non-empty: the file is invalid (policy = defaults)
   };
   GitHubResult<LoadedPolicy> LoadPolicy(const CallContext& call, const RepoRef& repo);
+  // gatehouse's login: config_.executor.app_login, or discovered once.
+  GitHubResult<std::string> AppLogin();
 
   Store& store_;
   GitHub& github_;
@@ -79,6 +88,7 @@ class PrPass {
   // Parsed policies by source text, so an unchanged file (a 304) is not parsed again.
   std::mutex mu_;
   std::map<std::string, LoadedPolicy> parsed_;  // guarded by mu_; key: source + '\0' + text
+  std::optional<std::string> login_;             // guarded by mu_: once discovered
 };
 
 }  // namespace gatehouse::act

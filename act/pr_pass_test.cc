@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -216,6 +218,72 @@ TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
   }
   EXPECT_TRUE(settled);
   EXPECT_EQ(Audit("reconciled").size(), 1u);
+}
+
+TEST_F(PrPassTest, ALabelGatehouseRemovedCanComeBackOnTheSameHead) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
+  // CI flips on one head: red, re-running, red again. The pending-closure label follows.
+  auto ci = [&](const std::string& status, const std::string& conclusion) {
+    sim::CheckRun run;
+    run.name = "ci";
+    run.head_sha = head_;
+    run.status = status;
+    run.conclusion = conclusion;
+    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
+  };
+  ci("completed", "failure");
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+  ci("in_progress", "");  // a re-run: pending, no longer a close candidate
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+  ci("completed", "failure");
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+
+  int added = 0, removed = 0;
+  for (const auto& e : AppEffects()) {
+    if (e.detail.find("pending-closure") == std::string::npos) continue;
+    added += e.kind == "label_add" && e.status == 200;
+    removed += e.kind == "label_remove" && e.status == 200;
+  }
+  EXPECT_EQ(added, 2) << "put back after gatehouse removed it, on the same head";
+  EXPECT_EQ(removed, 1);
+  const auto labels = github_.model().GetPull(kFullName, 1)->labels;
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "pending-closure"), labels.end());
+}
+
+TEST_F(PrPassTest, TheLoginIsDiscoveredOnceAndPassesWaitWhileGitHubCannotTell) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
+  int asked = 0;
+  PassConfig waiting;
+  waiting.discover_login = [&asked]() -> GitHubResult<std::string> {
+    ++asked;
+    return GitHubError{GitHubErrorKind::kTransient, 502, {}, "GET /app: 502"};
+  };
+  PassOutcome outcome = RunPass(waiting);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.failure, FailureClass::kTransient);
+  EXPECT_TRUE(AppEffects().empty()) << "nothing done under an unknown login";
+
+  PassConfig known;
+  known.discover_login = [&asked]() -> GitHubResult<std::string> {
+    ++asked;
+    return std::string("gatehouse[bot]");
+  };
+  // One PrPass, two passes: asked once.
+  Signal s{kSubject, "pushed", {}};
+  PrPass pass(*store_, github_.client(), clock_, known);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->Claim("test", 1, hours(1), clock_->Now());
+    ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+    auto state = std::make_shared<LeaseState>();
+    state->until_us = ToMicros((*leases)[0].lease_until);
+    PassContext ctx((*leases)[0], state, *clock_);
+    EXPECT_TRUE(pass.Run(ctx).ok);
+    PassFinish finish{kSubject, (*leases)[0].fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
+    ASSERT_TRUE(store_->Finish({&finish, 1}, clock_->Now()).ok());
+  }
+  EXPECT_EQ(asked, 2) << "once while GitHub could not tell, once when it could";
+  EXPECT_EQ(AppEffects("merge").size(), 1u);
 }
 
 TEST(ParseSubjectTest, SplitsOwnerRepoAndNumber) {

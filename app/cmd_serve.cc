@@ -60,9 +60,8 @@ Options:
                          repository's `actions:` section overrides it
   --dry-run              plan and audit everything, execute nothing (overrides every repo)
   --app-login LOGIN      gatehouse's login on GitHub, to recognise its own reviews and
-                         comments (App mode: asked from GitHub at start, GET /app ->
-                         <slug>[bot]; with a personal token: that token's login; fallback
-                         gatehouse[bot])
+                         comments (default: asked from GitHub by the first pass, GET /app
+                         -> <slug>[bot], or GET /user with a personal token)
   --sweep-interval-seconds S
                          list every installed repository's open PRs this often and give each
                          a pass (default 600; 0 disables the sweep)
@@ -212,21 +211,27 @@ int RunServe(int argc, char** argv) {
     if (!source.ok()) return UsageError(source.status().message());
     tokens = std::move(source).value();
     github = std::make_unique<GitHubClient>(*transport, *tokens, clock);
-    if (github_config->app_mode() && !flags.Has("app-login")) {
-      // The App's login as GitHub shows it ("<slug>[bot]"), to recognise its own comments and
-      // reviews. If GitHub cannot be asked now, start anyway: webhooks must be accepted.
-      auto signer = AppJwtSigner::Create(github_config->app_id, github_config->private_key_pem);
-      auto login = signer.ok() ? FetchAppLogin(*transport, **signer, clock->Now())
-                               : GitHubResult<std::string>(GitHubError{
-                                     GitHubErrorKind::kPermanent, 0, {}, signer.status().message()});
-      if (login.ok()) {
-        pass_config.executor.app_login = *login;
-        Log(LogLevel::kInfo, "serve.app_login").Field("login", *login);
+    if (!flags.Has("app-login")) {
+      // gatehouse's login as GitHub shows it, asked once by the first pass that needs it:
+      // the App's "<slug>[bot]" (GET /app with an App JWT), or the personal token's user.
+      if (github_config->app_mode()) {
+        auto signer = AppJwtSigner::Create(github_config->app_id, github_config->private_key_pem);
+        if (!signer.ok()) return UsageError(signer.status().message());
+        pass_config.discover_login = [signer = std::shared_ptr<AppJwtSigner>(std::move(*signer)),
+                                      &transport, clock] {
+          return FetchAppLogin(*transport, *signer, clock->Now());
+        };
       } else {
-        Log(LogLevel::kWarn, "serve.app_login")
-            .Field("error", login.error().ToString())
-            .Field("using", pass_config.executor.app_login)
-            .Field("note", "set --app-login to the App's <slug>[bot]");
+        pass_config.discover_login = [&github]() -> GitHubResult<std::string> {
+          auto me = github->Call(CallContext{0, false}, "GET", "/user");
+          if (!me.ok()) return me.error();
+          const auto* obj = me->body.if_object();
+          const auto* login = obj ? obj->if_contains("login") : nullptr;
+          if (login == nullptr || !login->is_string()) {
+            return GitHubError{GitHubErrorKind::kPermanent, 200, {}, "GET /user: no login"};
+          }
+          return std::string(login->get_string());
+        };
       }
     }
     pr_pass = std::make_unique<act::PrPass>(**store, *github, clock, std::move(pass_config));
