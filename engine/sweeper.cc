@@ -197,7 +197,12 @@ SweepStats Sweeper::ResolveOnce() {
     ++asked;
     auto prs = github_.ListPullRequestsForCommit(ctx, repo, route.sha);
     if (!prs.ok()) {
-      if (prs.error().kind != GitHubErrorKind::kNotFound) continue;  // next round
+      if (prs.error().kind != GitHubErrorKind::kNotFound) {
+        Log(LogLevel::kInfo, "sweep.resolve_later")
+            .Field("delivery", entry.delivery_id)
+            .Field("error", prs.error().ToString());
+        continue;  // next round
+      }
       d.state = InboxState::kIgnored;
       d.reason = "commit " + route.sha + " not found on GitHub";
     } else {

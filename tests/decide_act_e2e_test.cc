@@ -4,6 +4,10 @@
 // expectations on the effect log and on PR state (its verdict line must be `ok`); then this
 // test opens gatehouse's database and checks the ledger, the audit log and the work items.
 //
+// Every scenario settles for 3 s after its expectations hold: long enough for gatehouse to
+// resolve the webhooks of its own last actions (the resolver asks the simulator, which exits
+// when the scenario ends), so that "every delivery terminal" is checked at rest.
+//
 // Both sides bind port 0: the simulator starts first and waits (--wait-for-target) until the
 // test tells it gatehouse's webhook URL, which gatehouse prints once it listens with the
 // simulator's URL as its GitHub API.
@@ -201,8 +205,8 @@ class DecideActE2eTest : public ::testing::Test {
   static void ExpectNothingDeadOrLost(const Outcome& o) {
     auto funnel = o.store->GetFunnel();
     ASSERT_TRUE(funnel.ok());
-    EXPECT_EQ(funnel->in_flight, 0);
-    EXPECT_EQ(funnel->dead, 0);
+    EXPECT_EQ(funnel->in_flight, 0) << o.logs;
+    EXPECT_EQ(funnel->dead, 0) << o.logs;
     auto dead = o.store->ListWorkItems(WorkFilter{WorkState::kDead, 100});
     ASSERT_TRUE(dead.ok());
     EXPECT_TRUE(dead->empty());
