@@ -186,7 +186,7 @@ class PlanRun {
                        : PassOutcome::Transient("head check before the call: " + e.ToString());
         Record(report, out, ActionState::kFailed, "head check before the call: " + e.ToString(),
                e.kind == GitHubErrorKind::kRateLimited ? ActionResult::kRateLimited
-                                                        : ActionResult::kFailed);
+                                                       : ActionResult::kFailed);
         return false;
       }
       if (pr->head_sha != a.head_sha) {

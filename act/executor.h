@@ -60,7 +60,7 @@ struct Target {
   std::string subject;  // "owner/repo#12", the ledger's subject and the work item key
   RepoRef repo;
   int64_t number = 0;
-  CallContext call;     // installation id (rate limits, token); background = false
+  CallContext call;  // installation id (rate limits, token); background = false
 };
 
 struct ExecutorOptions {
@@ -80,19 +80,19 @@ struct ExecutorOptions {
 
 struct ActionReport {
   enum class Result {
-    kDone,           // called now; GitHub accepted it
-    kAlreadyDone,    // the ledger says done: not called
-    kReconciled,     // an open intent whose effect GitHub already shows: recorded done, not called
-    kSuperseded,     // GitHub refused it because the head moved (now or before): not done
-    kFailed,         // GitHub refused it for another reason (recorded failed)
-    kRateLimited,    // not called / refused by a rate limit (recorded failed; retried later)
-    kUnknown,        // transient error: the intent stays open for reconciliation
-    kNotRun,         // not attempted: an earlier action stopped the plan
+    kDone,         // called now; GitHub accepted it
+    kAlreadyDone,  // the ledger says done: not called
+    kReconciled,   // an open intent whose effect GitHub already shows: recorded done, not called
+    kSuperseded,   // GitHub refused it because the head moved (now or before): not done
+    kFailed,       // GitHub refused it for another reason (recorded failed)
+    kRateLimited,  // not called / refused by a rate limit (recorded failed; retried later)
+    kUnknown,      // transient error: the intent stays open for reconciliation
+    kNotRun,       // not attempted: an earlier action stopped the plan
   };
   decide::PlannedAction action;
   Result result = Result::kNotRun;
-  std::string detail;      // GitHub's message, the reconciliation evidence, ...
-  int64_t ledger_id = 0;   // 0 when no ledger row was touched
+  std::string detail;     // GitHub's message, the reconciliation evidence, ...
+  int64_t ledger_id = 0;  // 0 when no ledger row was touched
 };
 std::string_view ActionResultName(ActionReport::Result r);
 

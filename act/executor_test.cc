@@ -14,8 +14,8 @@
 #include "github/client.h"
 #include "github/transport.h"
 #include "http/server.h"
-#include "sim/model.h"
 #include "sim/in_process_github_test_util.h"
+#include "sim/model.h"
 #include "sim/rest.h"
 #include "store/store_test_util.h"
 

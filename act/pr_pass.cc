@@ -2,8 +2,8 @@
 #include "act/pr_pass.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <boost/json.hpp>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -60,7 +60,8 @@ bool HasLabel(const PullRequest& pr, std::string_view label) {
 
 json::array FindingsJson(const std::vector<decide::Finding>& findings) {
   json::array out;
-  for (const auto& f : findings) out.push_back(json::object{{"rule", f.rule}, {"reason", f.reason}});
+  for (const auto& f : findings)
+    out.push_back(json::object{{"rule", f.rule}, {"reason", f.reason}});
   return out;
 }
 
@@ -99,8 +100,8 @@ decide::PrSnapshot BuildSnapshot(const PullRequest& pr, const std::vector<Review
   // GitHub lists reviews in the order they were submitted; the list position orders them.
   int64_t order = 0;
   for (const Review& r : reviews) {
-    s.reviews.push_back(decide::Review{r.user, r.state, r.commit_id,
-                                       Time(std::chrono::microseconds(++order))});
+    s.reviews.push_back(
+        decide::Review{r.user, r.state, r.commit_id, Time(std::chrono::microseconds(++order))});
   }
   for (const CheckRun& r : runs) {
     // gatehouse's own check run reports the verdict; it is not an input to it.
@@ -157,9 +158,9 @@ std::string HeadSeenFact(const std::string& sha) { return "head_seen:" + sha; }
 
 std::optional<decide::ActionKind> KindByName(std::string_view name) {
   using K = decide::ActionKind;
-  for (K k : {K::kMerge, K::kApprove, K::kRequestChanges, K::kClose, K::kReopenReclose,
-              K::kDraftDodgeClose, K::kLabel, K::kUnlabel, K::kComment, K::kCheckRun,
-              K::kUpdateBranch}) {
+  for (K k :
+       {K::kMerge, K::kApprove, K::kRequestChanges, K::kClose, K::kReopenReclose,
+        K::kDraftDodgeClose, K::kLabel, K::kUnlabel, K::kComment, K::kCheckRun, K::kUpdateBranch}) {
     if (decide::ActionKindName(k) == name) return k;
   }
   return std::nullopt;
@@ -219,8 +220,8 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
 bool ParseSubject(const std::string& key, RepoRef* repo, int64_t* number) {
   const size_t slash = key.find('/');
   const size_t hash = key.rfind('#');
-  if (slash == std::string::npos || slash == 0 || hash == std::string::npos ||
-      hash < slash + 2 || hash + 1 >= key.size()) {
+  if (slash == std::string::npos || slash == 0 || hash == std::string::npos || hash < slash + 2 ||
+      hash + 1 >= key.size()) {
     return false;
   }
   int64_t n = 0;
@@ -355,8 +356,9 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     auto repo = store_.GetRepository(target.repo.FullName());
     if (!repo.ok()) return PassOutcome::Transient(repo.status().ToString());
     if (!*repo || !(*repo)->installation_id) {
-      add_audit("error", "", "no installation known for " + target.repo.FullName() +
-                                 " (no webhook with an installation id seen yet)");
+      add_audit("error", "",
+                "no installation known for " + target.repo.FullName() +
+                    " (no webhook with an installation id seen yet)");
       flush_audit();
       return PassOutcome::Done();
     }
@@ -366,9 +368,8 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   // out of the rate-limit reserve kept for passes that webhooks asked for.
   target.call.background =
       !lease.reasons.empty() &&
-      std::all_of(lease.reasons.begin(), lease.reasons.end(), [](const std::string& r) {
-        return r == "swept" || r == "mergeable-unknown";
-      });
+      std::all_of(lease.reasons.begin(), lease.reasons.end(),
+                  [](const std::string& r) { return r == "swept" || r == "mergeable-unknown"; });
   const CallContext& call = target.call;
 
   auto app_login = AppLogin();
@@ -458,8 +459,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     check.check_conclusion = "failure";
     check.check_title = "gatehouse: " + config_.policy_path + " is invalid";
     check.check_summary = "```\n" + policy->error + "\n```";
-    check.detail = std::string(decide::kCheckRunName) + ":invalid:" +
-                   StableDigest(policy->error);
+    check.detail = std::string(decide::kCheckRunName) + ":invalid:" + StableDigest(policy->error);
     // Under the server defaults: the repository's own settings are what failed to parse.
     decide::Autonomy level = options.autonomy;
     if (auto it = options.class_autonomy.find(decide::ActionClass::kReport);
@@ -497,9 +497,8 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   };
   std::ostringstream verdict_line;
   verdict_line << decide::VerdictName(verdict.verdict) << " (score " << verdict.score
-               << "; blockers " << verdict.blockers.size() << ", waiting "
-               << verdict.waiting.size() << ", warnings " << verdict.warnings.size()
-               << "; policy " << policy->source << ")";
+               << "; blockers " << verdict.blockers.size() << ", waiting " << verdict.waiting.size()
+               << ", warnings " << verdict.warnings.size() << "; policy " << policy->source << ")";
   add_audit("verdict", pr->head_sha, verdict_line.str(), json::serialize(verdict_json));
   if (!plan.actions.empty()) {
     std::string planned;
@@ -549,8 +548,8 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       for (const ActionReport& r : settled.actions) {
         add_audit(r.result == ActionReport::Result::kReconciled ? "reconciled" : "failed",
                   r.action.head_sha,
-                  ActionText(r.action) + " (open intent): " +
-                      std::string(ActionResultName(r.result)) +
+                  ActionText(r.action) +
+                      " (open intent): " + std::string(ActionResultName(r.result)) +
                       (r.detail.empty() ? "" : " (" + r.detail + ")"));
       }
       if (settled.stop) {
@@ -559,8 +558,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       }
     }
   }
-  ExecResult result =
-      Execute(store_, github_, *clock_, target, lease.fence, plan, executor);
+  ExecResult result = Execute(store_, github_, *clock_, target, lease.fence, plan, executor);
   for (const ActionReport& r : result.actions) {
     std::string kind;
     switch (r.result) {
@@ -586,14 +584,13 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     std::string summary = ActionText(r.action) + ": " + std::string(ActionResultName(r.result));
     if (!r.detail.empty()) summary += " (" + r.detail + ")";
     add_audit(kind, r.action.head_sha, summary,
-              json::serialize(json::object{{"key", r.action.Key()},
-                                           {"why", r.action.why},
-                                           {"ledger_id", r.ledger_id}}));
+              json::serialize(json::object{
+                  {"key", r.action.Key()}, {"why", r.action.why}, {"ledger_id", r.ledger_id}}));
   }
   add_audit("pass", pr->head_sha,
             "pass done in " +
-                std::to_string(ToMicros(clock_->Now()) / 1000 - ToMicros(started) / 1000) +
-                " ms" + (result.superseded ? "; superseded, a fresh pass follows" : ""));
+                std::to_string(ToMicros(clock_->Now()) / 1000 - ToMicros(started) / 1000) + " ms" +
+                (result.superseded ? "; superseded, a fresh pass follows" : ""));
   flush_audit();
   Log(LogLevel::kInfo, "pass.done")
       .Field("key", lease.key)

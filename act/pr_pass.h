@@ -88,7 +88,7 @@ class PrPass {
   // Parsed policies by source text, so an unchanged file (a 304) is not parsed again.
   std::mutex mu_;
   std::map<std::string, LoadedPolicy> parsed_;  // guarded by mu_; key: source + '\0' + text
-  std::optional<std::string> login_;             // guarded by mu_: once discovered
+  std::optional<std::string> login_;            // guarded by mu_: once discovered
 };
 
 }  // namespace gatehouse::act

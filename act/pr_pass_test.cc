@@ -293,8 +293,8 @@ TEST(ParseSubjectTest, SplitsOwnerRepoAndNumber) {
   EXPECT_EQ(repo.owner, "acme");
   EXPECT_EQ(repo.name, "app");
   EXPECT_EQ(n, 12);
-  for (const char* bad : {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1",
-                          "acme/app#x", "acme/app#0", "acme/app#-1"}) {
+  for (const char* bad : {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1", "acme/app#x",
+                          "acme/app#0", "acme/app#-1"}) {
     EXPECT_FALSE(ParseSubject(bad, &repo, &n)) << bad;
   }
 }

@@ -174,8 +174,8 @@ class WorldView {
           for (const json::value& p : pulls->as_array()) {
             PrView view;
             const json::value* merged = p.as_object().if_contains("merged");
-            view.state = merged && merged->is_bool() && merged->as_bool() ? "merged"
-                                                                           : Str(p, "state");
+            view.state =
+                merged && merged->is_bool() && merged->as_bool() ? "merged" : Str(p, "state");
             if (const json::value* labels = p.as_object().if_contains("labels");
                 labels && labels->is_array()) {
               for (const json::value& l : labels->as_array()) view.labels.insert(Str(l, "name"));
@@ -321,9 +321,8 @@ int RunDemo(int argc, char** argv) {
 
   // 1. The simulator, with the App's public key and no webhook target yet.
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-  ChildProcess sim({sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id",
-                    std::to_string(kAppId), "--app-public-key", dir + "/app.public-key.pem",
-                    "--app-slug", kAppSlug,
+  ChildProcess sim({sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
+                    "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug,
                     "--mergeable-delay-ms", "300", "--log-level", "warn"},
                    dir + "/gatehouse-sim.log");
   const std::string sim_url = sim.ok() ? UrlFromLine(sim.ReadLine()) : "";
@@ -378,8 +377,8 @@ int RunDemo(int argc, char** argv) {
   };
 
   // 3. The world: repositories with their policy files, faults, then every PR in order.
-  const DemoWorld world = BuildDemoWorld(static_cast<int>(*prs_per_repo),
-                                         static_cast<uint64_t>(*seed));
+  const DemoWorld world =
+      BuildDemoWorld(static_cast<int>(*prs_per_repo), static_cast<uint64_t>(*seed));
   must("PUT", "/_sim/webhook-url", json::serialize(json::object{{"url", webhook_url}}));
   for (const DemoRepo& r : world.repos) {
     json::object files{{".github/gatehouse.yml", r.policy_yaml}};
@@ -392,8 +391,8 @@ int RunDemo(int argc, char** argv) {
   must("PUT", "/_sim/faults", world.faults_json);
   for (const DemoPr& pr : world.prs) {
     const DemoStep& create = pr.steps.front();
-    must(create.call.substr(0, create.call.find(' ')), create.call.substr(create.call.find(' ') + 1),
-         create.body);
+    must(create.call.substr(0, create.call.find(' ')),
+         create.call.substr(create.call.find(' ') + 1), create.body);
   }
 
   // 4. Every PR's script on its own thread; one poller keeps the world view fresh.
@@ -465,7 +464,8 @@ int RunDemo(int argc, char** argv) {
     auto c = (*store)->GetCounters();
     auto busy = (*store)->ListWorkItems(WorkFilter{});
     json::value effects = control.GetJson("/_sim/effects");
-    const int64_t n_effects = effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
+    const int64_t n_effects =
+        effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
     if (f.ok()) funnel = *f;
     if (c.ok()) counters = *c;
     // Active: a PR with a pass to come for something other than the periodic sweep (which
@@ -475,21 +475,18 @@ int RunDemo(int argc, char** argv) {
       for (const WorkItem& w : *busy) {
         if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
         const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
-        const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
-          return r == "swept";
-        });
+        const bool sweep_only =
+            std::all_of(why.begin(), why.end(), [](const std::string& r) { return r == "swept"; });
         if (!sweep_only || why.empty()) ++active;
       }
     }
-    const double secs =
-        std::chrono::duration<double>(Steady::now() - play_start).count();
+    const double secs = std::chrono::duration<double>(Steady::now() - play_start).count();
     char line[256];
     std::snprintf(line, sizeof(line),
                   "[%5.1fs] scripts %d/%zu  webhooks %lld (in flight %lld)  passes %lld  "
                   "active PRs %lld  GitHub effects %lld",
                   secs, scripts_done.load(), world.prs.size(),
-                  static_cast<long long>(funnel.received),
-                  static_cast<long long>(funnel.in_flight),
+                  static_cast<long long>(funnel.received), static_cast<long long>(funnel.in_flight),
                   static_cast<long long>(counters["work.passes_completed"]),
                   static_cast<long long>(active), static_cast<long long>(n_effects));
     // A live line on a terminal; one line every two seconds in a log.
@@ -590,9 +587,9 @@ int RunDemo(int argc, char** argv) {
           }
           if (ours > 1) {
             inv.duplicate_effects += ours - 1;
-            inv.problems.push_back(Str(repo, "full_name") + "#" +
-                                   std::to_string(Int(p, "number")) + ": " +
-                                   std::to_string(ours) + " summary comments by " + app_login);
+            inv.problems.push_back(Str(repo, "full_name") + "#" + std::to_string(Int(p, "number")) +
+                                   ": " + std::to_string(ours) + " summary comments by " +
+                                   app_login);
           }
         }
       }
@@ -601,18 +598,19 @@ int RunDemo(int argc, char** argv) {
 
   // 7. The report.
   const int64_t passes = counters["work.passes_completed"];
-  std::printf("\n%-28s %lld (unique; %lld duplicates answered 200, %lld refused)\n",
-              "webhook deliveries accepted",
-              static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight +
-                                     funnel.dead),
-              static_cast<long long>(funnel.duplicate), static_cast<long long>(funnel.rejected));
+  std::printf(
+      "\n%-28s %lld (unique; %lld duplicates answered 200, %lld refused)\n",
+      "webhook deliveries accepted",
+      static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
+      static_cast<long long>(funnel.duplicate), static_cast<long long>(funnel.rejected));
   std::printf("%-28s routed %lld, ignored %lld, in flight %lld, dead %lld\n", "  of which",
               static_cast<long long>(funnel.routed), static_cast<long long>(funnel.ignored),
               static_cast<long long>(funnel.in_flight), static_cast<long long>(funnel.dead));
   std::printf("%-28s %lld (dead work items: %lld)\n", "passes", static_cast<long long>(passes),
               static_cast<long long>(dead_items));
   std::printf("%-28s %lld done", "actions (ledger)", static_cast<long long>(actions));
-  for (const auto& [kind, n] : done_by_kind) std::printf(", %s %lld", kind.c_str(), static_cast<long long>(n));
+  for (const auto& [kind, n] : done_by_kind)
+    std::printf(", %s %lld", kind.c_str(), static_cast<long long>(n));
   std::printf("\n%-28s %lld superseded (GitHub refused a stale head), %lld open intents\n", "",
               static_cast<long long>(superseded_rows), static_cast<long long>(open_intents));
   std::printf("%-28s", "pull requests");
@@ -633,18 +631,19 @@ int RunDemo(int argc, char** argv) {
                        " ledger intents without an outcome after gatehouse stopped");
   }
   if (!settled) problems.push_back("gatehouse did not settle within the timeout");
-  if (serve_exit != 0) problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
+  if (serve_exit != 0)
+    problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());
   const bool ok = problems.empty() && inv.duplicate_effects == 0 && inv.stale_effects == 0 &&
                   lost == 0 && step_failures.load() == 0;
-  std::printf("\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "
-              "stale_effects=%lld lost=%lld\n",
-              ok ? "ok" : "FAIL",
-              static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight +
-                                     funnel.dead),
-              static_cast<long long>(passes), static_cast<long long>(actions),
-              static_cast<long long>(inv.duplicate_effects),
-              static_cast<long long>(inv.stale_effects), static_cast<long long>(lost));
+  std::printf(
+      "\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "
+      "stale_effects=%lld lost=%lld\n",
+      ok ? "ok" : "FAIL",
+      static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
+      static_cast<long long>(passes), static_cast<long long>(actions),
+      static_cast<long long>(inv.duplicate_effects), static_cast<long long>(inv.stale_effects),
+      static_cast<long long>(lost));
   std::fflush(stdout);
   return ok ? kExitOk : kExitFailure;
 }

@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
+#include "act/pr_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
-#include "act/pr_pass.h"
 #include "app/webhook_secrets.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -92,10 +92,11 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int RunServe(int argc, char** argv) {
-  Flags flags({"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms",
-               "workers", "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
-               "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds"},
-              {"insecure-no-signature", "dry-run"});
+  Flags flags(
+      {"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
+       "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
+       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds"},
+      {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("serve",

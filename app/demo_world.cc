@@ -70,9 +70,11 @@ class Script {
   void CiStorm(int after_ms, const std::string& sha, bool green, std::mt19937_64& rng) {
     Check(after_ms, sha, "ci", "queued", "");
     Check(0, sha, "lint", "in_progress", "");
-    for (int i = 1; i <= 3; ++i) Status(static_cast<int>(rng() % 40), sha, "build/" + std::to_string(i), "pending");
+    for (int i = 1; i <= 3; ++i)
+      Status(static_cast<int>(rng() % 40), sha, "build/" + std::to_string(i), "pending");
     Check(static_cast<int>(100 + rng() % 200), sha, "ci", "in_progress", "");
-    for (int i = 1; i <= 3; ++i) Status(static_cast<int>(rng() % 60), sha, "build/" + std::to_string(i), "success");
+    for (int i = 1; i <= 3; ++i)
+      Status(static_cast<int>(rng() % 60), sha, "build/" + std::to_string(i), "success");
     Check(static_cast<int>(rng() % 100), sha, "lint", "completed", "success");
     Check(static_cast<int>(rng() % 100), sha, "ci", "completed", green ? "success" : "failure");
   }
@@ -86,8 +88,8 @@ class Script {
 
 DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
   DemoWorld world;
-  world.repos = {{"acme", "api", 1, kPolicy}, {"acme", "web", 1, kPolicy},
-                 {"globex", "tools", 2, kPolicy}};
+  world.repos = {
+      {"acme", "api", 1, kPolicy}, {"acme", "web", 1, kPolicy}, {"globex", "tools", 2, kPolicy}};
   world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15})";
   std::mt19937_64 rng(seed);
   int ri = 0;

@@ -33,8 +33,8 @@ struct DemoStep {
 struct DemoPr {
   std::string repo;  // "owner/name"
   int64_t number = 0;
-  std::string story;           // what this PR demonstrates
-  std::string expected_state;  // its state once gatehouse is done: open, closed, merged
+  std::string story;            // what this PR demonstrates
+  std::string expected_state;   // its state once gatehouse is done: open, closed, merged
   std::string expected_action;  // a ledger kind that must be `done` for it ("" = none)
   std::vector<DemoStep> steps;
 };

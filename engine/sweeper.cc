@@ -39,7 +39,9 @@ Sweeper::Sweeper(Store& store, GitHub& github, ClockPtr clock, SweepOptions opti
 
 Sweeper::~Sweeper() { Stop(); }
 
-void Sweeper::Start() { thread_ = std::thread([this] { Loop(); }); }
+void Sweeper::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void Sweeper::Stop() {
   {
@@ -125,8 +127,8 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   std::vector<Signal> signals;
   for (const PullRequest& pr : *prs) {
     if (pr.state != "open") continue;
-    signals.push_back(Signal{SubjectKey(target.repo.FullName(), pr.number), "swept",
-                             options_.debounce});
+    signals.push_back(
+        Signal{SubjectKey(target.repo.FullName(), pr.number), "swept", options_.debounce});
   }
   if (signals.empty()) return true;
   if (Status s = store_.Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
@@ -170,7 +172,8 @@ SweepStats Sweeper::ResolveOnce() {
         entry.body_error.empty() ? boost::json::parse(entry.body, ec) : boost::json::value();
     if (!entry.body_error.empty() || ec) {
       d.state = InboxState::kDead;
-      d.reason = "undecodable body: " + (entry.body_error.empty() ? ec.message() : entry.body_error);
+      d.reason =
+          "undecodable body: " + (entry.body_error.empty() ? ec.message() : entry.body_error);
       decisions.push_back(std::move(d));
       continue;
     }

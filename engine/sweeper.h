@@ -47,9 +47,9 @@ struct SweepOptions {
 };
 
 struct SweepStats {
-  int64_t repos = 0;    // repositories whose open PRs were listed
-  int64_t skipped = 0;  // repositories left to the next round (rate limit, errors)
-  int64_t prs = 0;      // open PRs signalled
+  int64_t repos = 0;     // repositories whose open PRs were listed
+  int64_t skipped = 0;   // repositories left to the next round (rate limit, errors)
+  int64_t prs = 0;       // open PRs signalled
   int64_t resolved = 0;  // unresolved deliveries routed or ignored
 };
 

@@ -20,8 +20,8 @@
 #include "github/client.h"
 #include "github/transport.h"
 #include "http/server.h"
-#include "sim/model.h"
 #include "sim/in_process_github_test_util.h"
+#include "sim/model.h"
 #include "sim/rest.h"
 #include "store/store_test_util.h"
 
@@ -272,7 +272,8 @@ TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterR
   NewPull("acme/lib", "one");
   Learn("acme/app", kInstallation);
   // The simulator lists acme/app before acme/lib; lib's PR listing meets the limit.
-  arming_->ArmOn("/repos/acme/lib/pulls", R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
+  arming_->ArmOn("/repos/acme/lib/pulls",
+                 R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
 
   Sweeper sweeper = MakeSweeper();
   SweepStats stats = sweeper.SweepOnce();

@@ -57,8 +57,8 @@ class InProcessGitHub {
   void Start(Front front = nullptr, Wrap wrap = nullptr) {
     const auto& key = github_testing::GetTestRsaKey();
     model_ = std::make_unique<sim::Model>(
-        clock_, sim::ModelOptions{.mergeable_delay = Duration::zero(),
-                                  .token_ttl = std::chrono::hours(1)});
+        clock_,
+        sim::ModelOptions{.mergeable_delay = Duration::zero(), .token_ttl = std::chrono::hours(1)});
     sim::SimHandlerOptions hopts;
     hopts.clock = clock_;
     hopts.app_id = std::to_string(kAppId);

@@ -88,9 +88,18 @@ class DecideActE2eTest : public ::testing::Test {
     } else {
       unsetenv("GATEHOUSE_FAULT_CRASH_AFTER_CALL");
     }
-    std::vector<std::string> argv = {GATEHOUSE_BIN, "serve", "--db", dir_.File("g.db"),
-                                     "--listen", "127.0.0.1:0", "--lease-seconds", "2",
-                                     "--resolve-interval-seconds", "1", "--log-level", "info"};
+    std::vector<std::string> argv = {GATEHOUSE_BIN,
+                                     "serve",
+                                     "--db",
+                                     dir_.File("g.db"),
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--lease-seconds",
+                                     "2",
+                                     "--resolve-interval-seconds",
+                                     "1",
+                                     "--log-level",
+                                     "info"};
     argv.insert(argv.end(), options.serve_args.begin(), options.serve_args.end());
     *out = std::make_unique<ChildProcess>(argv, dir_.File("gatehouse.log"));
     if (!(*out)->ok()) return "";
@@ -116,11 +125,11 @@ class DecideActE2eTest : public ::testing::Test {
     Outcome out;
     const std::string scenario = std::string(GATEHOUSE_SCENARIOS) + "/" + name + ".json";
     setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-    ChildProcess sim({GATEHOUSE_SIM_BIN, "run", scenario, "--listen", "127.0.0.1:0",
-                      "--wait-for-target", "--app-id", "4242", "--app-public-key",
-                      dir_.File("app.pub.pem"), "--mergeable-delay-ms", "200", "--log-level",
-                      "warn"},
-                     dir_.File("sim.log"));
+    ChildProcess sim(
+        {GATEHOUSE_SIM_BIN, "run", scenario, "--listen", "127.0.0.1:0", "--wait-for-target",
+         "--app-id", "4242", "--app-public-key", dir_.File("app.pub.pem"), "--mergeable-delay-ms",
+         "200", "--log-level", "warn"},
+        dir_.File("sim.log"));
     const std::string sim_url = UrlFrom(sim.ReadLine());
     EXPECT_FALSE(sim_url.empty()) << ReadAll(dir_.File("sim.log"));
     if (sim_url.empty()) return out;
@@ -218,9 +227,9 @@ class DecideActE2eTest : public ::testing::Test {
 const std::string kA(40, 'a');
 const std::string kB(40, 'b');
 
-#define EXPECT_VERDICT_OK(o)                                        \
-  do {                                                              \
-    EXPECT_EQ((o).sim_exit, 0) << (o).verdict << "\n" << (o).logs; \
+#define EXPECT_VERDICT_OK(o)                                           \
+  do {                                                                 \
+    EXPECT_EQ((o).sim_exit, 0) << (o).verdict << "\n" << (o).logs;     \
     EXPECT_EQ((o).verdict.rfind("verdict: ok", 0), 0u) << (o).verdict; \
   } while (0)
 
@@ -262,8 +271,8 @@ TEST_F(DecideActE2eTest, OwnApprovalWebhookCausesNoConflictingAction) {
 // 4. kill -9 between the merge call and its ledger record: after the restart the open intent
 //    is reconciled against GitHub and nothing happens twice.
 TEST_F(DecideActE2eTest, KillBetweenCallAndRecordIsReconciledWithoutASecondEffect) {
-  Outcome o = Play("crash_reconcile", {"--debounce-ms", "100", "--sweep-interval-seconds", "1"},
-                   "merge");
+  Outcome o =
+      Play("crash_reconcile", {"--debounce-ms", "100", "--sweep-interval-seconds", "1"}, "merge");
   EXPECT_VERDICT_OK(o);
   EXPECT_EQ(o.first_serve_exit, 128 + SIGKILL);
   EXPECT_EQ(o.serves, 2);
@@ -351,7 +360,8 @@ TEST_F(DecideActE2eTest, ObserveMakesNoMutatingCall) {
 
 // 8b. --dry-run overrides a repository on `auto`: nothing is called.
 TEST_F(DecideActE2eTest, DryRunMakesNoMutatingCall) {
-  Outcome o = Play("dry_run", {"--debounce-ms", "100", "--sweep-interval-seconds", "0", "--dry-run"});
+  Outcome o =
+      Play("dry_run", {"--debounce-ms", "100", "--sweep-interval-seconds", "0", "--dry-run"});
   EXPECT_VERDICT_OK(o);
   ASSERT_TRUE(o.store);
   EXPECT_TRUE(o.actions.empty());
