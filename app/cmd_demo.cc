@@ -157,6 +157,7 @@ int64_t Int(const json::value& v, std::string_view key) {
 // A PR as the simulator's state shows it.
 struct PrView {
   std::string state;  // open, closed, merged
+  std::string head;
   std::set<std::string> labels;
 };
 
@@ -176,6 +177,9 @@ class WorldView {
             const json::value* merged = p.as_object().if_contains("merged");
             view.state =
                 merged && merged->is_bool() && merged->as_bool() ? "merged" : Str(p, "state");
+            if (const json::value* head = p.as_object().if_contains("head")) {
+              view.head = Str(*head, "sha");
+            }
             if (const json::value* labels = p.as_object().if_contains("labels");
                 labels && labels->is_array()) {
               for (const json::value& l : labels->as_array()) view.labels.insert(Str(l, "name"));
@@ -398,9 +402,28 @@ int RunDemo(int argc, char** argv) {
   // 4. Every PR's script on its own thread; one poller keeps the world view fresh.
   WorldView view;
   std::atomic<bool> stop_polling{false};
+  // The poller also plays the repositories' CI for heads no script knows (the pushes GitHub
+  // saw land just before a merge): green `ci` and `lint`, as a CI system would.
+  std::set<std::string> scripted_heads;
+  for (const DemoPr& pr : world.prs) scripted_heads.insert(pr.heads.begin(), pr.heads.end());
+  std::atomic<int> ci_bot_runs{0};
   std::thread poller([&] {
+    std::set<std::string> built;
     while (!stop_polling.load()) {
       view.Update(control.GetJson("/_sim/state"));
+      for (const auto& [key, pr] : view.Snapshot()) {
+        if (pr.state != "open" || pr.head.empty() || scripted_heads.count(pr.head) ||
+            !built.insert(pr.head).second) {
+          continue;
+        }
+        const std::string repo = key.substr(0, key.find('#'));
+        for (const char* check : {"ci", "lint"}) {
+          must("POST", "/_sim/repos/" + repo + "/check-runs",
+               json::serialize(json::object{
+                   {"head_sha", pr.head}, {"name", check}, {"conclusion", "success"}}));
+        }
+        ++ci_bot_runs;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   });
@@ -611,8 +634,11 @@ int RunDemo(int argc, char** argv) {
   std::printf("%-28s %lld done", "actions (ledger)", static_cast<long long>(actions));
   for (const auto& [kind, n] : done_by_kind)
     std::printf(", %s %lld", kind.c_str(), static_cast<long long>(n));
-  std::printf("\n%-28s %lld superseded (GitHub refused a stale head), %lld open intents\n", "",
-              static_cast<long long>(superseded_rows), static_cast<long long>(open_intents));
+  std::printf(
+      "\n%-28s %lld superseded (GitHub refused a stale head: a push landed first; the\n"
+      "%-28s CI bot built %d new heads), %lld open intents\n",
+      "", static_cast<long long>(superseded_rows), "", ci_bot_runs.load(),
+      static_cast<long long>(open_intents));
   std::printf("%-28s", "pull requests");
   for (const auto& [state, total] : outcome_total) {
     std::printf(" %s %d/%d", state.c_str(), outcome_ok[state], total);

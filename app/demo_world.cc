@@ -90,7 +90,7 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
   DemoWorld world;
   world.repos = {
       {"acme", "api", 1, kPolicy}, {"acme", "web", 1, kPolicy}, {"globex", "tools", 2, kPolicy}};
-  world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15})";
+  world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15, "push_on_merge": 3})";
   std::mt19937_64 rng(seed);
   int ri = 0;
   for (const DemoRepo& repo : world.repos) {
@@ -102,6 +102,7 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
       Script s(pr);
       const std::string sha1 = Sha(full, pr.number, 1);
       const std::string sha2 = Sha(full, pr.number, 2);
+      pr.heads = {sha1, sha2};
       const std::string author = "contributor" + std::to_string(i);
       // Staggered openings; numbers follow the order of the `create` steps, which run one
       // after another (see cmd_demo.cc).

@@ -33,16 +33,20 @@ struct DemoStep {
 struct DemoPr {
   std::string repo;  // "owner/name"
   int64_t number = 0;
-  std::string story;            // what this PR demonstrates
-  std::string expected_state;   // its state once gatehouse is done: open, closed, merged
-  std::string expected_action;  // a ledger kind that must be `done` for it ("" = none)
+  std::string story;               // what this PR demonstrates
+  std::string expected_state;      // its state once gatehouse is done: open, closed, merged
+  std::string expected_action;     // a ledger kind that must be `done` for it ("" = none)
+  std::vector<std::string> heads;  // the head SHAs its script pushes (CI for others: the CI bot)
   std::vector<DemoStep> steps;
 };
 
 struct DemoWorld {
   std::vector<DemoRepo> repos;
   std::vector<DemoPr> prs;
-  std::string faults_json;  // PUT /_sim/faults before the scripts start
+  // PUT /_sim/faults before the scripts start. `push_on_merge` makes GitHub see a push land
+  // just before some merges (409, `superseded`); the demo's CI bot then runs CI on the new
+  // head and gatehouse merges that one.
+  std::string faults_json;
 };
 
 // `prs_per_repo` pull requests in each of three repositories (two installations).
