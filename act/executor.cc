@@ -168,6 +168,16 @@ class PlanRun {
            kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
            kind == ActionKind::kReopenReclose;
   }
+  static std::optional<ActionKind> KindOf(std::string_view name) {
+    for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
+                         ActionKind::kClose, ActionKind::kReopenReclose,
+                         ActionKind::kDraftDodgeClose, ActionKind::kLabel, ActionKind::kUnlabel,
+                         ActionKind::kComment, ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
+      if (decide::ActionKindName(k) == name) return k;
+    }
+    return std::nullopt;
+  }
+  static bool IsClose(std::optional<ActionKind> kind) { return kind && IsClose(*kind); }
   static bool IsClose(ActionKind kind) {
     return kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
            kind == ActionKind::kReopenReclose;
@@ -374,8 +384,29 @@ class PlanRun {
         auto pr = github_.GetPullRequest(ctx, repo, n);
         if (!pr.ok()) return pr.error();
         if (pr->state == "closed") return Exists("closed");
-        // Open again: if someone reopened it after our intent, our close happened (and was
-        // undone by that reopen); closing again here would be a second close.
+        // Open again: if gatehouse closed it more often than its ledger knows, the open
+        // intent's close happened (and someone reopened the PR since); closing again here
+        // would be a second close. The issue events say who closed it, without clocks.
+        auto events = github_.ListIssueEvents(ctx, repo, n);
+        if (events.ok()) {
+          int64_t closed_by_me = 0;
+          for (const IssueEvent& e : *events) closed_by_me += e.event == "closed" && e.actor == me;
+          int64_t recorded = 0;
+          if (auto rows = store_.ListActions(target_.subject); rows.ok()) {
+            for (const ActionRecord& r : *rows) {
+              recorded += r.state == ActionState::kDone && IsClose(KindOf(r.key.kind));
+            }
+          } else {
+            return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
+          }
+          if (closed_by_me > recorded) {
+            return Exists("closed by " + me + " (issue events), reopened since");
+          }
+          return Absent("open; every close by " + me + " is in the ledger");
+        }
+        if (events.error().kind != GitHubErrorKind::kNotFound) return events.error();
+        // No issue events (an old GitHub Enterprise): a reopen webhook newer than the intent
+        // says the same, less surely.
         auto facts = store_.GetPrFacts(target_.subject);
         if (facts.ok()) {
           for (const PrFact& f : *facts) {

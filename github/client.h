@@ -72,6 +72,8 @@ class GitHubClient final : public GitHub {
   GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
                                                             const RepoRef& repo,
                                                             int64_t number) override;
+  GitHubResult<std::vector<IssueEvent>> ListIssueEvents(const CallContext& ctx, const RepoRef& repo,
+                                                        int64_t number) override;
   GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,
                                                               const RepoRef& repo,
                                                               int64_t number) override;

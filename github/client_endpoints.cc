@@ -137,8 +137,7 @@ GitHubResult<std::vector<CheckRun>> GitHubClient::ListCheckRuns(const CallContex
   std::vector<CheckRun> out;
   for (const auto& v : *r) {
     out.push_back(CheckRun{Int(v, "id"), Str(v, "name"), Str(v, "status"), Str(v, "conclusion"),
-                           Str(v, "head_sha"), Str(Sub(v, "app"), "slug"),
-                           Str(v, "external_id")});
+                           Str(v, "head_sha"), Str(Sub(v, "app"), "slug"), Str(v, "external_id")});
   }
   return out;
 }
@@ -222,6 +221,19 @@ GitHubResult<std::vector<IssueComment>> GitHubClient::ListIssueComments(const Ca
   for (const auto& v : *r) {
     out.push_back(IssueComment{Int(v, "id"), Str(Sub(v, "user"), "login"), Str(v, "body"),
                                Str(v, "created_at"), Str(v, "updated_at")});
+  }
+  return out;
+}
+
+GitHubResult<std::vector<IssueEvent>> GitHubClient::ListIssueEvents(const CallContext& ctx,
+                                                                    const RepoRef& repo,
+                                                                    int64_t number) {
+  auto r = GetAllPages(
+      ctx, RepoPath(repo) + "/issues/" + std::to_string(number) + "/events?per_page=100", "");
+  if (!r.ok()) return r.error();
+  std::vector<IssueEvent> out;
+  for (const auto& v : *r) {
+    out.push_back(IssueEvent{Str(v, "event"), Str(Sub(v, "actor"), "login"), Str(v, "created_at")});
   }
   return out;
 }

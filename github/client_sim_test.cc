@@ -18,8 +18,8 @@
 #include "github/github.h"
 #include "github/transport.h"
 #include "http/server.h"
-#include "sim/model.h"
 #include "sim/in_process_github_test_util.h"
+#include "sim/model.h"
 #include "sim/rest.h"
 
 namespace gatehouse {
@@ -142,6 +142,20 @@ TEST_F(ClientSimTest, TheAppLoginIsItsSlugWithBotFromGetApp) {
   auto refused = FetchAppLogin(*transport_, **other, clock_->Now());
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().kind, GitHubErrorKind::kUnauthorized);
+}
+
+TEST_F(ClientSimTest, IssueEventsSayWhoClosedReopenedAndMerged) {
+  NewPull("one");
+  ASSERT_TRUE(client_->ClosePullRequest(ctx_, kRepo, 1).ok());
+  ASSERT_TRUE(model_->SetState("alice", kFullName, 1, "open").ok());
+  auto events = client_->ListIssueEvents(ctx_, kRepo, 1);
+  ASSERT_TRUE(events.ok()) << events.error().ToString();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].event, "closed");
+  EXPECT_EQ((*events)[0].actor, "gatehouse[bot]");
+  EXPECT_EQ((*events)[1].event, "reopened");
+  EXPECT_EQ((*events)[1].actor, "alice");
+  EXPECT_FALSE((*events)[1].created_at.empty());
 }
 
 TEST_F(ClientSimTest, AppJwtIsExchangedForATokenThatIsRefreshedBeforeItExpires) {
@@ -322,7 +336,7 @@ TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
   ASSERT_EQ(comments->size(), 1u);
   EXPECT_EQ((*comments)[0].id, *comment_id);
   EXPECT_EQ((*comments)[0].body, "gatehouse: ready");
-  EXPECT_EQ(stored[0].user, who_);                  // the model keeps the installation
+  EXPECT_EQ(stored[0].user, who_);                   // the model keeps the installation
   EXPECT_EQ((*comments)[0].user, "gatehouse[bot]");  // GitHub shows the App as slug[bot]
   EXPECT_EQ((*comments)[0].created_at, FormatTime(stored[0].created_at));
   EXPECT_EQ((*comments)[0].updated_at, FormatTime(stored[0].updated_at));

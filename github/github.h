@@ -101,6 +101,14 @@ struct IssueComment {
   std::string updated_at;
 };
 
+// One entry of an issue's (PR's) timeline of state changes: "closed", "reopened", "merged",
+// "labeled", ... with who did it.
+struct IssueEvent {
+  std::string event;
+  std::string actor;       // the login
+  std::string created_at;  // GitHub's ISO 8601 text
+};
+
 struct MergeResult {
   bool merged = false;
   std::string sha;
@@ -148,6 +156,10 @@ class GitHub {
   virtual GitHubResult<std::vector<IssueComment>> ListIssueComments(const CallContext& ctx,
                                                                     const RepoRef& repo,
                                                                     int64_t number) = 0;
+  // PR `number`'s issue events (closed, reopened, merged, ...), oldest first (all pages).
+  virtual GitHubResult<std::vector<IssueEvent>> ListIssueEvents(const CallContext& ctx,
+                                                                const RepoRef& repo,
+                                                                int64_t number) = 0;
   // The paths of every file PR `number` changes (all pages, GitHub's order). GitHub lists at
   // most 3000 files for one PR; a larger PR reads as its first 3000.
   virtual GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,

@@ -230,6 +230,31 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
         return out;
       }
     }
+    if (parts[5] == "events" && n_parts == 6 && m == "GET") {
+      // The PR's state changes as GitHub's issue events, from the effect log: every accepted
+      // close, reopen and merge, with who did it.
+      json::array all;
+      int64_t id = 0;
+      for (const Effect& e : model_.Effects()) {
+        ++id;
+        if (e.repo != full || e.number != number || e.status < 200 || e.status >= 300) continue;
+        std::vector<std::string> events;
+        if (e.kind == "close") events = {"closed"};
+        if (e.kind == "reopen") events = {"reopened"};
+        if (e.kind == "merge") events = {"merged", "closed"};  // GitHub records both
+        for (const std::string& event : events) {
+          all.push_back(json::object{{"id", id},
+                                     {"event", event},
+                                     {"actor", RenderUser(e.who)},
+                                     {"created_at", FormatTime(e.at)}});
+        }
+      }
+      HttpResponse r;
+      json::array page = Paged(std::move(all), query, path, &r);
+      HttpResponse out = JsonValueResponse(200, page);
+      out.headers = std::move(r.headers);
+      return out;
+    }
     if (parts[5] == "labels") {
       auto labels_of = [&]() {
         json::array out;
