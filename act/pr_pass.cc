@@ -364,12 +364,13 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
     target.call.installation_id = *(*repo)->installation_id;
   }
-  // A pass only the sweep (or a mergeability recheck) asked for is background work: it stays
-  // out of the rate-limit reserve kept for passes that webhooks asked for.
+  // A pass only the sweep, a timer or a mergeability recheck asked for is background work: it
+  // stays out of the rate-limit reserve kept for passes that webhooks asked for.
   target.call.background =
       !lease.reasons.empty() &&
-      std::all_of(lease.reasons.begin(), lease.reasons.end(),
-                  [](const std::string& r) { return r == "swept" || r == "mergeable-unknown"; });
+      std::all_of(lease.reasons.begin(), lease.reasons.end(), [](const std::string& r) {
+        return r == "swept" || r == "mergeable-unknown" || r == "timer";
+      });
   const CallContext& call = target.call;
 
   auto app_login = AppLogin();
@@ -618,11 +619,34 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       std::all_of(verdict.waiting.begin(), verdict.waiting.end(),
                   [](const decide::Finding& f) { return f.rule == "mergeable"; });
   const Duration head_age = now - *snapshot.head_pushed_at;
+  std::optional<Signal> again;
   if (!result.superseded && pr->state == "open" && !pr->mergeable && only_mergeability &&
       head_time_known && head_age < kMergeableRecheckFor) {
     // 3 s at first, then a quarter of the head's age: a handful of looks, not one every 3 s.
-    Signal again{lease.key, "mergeable-unknown", std::max(kMergeableRecheck, head_age / 4)};
-    if (Status s = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
+    again = Signal{lease.key, "mergeable-unknown", std::max(kMergeableRecheck, head_age / 4)};
+  } else if (!result.superseded && pr->state == "open" && policy->error.empty()) {
+    // Decisions that only time changes, taken on time rather than at the next sweep: the
+    // close after the grace period, and a required check that has not reported becoming a
+    // blocker.
+    std::optional<Time> at;
+    auto consider = [&](Time t) {
+      if (t > now && (!at || t < *at)) at = t;
+    };
+    if (verdict.verdict == decide::Verdict::kFail && facts.pending_closure_since) {
+      consider(*facts.pending_closure_since + options.close_grace);
+    }
+    const bool check_waits =
+        std::any_of(verdict.waiting.begin(), verdict.waiting.end(),
+                    [](const decide::Finding& f) { return f.rule == "required_checks"; });
+    if (check_waits && head_time_known) {
+      consider(*snapshot.head_pushed_at + policy->policy.required_checks.missing_after);
+    }
+    if (at) {
+      again = Signal{lease.key, "timer", *at - now + std::chrono::milliseconds(100)};
+    }
+  }
+  if (again) {
+    if (Status s = store_.Enqueue(std::span<const Signal>(&*again, 1), clock_->Now(),
                                   Durability::kRecoverable);
         !s.ok()) {
       Log(LogLevel::kWarn, "pass.recheck").Field("key", lease.key).Field("error", s.ToString());

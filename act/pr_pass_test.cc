@@ -286,6 +286,33 @@ TEST_F(PrPassTest, TheLoginIsDiscoveredOnceAndPassesWaitWhileGitHubCannotTell) {
   EXPECT_EQ(AppEffects("merge").size(), 1u);
 }
 
+TEST_F(PrPassTest, TheCloseAfterTheGracePeriodIsScheduledNotLeftToTheSweep) {
+  ReadyPull({{".github/gatehouse.yml", std::string(kAutoPolicy) + "  close_grace: 1h\n"}});
+  sim::CheckRun red;
+  red.name = "ci";
+  red.head_sha = head_;
+  red.status = "completed";
+  red.conclusion = "failure";
+  ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, red, nullptr).ok());
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);  // labels pending-closure
+  const Time labelled = clock_->Now();
+  clock_->Advance(seconds(10));
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);  // sees the label: schedules the close
+  auto item = store_->GetWorkItem(kSubject);
+  ASSERT_TRUE(item.ok() && item->has_value());
+  EXPECT_EQ((*item)->state, WorkState::kPending);
+  EXPECT_EQ((*item)->reasons, std::vector<std::string>{"timer"});
+  ASSERT_TRUE((*item)->due_at.has_value());
+  EXPECT_GE(*(*item)->due_at, labelled + hours(1));
+  EXPECT_LE(*(*item)->due_at, labelled + hours(1) + seconds(1));
+  EXPECT_TRUE(AppEffects("close").empty());
+
+  clock_->Advance(hours(1));
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);  // the timer's pass closes it
+  EXPECT_EQ(AppEffects("close").size(), 1u);
+  EXPECT_EQ(github_.model().GetPull(kFullName, 1)->state, "closed");
+}
+
 TEST(ParseSubjectTest, SplitsOwnerRepoAndNumber) {
   RepoRef repo;
   int64_t n = 0;

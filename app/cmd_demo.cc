@@ -498,8 +498,9 @@ int RunDemo(int argc, char** argv) {
       for (const WorkItem& w : *busy) {
         if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
         const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
-        const bool sweep_only =
-            std::all_of(why.begin(), why.end(), [](const std::string& r) { return r == "swept"; });
+        const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
+          return r == "swept" || r == "timer";
+        });
         if (!sweep_only || why.empty()) ++active;
       }
     }
