@@ -34,7 +34,7 @@ CliRun Gatehouse(const std::string& args) {
 
 TEST(CliTest, HelpEverywhere) {
   for (const char* args : {"--help", "help", "serve --help", "work --help", "route --help",
-                           "status --help", "config --help", "audit --help"}) {
+                           "status --help", "config --help", "audit --help", "demo --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -50,6 +50,14 @@ TEST(CliTest, HelpEverywhere) {
   CliRun bad_workers = Gatehouse("serve --workers lots");
   EXPECT_EQ(bad_workers.code, 2);
   EXPECT_NE(bad_workers.out.find("not an integer"), std::string::npos);
+  CliRun bad_autonomy = Gatehouse("serve --insecure-no-signature --autonomy yolo");
+  EXPECT_EQ(bad_autonomy.code, 2);
+  EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"),
+            std::string::npos)
+      << bad_autonomy.out;
+  CliRun bad_prs = Gatehouse("demo --prs 0");
+  EXPECT_EQ(bad_prs.code, 2);
+  EXPECT_NE(bad_prs.out.find("--prs"), std::string::npos) << bad_prs.out;
 }
 
 TEST(CliTest, MissingDatabaseIsAClearError) {
