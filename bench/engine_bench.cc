@@ -214,6 +214,9 @@ class CountingStore final : public Store {
   Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override {
     return inner_.OpenDeliveries(limit, include_unresolved);
   }
+  Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) override {
+    return inner_.UnresolvedDeliveries(limit);
+  }
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override {
     return inner_.ApplyRouting(decisions, now);
   }

@@ -156,15 +156,14 @@ SweepStats Sweeper::SweepOnce() {
 
 SweepStats Sweeper::ResolveOnce() {
   SweepStats stats;
-  // Accepted deliveries are the router's; this looks at the unresolved ones only. Each one
-  // ends here in a terminal state unless GitHub could not be asked this time.
-  auto open = store_.OpenDeliveries(options_.resolve_batch * 10, /*include_unresolved=*/true);
+  // Accepted deliveries are the router's; this looks at the unresolved ones only (a routing
+  // backlog does not hide them). Each ends here in a terminal state unless GitHub could not
+  // be asked this time.
+  auto open = store_.UnresolvedDeliveries(options_.resolve_batch);
   if (!open.ok()) return stats;
   std::vector<RouteDecision> decisions;
-  size_t asked = 0;
   for (const InboxEntry& entry : *open) {
-    if (entry.state != InboxState::kUnresolved) continue;
-    if (asked >= options_.resolve_batch || Stopping()) break;
+    if (Stopping()) break;
     RouteDecision d;
     d.seq = entry.seq;
     boost::system::error_code ec;
@@ -197,7 +196,6 @@ SweepStats Sweeper::ResolveOnce() {
       }
       ctx.installation_id = *id;
     }
-    ++asked;
     auto prs = github_.ListPullRequestsForCommit(ctx, repo, route.sha);
     if (!prs.ok()) {
       if (prs.error().kind != GitHubErrorKind::kNotFound) {

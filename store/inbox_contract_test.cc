@@ -167,6 +167,31 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   ExpectBalanced(g);
 }
 
+TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
+  Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3")});
+  auto open = store_->OpenDeliveries(10, false);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 3u);
+  std::vector<RouteDecision> decisions(2);
+  decisions[0].seq = (*open)[0].seq;
+  decisions[0].state = InboxState::kUnresolved;
+  decisions[1].seq = (*open)[2].seq;
+  decisions[1].state = InboxState::kUnresolved;
+  ASSERT_TRUE(store_->ApplyRouting(decisions, kT0).ok());
+  // A backlog of accepted deliveries (d-2, and more) does not hide them.
+  Accept({MakeDelivery("d-4"), MakeDelivery("d-5")});
+  auto unresolved = store_->UnresolvedDeliveries(10);
+  ASSERT_TRUE(unresolved.ok());
+  ASSERT_EQ(unresolved->size(), 2u);
+  EXPECT_EQ((*unresolved)[0].delivery_id, "d-1");
+  EXPECT_EQ((*unresolved)[1].delivery_id, "d-3");
+  EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
+  auto first = store_->UnresolvedDeliveries(1);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].delivery_id, "d-1");
+}
+
 TEST_P(InboxContractTest, InvalidDecisionsWriteNothing) {
   Accept({MakeDelivery("d-1")});
   auto open = store_->OpenDeliveries(10, false);

@@ -311,6 +311,10 @@ class Store {
   // ones too when `include_unresolved`.
   virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) = 0;
 
+  // Only the `unresolved` deliveries, oldest first, for the resolver (a backlog of accepted
+  // deliveries must not hide them).
+  virtual Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) = 0;
+
   // Applies routing decisions, each with its signals and what it learned (heads, repos,
   // removed repos, facts), in one transaction. A decision for a delivery that is no longer
   // open is skipped entirely (another router got there).

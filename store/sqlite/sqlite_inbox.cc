@@ -164,6 +164,23 @@ Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool i
   return out;
 }
 
+Result<std::vector<InboxEntry>> SqliteStore::UnresolvedDeliveries(size_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  static const std::string sql = std::string("SELECT ") + kInboxColumns +
+                                 " FROM inbox INDEXED BY inbox_open "
+                                 "WHERE state IN ('accepted', 'unresolved') "
+                                 "AND state = 'unresolved' ORDER BY seq LIMIT ?1";
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+  q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<InboxEntry> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(ReadInboxEntry(*q));
+  }
+  return out;
+}
+
 Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
   for (const RouteDecision& d : decisions) {
     for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));

@@ -46,6 +46,7 @@ class SqliteStore final : public Store {
   Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
                                                       const Counters& rejected, Time now) override;
   Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override;
+  Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) override;
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override;
   Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
                                                         std::string_view sha) override;
