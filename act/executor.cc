@@ -164,23 +164,14 @@ class PlanRun {
   // Approvals and closes are not refused by GitHub on a moved head (a review may name an old
   // commit; a close names none), so the executor looks at the head itself right before them.
   static bool ChecksHeadFirst(ActionKind kind) {
-    return kind == ActionKind::kApprove || kind == ActionKind::kRequestChanges ||
-           kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
-           kind == ActionKind::kReopenReclose;
+    return decide::ClassOf(kind) == decide::ActionClass::kReview || IsClose(kind);
   }
-  static std::optional<ActionKind> KindOf(std::string_view name) {
-    for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
-                         ActionKind::kClose, ActionKind::kReopenReclose,
-                         ActionKind::kDraftDodgeClose, ActionKind::kLabel, ActionKind::kUnlabel,
-                         ActionKind::kComment, ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
-      if (decide::ActionKindName(k) == name) return k;
-    }
-    return std::nullopt;
-  }
-  static bool IsClose(std::optional<ActionKind> kind) { return kind && IsClose(*kind); }
   static bool IsClose(ActionKind kind) {
-    return kind == ActionKind::kClose || kind == ActionKind::kDraftDodgeClose ||
-           kind == ActionKind::kReopenReclose;
+    return decide::ClassOf(kind) == decide::ActionClass::kClose;
+  }
+  static bool IsClose(std::string_view kind_name) {
+    auto kind = decide::ParseActionKind(kind_name);
+    return kind && IsClose(*kind);
   }
 
   bool CallAndRecord(ActionReport& report, ExecResult& out) {
@@ -394,7 +385,7 @@ class PlanRun {
           int64_t recorded = 0;
           if (auto rows = store_.ListActions(target_.subject); rows.ok()) {
             for (const ActionRecord& r : *rows) {
-              recorded += r.state == ActionState::kDone && IsClose(KindOf(r.key.kind));
+              recorded += r.state == ActionState::kDone && IsClose(r.key.kind);
             }
           } else {
             return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};

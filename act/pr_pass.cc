@@ -42,10 +42,9 @@ decide::AuthorRole RoleOf(std::string_view association) {
   return decide::AuthorRole::kNone;
 }
 
-bool IsCloseKind(std::string_view kind) {
-  return kind == decide::ActionKindName(decide::ActionKind::kClose) ||
-         kind == decide::ActionKindName(decide::ActionKind::kDraftDodgeClose) ||
-         kind == decide::ActionKindName(decide::ActionKind::kReopenReclose);
+bool IsCloseKind(std::string_view name) {
+  auto kind = decide::ParseActionKind(name);
+  return kind && decide::ClassOf(*kind) == decide::ActionClass::kClose;
 }
 
 bool HasLabel(const PullRequest& pr, std::string_view label) {
@@ -155,16 +154,6 @@ void NumberLabelGenerations(decide::PlannedAction& a, const std::vector<ActionRe
 
 // The PR fact recording when gatehouse first saw head `sha`.
 std::string HeadSeenFact(const std::string& sha) { return "head_seen:" + sha; }
-
-std::optional<decide::ActionKind> KindByName(std::string_view name) {
-  using K = decide::ActionKind;
-  for (K k :
-       {K::kMerge, K::kApprove, K::kRequestChanges, K::kClose, K::kReopenReclose,
-        K::kDraftDodgeClose, K::kLabel, K::kUnlabel, K::kComment, K::kCheckRun, K::kUpdateBranch}) {
-    if (decide::ActionKindName(k) == name) return k;
-  }
-  return std::nullopt;
-}
 
 Result<History> ReadHistory(Store& store, const std::string& subject, const PullRequest& pr,
                             const decide::PlannerOptions& options) {
@@ -533,7 +522,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     settle.after_call = nullptr;
     for (const ActionKey& key : history->open_intents) {
       if (planned.count(key.kind + '\0' + key.head_sha + '\0' + key.detail)) continue;
-      auto kind = KindByName(key.kind);
+      auto kind = decide::ParseActionKind(key.kind);
       if (!kind) continue;
       decide::Plan one;
       decide::PlannedAction a;

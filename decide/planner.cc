@@ -261,6 +261,16 @@ std::string_view ActionKindName(ActionKind kind) {
   return "unknown";
 }
 
+std::optional<ActionKind> ParseActionKind(std::string_view name) {
+  for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
+                       ActionKind::kClose, ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose,
+                       ActionKind::kLabel, ActionKind::kUnlabel, ActionKind::kComment,
+                       ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
+    if (ActionKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
 ActionClass ClassOf(ActionKind kind) {
   switch (kind) {
     case ActionKind::kCheckRun:

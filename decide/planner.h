@@ -54,6 +54,8 @@ enum class ActionKind {
   kUpdateBranch,
 };
 std::string_view ActionKindName(ActionKind kind);
+// The inverse of ActionKindName (the ledger's `kind` column); nullopt for anything else.
+std::optional<ActionKind> ParseActionKind(std::string_view name);
 
 // The autonomy class of an action kind (classes and PlannerOptions are in decide/options.h).
 ActionClass ClassOf(ActionKind kind);

@@ -529,3 +529,20 @@ TEST(PlannerTest, Names) {
 
 }  // namespace
 }  // namespace gatehouse::decide
+
+namespace gatehouse::decide {
+namespace {
+
+TEST(ActionKindNameTest, ParseIsTheInverseOfTheName) {
+  for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
+                       ActionKind::kClose, ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose,
+                       ActionKind::kLabel, ActionKind::kUnlabel, ActionKind::kComment,
+                       ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
+    EXPECT_EQ(ParseActionKind(ActionKindName(k)), k) << ActionKindName(k);
+  }
+  EXPECT_EQ(ParseActionKind("Merge"), std::nullopt);
+  EXPECT_EQ(ParseActionKind(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gatehouse::decide

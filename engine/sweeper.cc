@@ -63,7 +63,7 @@ bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
   return !stopping_;
 }
 
-std::vector<Sweeper::RepoTarget> Sweeper::ListTargets(SweepStats& stats) {
+std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
   std::vector<RepoTarget> targets;
   std::set<std::string> seen;
   auto known = store_.ListRepositories();
@@ -109,7 +109,6 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets(SweepStats& stats) {
     }
     if (seen.insert(Lower(r.repo)).second) targets.push_back(std::move(t));
   }
-  (void)stats;
   return targets;
 }
 
@@ -143,7 +142,7 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
 
 SweepStats Sweeper::SweepOnce() {
   SweepStats stats;
-  for (const RepoTarget& t : ListTargets(stats)) {
+  for (const RepoTarget& t : ListTargets()) {
     if (Stopping()) break;
     SweepRepo(t, stats);
   }
@@ -260,7 +259,7 @@ void Sweeper::Loop() {
         round_start = std::max(round_start + options_.interval, Steady::now());
       }
       stats = SweepStats{};
-      round = ListTargets(stats);
+      round = ListTargets();
       next = 0;
       if (round.empty()) {
         // Nothing known yet: resolve meanwhile, and look again at the next interval.

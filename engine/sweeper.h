@@ -73,7 +73,7 @@ class Sweeper {
     RepoRef repo;
     int64_t installation_id = 0;
   };
-  std::vector<RepoTarget> ListTargets(SweepStats& stats);
+  std::vector<RepoTarget> ListTargets();
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   void Loop();
   // Waits until `deadline` (real time) or Stop(); false when stopping.
