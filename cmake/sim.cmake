@@ -3,14 +3,19 @@
 # CMakeLists.txt.
 
 add_library(gatehouse_sim STATIC
+  sim/app_identity.cc
+  sim/faults.cc
   sim/model.cc
   sim/model_actions.cc
+  sim/model_reviews.cc
   sim/jwt.cc
   sim/render.cc
   sim/rest.cc
   sim/rest_repo.cc
   sim/control.cc
   sim/webhooks.cc
+  sim/expectations.cc
+  sim/invariants.cc
   sim/scenario.cc
 )
 target_compile_options(gatehouse_sim PRIVATE ${GATEHOUSE_WARNINGS})
@@ -23,11 +28,13 @@ target_link_libraries(gatehouse-sim PRIVATE gatehouse_sim gatehouse_http gatehou
                       Boost::json)
 
 if(GATEHOUSE_TESTS)
-  gatehouse_test(sim_test SOURCES sim/model_test.cc sim/rest_test.cc sim/scenario_test.cc
-                 sim/webhooks_test.cc
+  gatehouse_test(sim_test SOURCES sim/model_test.cc sim/model_reviews_test.cc sim/rest_test.cc
+                 sim/faults_test.cc sim/control_test.cc sim/scenario_test.cc
+                 sim/webhooks_test.cc sim/webhook_rules_test.cc
                  LIBS gatehouse_sim gatehouse_http gatehouse_github Boost::json OpenSSL::Crypto)
   target_compile_definitions(sim_test PRIVATE
-    SIM_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
+    SIM_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks"
+    SIM_SCENARIOS="${CMAKE_SOURCE_DIR}/sim/scenarios")
 endif()
 
 if(GATEHOUSE_TESTS)

@@ -3,6 +3,7 @@
 // are recorded in the effect log under the acting user's login.
 #include <algorithm>
 
+#include "sim/faults.h"
 #include "sim/render.h"
 #include "sim/rest.h"
 
@@ -88,37 +89,19 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
   }
   if (n == 2 && parts[1] == "faults") {
     std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now_s = NowEpochSeconds();
+    SettleExhaustionLocked(now_s);
     if (m == "PUT") {
-      faults_.connection_resets = GetInt(body, "connection_resets", 0);
-      faults_.server_errors = GetInt(body, "server_errors", 0);
-      faults_.server_error_status = static_cast<int>(GetInt(body, "server_error_status", 502));
-      faults_.secondary_rate_limits = GetInt(body, "secondary_rate_limits", 0);
-      faults_.retry_after_seconds = GetInt(body, "retry_after_seconds", 60);
-      faults_.primary_exhausted = GetBool(body, "primary_exhausted", false);
-      faults_.latency_ms = GetInt(body, "latency_ms", 0);
-      faults_.push_on_merge = GetInt(body, "push_on_merge", 0);
-      if (options_.webhooks != nullptr) {
-        options_.webhooks->SetFaults({.duplicates = GetInt(body, "webhook_duplicates", 0),
-                                      .reorders = GetInt(body, "webhook_reorders", 0),
-                                      .delay_ms = GetInt(body, "webhook_delay_ms", 0)});
-      }
+      auto settings = ParseFaultSettings(body, now_s);
+      if (!settings.ok()) return GitHubError(400, "faults: " + settings.status().message());
+      faults_ = std::move(settings->rest);
+      if (options_.webhooks != nullptr) options_.webhooks->SetFaults(std::move(settings->delivery));
     } else if (m != "GET") {
       return GitHubError(405, "use GET or PUT");
     }
     DeliveryFaults delivery;
     if (options_.webhooks != nullptr) delivery = options_.webhooks->faults();
-    return JsonValueResponse(200,
-                             json::object{{"webhook_duplicates", delivery.duplicates},
-                                          {"webhook_reorders", delivery.reorders},
-                                          {"webhook_delay_ms", delivery.delay_ms},
-                                          {"connection_resets", faults_.connection_resets},
-                                          {"server_errors", faults_.server_errors},
-                                          {"server_error_status", faults_.server_error_status},
-                                          {"secondary_rate_limits", faults_.secondary_rate_limits},
-                                          {"retry_after_seconds", faults_.retry_after_seconds},
-                                          {"primary_exhausted", faults_.primary_exhausted},
-                                          {"latency_ms", faults_.latency_ms},
-                                          {"push_on_merge", faults_.push_on_merge}});
+    return JsonValueResponse(200, RenderFaultSettings(faults_, delivery, now_s));
   }
   if (n == 2 && parts[1] == "repos" && m == "POST") {
     std::map<std::string, std::string> files;
@@ -126,8 +109,9 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       for (const auto& [k, v] : f->as_object())
         if (v.is_string()) files[std::string(k)] = std::string(v.as_string());
     }
-    auto repo = model_.CreateRepo(GetString(body, "owner"), GetString(body, "name"),
-                                  GetInt(body, "installation_id", 1), std::move(files));
+    auto repo = model_.CreateRepo(
+        GetString(body, "owner"), GetString(body, "name"), GetInt(body, "installation_id", 1),
+        std::move(files), {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false)});
     if (!repo.ok()) {
       return GitHubError(repo.status().code() == StatusCode::kAlreadyExists ? 422 : 400,
                          repo.status().message());
@@ -184,6 +168,14 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       Review review;
       o = model_.SubmitReview(user, full, number, GetString(body, "event", "APPROVE"),
                               GetString(body, "commit_id"), GetString(body, "body"), &review);
+    } else if (action == "dismissals") {
+      Review review;
+      o = model_.DismissReview(user, full, number,
+                               {.review_id = GetInt(body, "review_id", 0),
+                                .reviewer = GetString(body, "reviewer"),
+                                .commit_id = GetString(body, "commit_id")},
+                               &review);
+      if (o.ok()) return JsonValueResponse(200, RenderReview(*repo, number, review));
     } else if (action == "comments") {
       o = model_.AddComment(user, full, number, GetString(body, "body"), nullptr);
     } else if (action == "close" || action == "reopen") {

@@ -154,7 +154,7 @@ int Serve(int argc, char** argv, bool run) {
                                 .timeout_ms = 10'000});
   sim::WebhookSender* s = sender.get();
   model.SetListener([s](const sim::Notification& n) {
-    s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)));
+    s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)), sim::DeliveryMetaOf(n));
   });
   hopts.webhooks = sender.get();
   sim::SimHandler handler(model, hopts);
@@ -199,6 +199,7 @@ int Serve(int argc, char** argv, bool run) {
       verdict->counts["webhooks_delivered"] = static_cast<int64_t>(sender->delivered());
       verdict->counts["webhooks_failed"] = static_cast<int64_t>(sender->failed());
       verdict->counts["webhooks_dropped"] = static_cast<int64_t>(sender->dropped());
+      verdict->counts["webhooks_withheld"] = static_cast<int64_t>(sender->withheld());
       std::printf("%s\n", sim::FormatVerdict(*verdict).c_str());
       exit_code = verdict->ok ? kExitOk : kExitFailure;
     }

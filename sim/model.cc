@@ -120,7 +120,8 @@ void Model::NotifyLocked(Notification n, const RepoState& rs) {
 
 Result<Repository> Model::CreateRepo(const std::string& owner, const std::string& name,
                                      int64_t installation_id,
-                                     std::map<std::string, std::string> files) {
+                                     std::map<std::string, std::string> files,
+                                     RepoOptions options) {
   if (owner.empty() || name.empty()) return InvalidArgument("repo needs an owner and a name");
   std::lock_guard<std::mutex> lock(mu_);
   std::string key = Lower(owner + "/" + name);
@@ -132,6 +133,7 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
   rs.repo.installation_id = installation_id;
   rs.repo.default_sha = NewShaLocked();
   rs.repo.files = std::move(files);
+  rs.repo.dismiss_stale_reviews = options.dismiss_stale_reviews;
   Repository copy = rs.repo;
   repos_.emplace(key, std::move(rs));
   return copy;
@@ -181,21 +183,40 @@ Outcome Model::Push(const std::string& who, const std::string& repo, int number,
     return RecordLocked(who, "push", repo, number, sha, {422, "Pull request is merged"}, "");
   }
   if (sha.empty()) sha = NewShaLocked();
+  if (sha == pr->head_sha) {
+    return RecordLocked(who, "push", repo, number, sha, {422, "head is already " + sha}, "");
+  }
+  const std::string before = pr->head_sha;
   // Recorded before the head moves: the effect's `head` is the old one.
-  Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + pr->head_sha);
+  Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + before);
   pr->head_sha = sha;
-  pr->commits.push_back(sha);
+  if (std::find(pr->commits.begin(), pr->commits.end(), sha) == pr->commits.end()) {
+    pr->commits.push_back(sha);
+  }
   pr->head_pushed_at = pr->updated_at = clock_->Now();
   if (files) {
     pr->files = *std::move(files);
     pr->changed_files = static_cast<int>(pr->files.size());
   }
-  if (HasOpenState(*pr)) {
-    PullRequest view = ViewLocked(*rs, *pr);
-    NotifyLocked({.event = "pull_request", .action = "synchronize", .pr = &view, .sender = who},
-                 *rs);
-  }
+  if (HasOpenState(*pr)) HeadMovedLocked(*rs, *pr, before, who);
   return out;
+}
+
+void Model::HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& before,
+                            const std::string& sender) {
+  PullRequest view = ViewLocked(rs, pr);
+  NotifyLocked({.event = "pull_request",
+                .action = "synchronize",
+                .pr = &view,
+                .sender = sender,
+                .before = before},
+               rs);
+  if (!rs.repo.dismiss_stale_reviews) return;
+  for (Review& review : pr.reviews) {
+    if (review.state == "APPROVED" && review.commit_id != pr.head_sha) {
+      DismissLocked("control", sender, rs, pr, review);
+    }
+  }
 }
 
 Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {

@@ -40,7 +40,7 @@ struct Outcome {
 struct Review {
   int64_t id = 0;
   std::string user;
-  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED
+  std::string state;  // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED (PENDING: a draft)
   std::string commit_id;
   std::string body;
   Time submitted_at;
@@ -124,6 +124,8 @@ struct Repository {
   std::string default_branch = "main";
   std::string default_sha;
   std::map<std::string, std::string> files;  // path -> content, for GET contents
+  // Branch protection's "Dismiss stale pull request approvals when new commits are pushed".
+  bool dismiss_stale_reviews = false;
   std::string full_name() const { return owner + "/" + name; }
 };
 
@@ -157,6 +159,7 @@ struct Notification {
   std::string label{};
   std::string sender{};
   std::vector<const PullRequest*> prs{};  // open PRs whose head is the check's/status's SHA
+  std::string before{};                   // synchronize: the head before the push
   // check_suite events: the suite is every check run of check_run->app on its head SHA.
   std::string suite_conclusion{};
 };
@@ -164,6 +167,20 @@ struct Notification {
 struct ModelOptions {
   Duration mergeable_delay = std::chrono::seconds(2);
   Duration token_ttl = std::chrono::hours(1);
+};
+
+// Repository settings chosen at creation.
+struct RepoOptions {
+  bool dismiss_stale_reviews = false;  // see Repository
+};
+
+// Which review DismissReview dismisses: `review_id`, or else the latest APPROVED or
+// CHANGES_REQUESTED review by `reviewer` (on `commit_id` when not empty). `reviewer` is
+// compared as GitHub shows logins: "installation:<id>" and AppLogin() are the same user.
+struct ReviewChoice {
+  int64_t review_id = 0;
+  std::string reviewer{};
+  std::string commit_id{};
 };
 
 // Fields a new PR may set; the rest get GitHub-like defaults.
@@ -192,10 +209,14 @@ class Model {
 
   // ---- world setup (control API) ----
   Result<Repository> CreateRepo(const std::string& owner, const std::string& name,
-                                int64_t installation_id, std::map<std::string, std::string> files);
+                                int64_t installation_id, std::map<std::string, std::string> files,
+                                RepoOptions options = {});
   Result<PullRequest> CreatePull(const std::string& repo, const NewPull& pull);
-  // A new head commit (`sha` generated when empty): reviews stay, mergeable becomes unknown.
-  // `files`, when given, replaces the PR's changed files (and changed_files).
+  // A new head commit (`sha` generated when empty; any other SHA, an earlier head included,
+  // is a force-push to it): mergeable becomes unknown, check runs and statuses stay with
+  // their SHAs, reviews stay unless the repository dismisses stale approvals. `files`, when
+  // given, replaces the PR's changed files (and changed_files). 422 when `sha` already is
+  // the head, or the PR is merged.
   Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha,
                std::optional<std::vector<std::string>> files = std::nullopt);
   // The base branch moved: the PR is behind; `conflicted` makes it unmergeable.
@@ -221,6 +242,13 @@ class Model {
   Outcome SubmitReview(const std::string& who, const std::string& repo, int number,
                        const std::string& event, const std::string& commit_id,
                        const std::string& body, Review* out);
+  // Dismisses a review (effect kind dismiss_review, sha the review's commit_id, detail
+  // "review=<id> user=<login as shown>"; webhook pull_request_review.dismissed). 404 when
+  // the PR or the review does not exist, 422 when the review is not APPROVED or
+  // CHANGES_REQUESTED.
+  Outcome DismissReview(const std::string& who, const std::string& repo, int number,
+                        const ReviewChoice& choice, Review* out);
+  // A new head merging the base in (202); stale approvals are dismissed as for Push.
   Outcome UpdateBranch(const std::string& who, const std::string& repo, int number,
                        const std::string& expected_head_sha);
   Outcome SetState(const std::string& who, const std::string& repo, int number,
@@ -270,6 +298,14 @@ class Model {
   void NotifyLocked(Notification n, const RepoState& rs);
   // The PR (whatever its state) and its repository; nullptr when either does not exist.
   PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs);
+  // The head moved to `pr.head_sha` from `before`: the synchronize webhook (sent by
+  // `sender`), then, when the repository dismisses stale approvals, one dismissal per
+  // APPROVED review of another commit (effect who "control", webhook sender `sender`).
+  void HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& before,
+                       const std::string& sender);
+  // Marks `review` DISMISSED, records the dismiss_review effect as `who` and notifies.
+  Outcome DismissLocked(const std::string& who, const std::string& sender, RepoState& rs,
+                        PullRequest& pr, Review& review);
 
   ClockPtr clock_;
   ModelOptions options_;

@@ -39,60 +39,6 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
   return out;
 }
 
-Outcome Model::SubmitReview(const std::string& who, const std::string& repo, int number,
-                            const std::string& event, const std::string& commit_id,
-                            const std::string& body, Review* out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  RepoState* rs;
-  PullRequest* pr = PullLocked(repo, number, &rs);
-  std::string sha = commit_id;
-  auto record = [&](Outcome o) { return RecordLocked(who, "review", repo, number, sha, o, event); };
-  if (pr == nullptr) return record({404, "Not Found"});
-  if (sha.empty()) sha = pr->head_sha;
-  std::string state;
-  if (event == "APPROVE") {
-    state = "APPROVED";
-  } else if (event == "REQUEST_CHANGES") {
-    state = "CHANGES_REQUESTED";
-  } else if (event == "COMMENT" || event.empty()) {
-    state = event.empty() ? "PENDING" : "COMMENTED";
-  } else {
-    return record({422, "Unprocessable Entity: invalid event " + event});
-  }
-  if (pr->state != "open") {
-    return record({422, "Unprocessable Entity: Can not review a closed pull request"});
-  }
-  if (std::find(pr->commits.begin(), pr->commits.end(), sha) == pr->commits.end()) {
-    return record({422, "Unprocessable Entity: commit_id is not part of the pull request"});
-  }
-  if ((state == "CHANGES_REQUESTED" || state == "COMMENTED") && body.empty()) {
-    return record({422, "Unprocessable Entity: body is required for " + event});
-  }
-  Review review;
-  review.id = ++next_id_;
-  review.user = who;
-  review.state = state;
-  review.commit_id = sha;
-  review.body = body;
-  review.submitted_at = clock_->Now();
-  pr->reviews.push_back(review);
-  pr->updated_at = review.submitted_at;
-  auto& requested = pr->requested_reviewers;
-  requested.erase(std::remove(requested.begin(), requested.end(), who), requested.end());
-  if (out) *out = review;
-  Outcome o = record({200, ""});
-  if (state != "PENDING") {
-    PullRequest view = ViewLocked(*rs, *pr);
-    NotifyLocked({.event = "pull_request_review",
-                  .action = "submitted",
-                  .pr = &view,
-                  .review = &review,
-                  .sender = who},
-                 *rs);
-  }
-  return o;
-}
-
 Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int number,
                             const std::string& expected_head_sha) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -109,14 +55,13 @@ Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int
   if (!pr->behind) return record({422, "There are no new commits on the base branch."});
   if (pr->conflicted) return record({422, "merge conflict between base and head"});
   Outcome o = record({202, "Updating pull request branch."});  // `head`: the old head
-  std::string sha = NewShaLocked();
-  pr->head_sha = sha;
-  pr->commits.push_back(sha);
+  const std::string before = pr->head_sha;
+  pr->head_sha = NewShaLocked();
+  pr->commits.push_back(pr->head_sha);
   pr->base_sha = rs->repo.default_sha;
   pr->behind = false;
   pr->head_pushed_at = pr->updated_at = clock_->Now();
-  PullRequest view = ViewLocked(*rs, *pr);
-  NotifyLocked({.event = "pull_request", .action = "synchronize", .pr = &view, .sender = who}, *rs);
+  HeadMovedLocked(*rs, *pr, before, who);
   return o;
 }
 

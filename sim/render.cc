@@ -30,20 +30,9 @@ json::object Branch(const Repository& repo, const std::string& ref, const std::s
 
 }  // namespace
 
-namespace {
-std::string& AppSlugStorage() {
-  static std::string slug = "gatehouse";
-  return slug;
-}
-}  // namespace
-
-void SetAppSlug(const std::string& slug) { AppSlugStorage() = slug; }
-std::string AppSlug() { return AppSlugStorage(); }
-std::string AppLogin() { return AppSlugStorage() + "[bot]"; }
-
 json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;
-  const std::string login = app ? AppLogin() : raw_login;
+  const std::string login = ShownLogin(raw_login);
   // Deterministic ids so that payloads are stable across runs.
   int64_t id = 0;
   for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
@@ -193,8 +182,17 @@ json::object RenderWebhook(const Notification& n) {
     payload["number"] = n.pr->number;
     payload["pull_request"] = RenderPull(repo, *n.pr);
     if (!n.label.empty()) payload["label"] = json::object{{"name", n.label}};
+    if (n.action == "synchronize") {
+      payload["before"] = n.before;
+      payload["after"] = n.pr->head_sha;
+    }
   } else if (n.event == "pull_request_review" && n.pr && n.review) {
-    payload["review"] = RenderReview(repo, n.pr->number, *n.review);
+    json::object review = RenderReview(repo, n.pr->number, *n.review);
+    // Webhooks spell the state in lower case (REST: APPROVED, webhook: approved).
+    std::string state = n.review->state;
+    for (char& c : state) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    review["state"] = state;
+    payload["review"] = std::move(review);
     payload["pull_request"] = RenderPull(repo, *n.pr);
   } else if (n.event == "issue_comment" && n.pr && n.comment) {
     json::object issue{
@@ -233,6 +231,13 @@ json::object RenderWebhook(const Notification& n) {
   payload["installation"] = json::object{{"id", repo.installation_id}};
   payload["sender"] = RenderUser(n.sender.empty() ? repo.owner : n.sender);
   return payload;
+}
+
+DeliveryMeta DeliveryMetaOf(const Notification& n) {
+  DeliveryMeta meta{.action = n.action, .prs = {}};
+  if (n.pr) meta.prs.push_back(n.pr->number);
+  for (const PullRequest* pr : n.prs) meta.prs.push_back(pr->number);
+  return meta;
 }
 
 }  // namespace gatehouse::sim

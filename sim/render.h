@@ -8,17 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/app_identity.h"
+#include "sim/faults.h"
 #include "sim/model.h"
 
 namespace gatehouse::sim {
 
 // `type` "" guesses from the login: installation:* and *[bot] are "Bot", others "User".
-// The App acts as "installation:<id>" in the model and the effect log; GitHub shows it to
-// everyone else as "<slug>[bot]" (type Bot), and so does every rendered user. The slug is
-// process-wide (`gatehouse-sim --app-slug`, default "gatehouse"); set it before serving.
-void SetAppSlug(const std::string& slug);
-std::string AppLogin();  // "<slug>[bot]"
-std::string AppSlug();
+// Every rendered user shows the App as AppLogin() (sim/app_identity.h).
 boost::json::object RenderUser(const std::string& login, const std::string& type = "");
 boost::json::object RenderRepo(const Repository& repo);
 // The full PR, as GET /pulls/{n} and webhooks carry it.
@@ -39,5 +36,8 @@ boost::json::object RenderComment(const Repository& repo, const Comment& comment
 // The webhook payload for `n` (action, number, the object, repository, installation,
 // sender), shaped like the fixtures in ../shared/fixtures/github-webhooks/.
 boost::json::object RenderWebhook(const Notification& n);
+// What webhook rules match the delivery of `n` on: its action and its PR (n.pr), or every
+// PR a check run, check suite or status lists (n.prs).
+DeliveryMeta DeliveryMetaOf(const Notification& n);
 
 }  // namespace gatehouse::sim

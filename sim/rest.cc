@@ -148,44 +148,69 @@ bool SimHandler::InstallationExists(int64_t id) const {
   return false;
 }
 
-bool SimHandler::Admit(int64_t installation_id, HttpResponse* out,
+int64_t SimHandler::NowEpochSeconds() const { return ToMicros(options_.clock->Now()) / 1'000'000; }
+
+void SimHandler::SettleExhaustionLocked(int64_t now_s) {
+  if (faults_.primary_exhausted_until_s == 0 || now_s < faults_.primary_exhausted_until_s) return;
+  faults_.primary_exhausted_until_s = 0;
+  windows_.clear();
+}
+
+bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
                        std::vector<std::pair<std::string, std::string>>* headers) {
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now_s = ToMicros(options_.clock->Now()) / 1'000'000;
+  const int64_t now_s = NowEpochSeconds();
+  SettleExhaustionLocked(now_s);
   RateWindow& w = windows_[installation_id];
   if (w.reset_epoch_s <= now_s) {
     w.reset_epoch_s = now_s + 3600;
     w.remaining = options_.rate_limit;
   }
-  if (faults_.primary_exhausted) w.remaining = 0;
-  bool refused = false;
-  if (faults_.connection_resets > 0) {
-    // Before anything else, as a network failure would be: the request has no effect.
-    --faults_.connection_resets;
-    *out = GitHubError(502, "connection reset by the simulator");
-    out->reset_connection = true;
-    refused = true;
-  } else if (w.remaining <= 0) {
-    *out = GitHubError(403, "API rate limit exceeded for installation.");
-    refused = true;
-  } else if (faults_.secondary_rate_limits > 0) {
-    --faults_.secondary_rate_limits;
+  // An exhaustion fault hides the window without spending it: once cleared, the budget is
+  // what it was.
+  const bool timed = faults_.primary_exhausted_until_s > now_s;
+  const bool exhausted = faults_.primary_exhausted || timed;
+  const int64_t reset = timed ? faults_.primary_exhausted_until_s : w.reset_epoch_s;
+  bool refused = true;
+  auto secondary = [&](int64_t retry_after_seconds) {
     *out = GitHubError(403,
                        "You have exceeded a secondary rate limit. Please wait a few minutes "
                        "before you try again.");
-    out->headers.emplace_back("Retry-After", std::to_string(faults_.retry_after_seconds));
-    refused = true;
+    out->headers.emplace_back("Retry-After", std::to_string(retry_after_seconds));
+  };
+  auto reset_connection = [&] {
+    // As a network failure would be: the request has no effect.
+    *out = GitHubError(502, "connection reset by the simulator");
+    out->reset_connection = true;
+  };
+  if (auto aimed = TakeAimedFault(&faults_.aimed, request.method, request.Path())) {
+    if (aimed->fault == "connection_reset") {
+      reset_connection();
+    } else if (aimed->fault == "secondary_rate_limit") {
+      secondary(aimed->retry_after_seconds);
+    } else {
+      *out = GitHubError(aimed->status, "Server Error");
+    }
+  } else if (faults_.connection_resets > 0) {
+    --faults_.connection_resets;
+    reset_connection();
+  } else if (exhausted || w.remaining <= 0) {
+    *out = GitHubError(403, "API rate limit exceeded for installation.");
+  } else if (faults_.secondary_rate_limits > 0) {
+    --faults_.secondary_rate_limits;
+    secondary(faults_.retry_after_seconds);
   } else if (faults_.server_errors > 0) {
     --faults_.server_errors;
     *out = GitHubError(faults_.server_error_status, "Server Error");
-    refused = true;
   } else {
     --w.remaining;
+    refused = false;
   }
+  const int64_t remaining = exhausted ? 0 : w.remaining;
   headers->emplace_back("X-RateLimit-Limit", std::to_string(options_.rate_limit));
-  headers->emplace_back("X-RateLimit-Remaining", std::to_string(w.remaining));
-  headers->emplace_back("X-RateLimit-Reset", std::to_string(w.reset_epoch_s));
-  headers->emplace_back("X-RateLimit-Used", std::to_string(options_.rate_limit - w.remaining));
+  headers->emplace_back("X-RateLimit-Remaining", std::to_string(remaining));
+  headers->emplace_back("X-RateLimit-Reset", std::to_string(reset));
+  headers->emplace_back("X-RateLimit-Used", std::to_string(options_.rate_limit - remaining));
   headers->emplace_back("X-RateLimit-Resource", "core");
   return !refused;
 }
@@ -230,10 +255,11 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   if (parts.size() == 1 && parts[0] == "app" && request.method == "GET") {
     // The authenticated App (GitHub: GET /app with an App JWT).
     if (auto refused = CheckAppJwt(request)) return *refused;
-    json::object app{{"id", static_cast<int64_t>(std::strtoll(options_.app_id.c_str(), nullptr, 10))},
-                     {"slug", AppSlug()},
-                     {"name", AppSlug()},
-                     {"owner", RenderUser("acme")}};
+    json::object app{
+        {"id", static_cast<int64_t>(std::strtoll(options_.app_id.c_str(), nullptr, 10))},
+        {"slug", AppSlug()},
+        {"name", AppSlug()},
+        {"owner", RenderUser("acme")}};
     return JsonValueResponse(200, app);
   }
   std::string auth = request.Header("Authorization");
@@ -277,7 +303,7 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
 
   HttpResponse refused;
   std::vector<std::pair<std::string, std::string>> headers;
-  bool admitted = Admit(caller.installation_id, &refused, &headers);
+  bool admitted = Admit(request, caller.installation_id, &refused, &headers);
   HttpResponse response =
       admitted ? ServeRepo(request, caller, parts, ParseQuery(request.target)) : refused;
   if (request.method == "GET" && response.status == 200) {

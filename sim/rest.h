@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "http/handler.h"
 #include "sim/delay_line.h"
+#include "sim/faults.h"
 #include "sim/model.h"
 #include "sim/webhooks.h"
 
@@ -37,21 +38,6 @@ struct SimHandlerOptions {
   // Where /_sim/faults sends delivery faults (webhook_*) and /_sim/webhook-url sets the
   // target; null when webhooks are off (then /_sim/webhook-url answers 409).
   WebhookSender* webhooks = nullptr;
-};
-
-// Injected REST faults; each counter is consumed by one REST request.
-struct Faults {
-  int64_t connection_resets = 0;  // reset the connection of the next N requests (no answer)
-  int64_t server_errors = 0;      // answer the next N requests with `server_error_status`
-  int server_error_status = 502;
-  int64_t secondary_rate_limits = 0;  // answer the next N with 403 + Retry-After
-  int64_t retry_after_seconds = 60;
-  bool primary_exhausted = false;  // 403 with X-RateLimit-Remaining: 0 until cleared
-  int64_t latency_ms = 0;          // delay every REST response by this much
-  // The next N merge calls find that the author pushed a new commit just before they
-  // arrived (a `synchronize` webhook, mergeable unknown again), so a merge bound to the old
-  // head is refused with 409: the stale-plan race, made deterministic.
-  int64_t push_on_merge = 0;
 };
 
 class SimHandler final : public HttpHandler {
@@ -82,10 +68,15 @@ class SimHandler final : public HttpHandler {
   HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
   // nullopt when the request carries a valid App JWT; else the 401 to answer.
   std::optional<HttpResponse> CheckAppJwt(const HttpRequest& request);
-  // Applies faults and the primary limit; fills `out` and returns false when the request is
-  // refused. Adds the X-RateLimit-* headers to `headers` either way.
-  bool Admit(int64_t installation_id, HttpResponse* out,
+  // Applies faults (aimed rules first, then the counters) and the primary limit; fills `out`
+  // and returns false when the request is refused. Adds the X-RateLimit-* headers to
+  // `headers` either way. A refused request does not count against the limit.
+  bool Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
              std::vector<std::pair<std::string, std::string>>* headers);
+  // When a timed exhaustion (primary_exhausted_until_s) has passed: every installation's
+  // window starts afresh, as at GitHub's reset, and the fault is over.
+  void SettleExhaustionLocked(int64_t now_s);
+  int64_t NowEpochSeconds() const;
   bool InstallationExists(int64_t id) const;
 
   Model& model_;

@@ -1,7 +1,7 @@
 // Scenarios: a JSON file that sets up the simulated world, plays a timeline of control-API
 // calls (several may share an instant), applies faults, and states expectations on the
-// effect log. `gatehouse-sim run` plays one against a running gatehouse and prints a verdict.
-// The format is documented in docs/SIMULATOR.md.
+// effect log and the end state (sim/expectations.h). `gatehouse-sim run` plays one against a
+// running gatehouse and prints a verdict. The format is documented in docs/SIMULATOR.md.
 //
 // RunScenario drives the simulator in-process through SimHandler::Serve; time passes only
 // through the injected `sleep`, so tests pass a no-op.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace gatehouse::sim {
 namespace {
@@ -212,6 +214,148 @@ TEST_F(ScenarioTest, MalformedScenariosAreErrors) {
   EXPECT_FALSE(Run(R"({"expect": [{"no_stale_effects": false}]})").ok());
   EXPECT_FALSE(Run(R"({"expect": [{"no_duplicate_effects": true, "kind": "merge"}]})").ok());
   EXPECT_FALSE(Run(R"({"expect": [{"who_prefix": "installation:", "cuont": 0}]})").ok());
+}
+
+TEST_F(ScenarioTest, SummaryAndCheckRunExpectations) {
+  ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+  auto pr = model_.CreatePull("acme/app", NewPull{});
+  ASSERT_TRUE(pr.ok());
+  ASSERT_TRUE(model_.CreatePull("acme/app", NewPull{}).ok());
+  const std::string old_head = pr->head_sha;
+  // The App's summaries (the last counts); someone else's marker and the App's other comments
+  // are not its summary.
+  ASSERT_TRUE(
+      model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:summary -->\nfail", nullptr).ok());
+  ASSERT_TRUE(
+      model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:summary -->\npass: ci", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "thanks, fail", nullptr).ok());
+  ASSERT_TRUE(
+      model_.AddComment("mallory", "acme/app", 1, "<!-- gatehouse:summary -->\nfail", nullptr)
+          .ok());
+  CheckRun run;
+  run.name = "gatehouse";
+  run.head_sha = old_head;
+  run.conclusion = "failure";
+  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+  ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
+  run.head_sha = model_.GetPull("acme/app", 1)->head_sha;
+  run.conclusion = "";
+  run.status = "in_progress";
+  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+  run.conclusion = "success";  // a later run of the same name: the one that counts
+  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+
+  auto met = Run(R"({"expect": [
+      {"pull": "acme/app#1", "summary_contains": ["pass", "ci"], "summary_not_contains": ["fail"]},
+      {"pull": "acme/app#1", "check_run": {"name": "gatehouse", "status": "completed",
+                                           "conclusion": "success"}},
+      {"pull": "acme/app#1", "check_run": {"name": "gatehouse", "sha": ")" +
+                 old_head + R"(", "conclusion": "failure"}}],
+    "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(met.ok()) << met.status().ToString();
+  EXPECT_TRUE(met->ok) << (met->failures.empty() ? "" : met->failures[0]);
+
+  auto unmet = Run(R"({"expect": [
+      {"pull": "acme/app#1", "summary_contains": ["merged"], "summary_not_contains": ["pass"]},
+      {"pull": "acme/app#2", "summary_contains": ["pass"]},
+      {"pull": "acme/app#1", "check_run": {"name": "gatehouse", "conclusion": "failure"}},
+      {"pull": "acme/app#1", "check_run": {"name": "lint"}},
+      {"pull": "acme/app#2", "check_run": {"name": "gatehouse", "sha": ")" +
+                   old_head + R"(", "status": "queued"}}],
+    "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(unmet.ok()) << unmet.status().ToString();
+  ASSERT_EQ(unmet->failures.size(), 5u);
+  EXPECT_NE(unmet->failures[0].find(R"(summary lacks "merged", summary contains "pass")"),
+            std::string::npos)
+      << unmet->failures[0];
+  EXPECT_NE(unmet->failures[1].find("got no summary comment"), std::string::npos)
+      << unmet->failures[1];
+  EXPECT_NE(unmet->failures[2].find("status=completed conclusion=success"), std::string::npos)
+      << unmet->failures[2];
+  EXPECT_NE(
+      unmet->failures[3].find("no check run lint on " + model_.GetPull("acme/app", 1)->head_sha),
+      std::string::npos)
+      << unmet->failures[3];
+  EXPECT_NE(unmet->failures[4].find("on " + old_head + " status=completed conclusion=failure"),
+            std::string::npos)
+      << unmet->failures[4];
+}
+
+TEST_F(ScenarioTest, MalformedContentExpectationsAreErrors) {
+  const char* bad[] = {
+      R"({"expect": [{"pull": "acme/app#1", "summary_contains": "pass"}]})",
+      R"({"expect": [{"pull": "acme/app#1", "summary_not_contains": [1]}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": "gatehouse"}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": {"conclusion": "success"}}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": {"name": "g", "sha": "abc"}}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": {"name": "g", "conclusion": "ok"}}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": {"name": "g", "status": "done"}}]})",
+      R"({"expect": [{"pull": "acme/app#1", "check_run": {"name": "g", "head": "x"}}]})",
+      R"({"expect": [{"summary_contains": ["pass"]}]})",
+  };
+  for (const char* text : bad) EXPECT_FALSE(Run(text).ok()) << text;
+}
+
+TEST_F(ScenarioTest, DismissingTheAppsReviewMakesTheNextApprovalNew) {
+  ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+  auto pr = model_.CreatePull("acme/app", NewPull{});
+  ASSERT_TRUE(pr.ok());
+  const std::string sha = pr->head_sha;
+  auto approve = [&] {
+    ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", sha, "", nullptr).ok());
+  };
+  approve();
+  ASSERT_TRUE(model_.DismissReview("maintainer", "acme/app", 1, {.reviewer = kApp}, nullptr).ok());
+  approve();  // after a dismissal: a new approval
+  auto verdict = Run(kInvariants);
+  ASSERT_TRUE(verdict.ok());
+  EXPECT_TRUE(verdict->ok) << (verdict->failures.empty() ? "" : verdict->failures[0]);
+
+  // A dismissal of someone else's review forgives nothing; a refused one neither.
+  ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.DismissReview("maintainer", "acme/app", 1, {.reviewer = "bob"}, nullptr).ok());
+  EXPECT_EQ(model_.DismissReview("maintainer", "acme/app", 1, {.reviewer = "bob"}, nullptr).status,
+            404);
+  approve();
+  verdict = Run(kInvariants);
+  ASSERT_TRUE(verdict.ok());
+  ASSERT_EQ(verdict->failures.size(), 1u);
+  EXPECT_NE(verdict->failures[0].find("#4 installation:1 review"), std::string::npos)
+      << verdict->failures[0];
+  EXPECT_NE(verdict->failures[0].find("#8 installation:1 review"), std::string::npos)
+      << verdict->failures[0];
+}
+
+TEST_F(ScenarioTest, MalformedFaultsFailTheSetupStep) {
+  auto verdict = Run(R"({
+    "setup": [{"call": "POST /_sim/repos", "body": {"owner": "acme", "name": "app"}}],
+    "faults": {"aimed": [{"path": "*/merge", "fault": "server_error", "count": 0}]},
+    "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_FALSE(verdict->ok);
+  EXPECT_EQ(verdict->counts["steps_failed"], 1);
+  ASSERT_EQ(verdict->failures.size(), 1u);
+  EXPECT_NE(verdict->failures[0].find("PUT /_sim/faults -> 400"), std::string::npos)
+      << verdict->failures[0];
+  EXPECT_NE(verdict->failures[0].find("aimed[0].count"), std::string::npos) << verdict->failures[0];
+}
+
+TEST_F(ScenarioTest, ExampleScenariosAreWellFormed) {
+  // Played without a gatehouse to act on them: their expectations need not hold, but every
+  // step must be accepted and every expectation must be valid.
+  for (const char* name : {"merge_once.json", "late_webhook_force_push.json"}) {
+    std::ifstream in(std::string(SIM_SCENARIOS) + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_TRUE(in) << name;
+    Model model(clock_, {});
+    SimHandler handler(model, {.clock = clock_, .insecure_any_token = true});
+    auto verdict =
+        RunScenario(text.str(), handler, model, [this](Duration d) { clock_->Advance(d); });
+    ASSERT_TRUE(verdict.ok()) << name << ": " << verdict.status().ToString();
+    EXPECT_EQ(verdict->counts["steps_failed"], 0)
+        << name << ": " << (verdict->failures.empty() ? "" : verdict->failures[0]);
+  }
 }
 
 }  // namespace

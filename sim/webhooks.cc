@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <cstdio>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -29,7 +30,7 @@ WebhookSender::WebhookSender(WebhookSenderOptions options) : options_(std::move(
 
 WebhookSender::~WebhookSender() { Stop(); }
 
-std::string WebhookSender::Enqueue(std::string event, std::string body) {
+std::string WebhookSender::Enqueue(std::string event, std::string body, const DeliveryMeta& meta) {
   std::lock_guard<std::mutex> lock(mu_);
   if (options_.url.empty()) {
     ++dropped_;
@@ -39,6 +40,16 @@ std::string WebhookSender::Enqueue(std::string event, std::string body) {
   std::snprintf(suffix, sizeof(suffix), "-%012llu", static_cast<unsigned long long>(++next_));
   Delivery d{run_id_ + suffix, std::move(event), std::move(body)};
   std::string id = d.id;
+  if (auto rule = TakeWebhookRule(&faults_.rules, d.event, meta)) {
+    if (rule->drop) {
+      ++withheld_;
+    } else {
+      delayed_.emplace(std::chrono::steady_clock::now() + std::chrono::milliseconds(rule->delay_ms),
+                       std::move(d));
+      cv_.notify_one();
+    }
+    return id;
+  }
   std::vector<Delivery> copies{d};
   if (faults_.duplicates > 0) {
     --faults_.duplicates;
@@ -83,6 +94,11 @@ uint64_t WebhookSender::dropped() const {
   return dropped_;
 }
 
+uint64_t WebhookSender::withheld() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return withheld_;
+}
+
 void WebhookSender::SetFaults(DeliveryFaults faults) {
   std::lock_guard<std::mutex> lock(mu_);
   faults_ = faults;
@@ -115,14 +131,32 @@ uint64_t WebhookSender::failed() const {
   return failed_;
 }
 
+void WebhookSender::ReleaseDueLocked(SteadyTime now) {
+  std::vector<Delivery> due;
+  while (!delayed_.empty() && (stopping_ || delayed_.begin()->first <= now)) {
+    due.push_back(std::move(delayed_.begin()->second));
+    delayed_.erase(delayed_.begin());
+  }
+  queue_.insert(queue_.begin(), std::make_move_iterator(due.begin()),
+                std::make_move_iterator(due.end()));
+}
+
 void WebhookSender::Run() {
   for (;;) {
     Delivery d;
     std::string url;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
+      for (;;) {
+        ReleaseDueLocked(std::chrono::steady_clock::now());
+        if (!queue_.empty()) break;
+        if (stopping_) return;  // nothing is delayed any more: ReleaseDueLocked took it all
+        if (delayed_.empty()) {
+          cv_.wait(lock);
+        } else {
+          cv_.wait_until(lock, delayed_.begin()->first);
+        }
+      }
       d = std::move(queue_.front());
       queue_.pop_front();
       if (faults_.delay_ms > 0) {

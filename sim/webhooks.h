@@ -11,6 +11,11 @@
 // drops deliveries (counted as dropped): nobody is listening, as for an App without a
 // webhook URL.
 //
+// Delivery faults (sim/faults.h) duplicate, reorder and delay deliveries; webhook rules
+// withhold chosen ones (never sent, counted as withheld) or send them late while the
+// deliveries after them go on, so they arrive out of order. Stop sends what is held or
+// delayed at once. Delays are real time (the steady clock), as a network's are.
+//
 // Thread-safety: Enqueue and the counters from any thread; Stop from one controlling thread.
 #pragma once
 
@@ -18,19 +23,15 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-namespace gatehouse::sim {
+#include "sim/faults.h"
 
-// Delivery faults, to exercise a receiver's de-duplication and ordering assumptions.
-struct DeliveryFaults {
-  int64_t duplicates = 0;  // send each of the next N deliveries twice, same id and body
-  int64_t reorders = 0;    // N times: hold one delivery back until the next one has been sent
-  int64_t delay_ms = 0;    // wait this long before each POST
-};
+namespace gatehouse::sim {
 
 struct WebhookSenderOptions {
   std::string url;  // e.g. http://127.0.0.1:8080/webhook; "" until SetUrl
@@ -48,7 +49,8 @@ class WebhookSender {
   WebhookSender& operator=(const WebhookSender&) = delete;
 
   // Queues one delivery; returns its X-GitHub-Delivery id ("" when dropped: no URL yet).
-  std::string Enqueue(std::string event, std::string body);
+  // `meta` is what webhook rules match on.
+  std::string Enqueue(std::string event, std::string body, const DeliveryMeta& meta = {});
   // Sets (or changes) the target URL for deliveries not yet POSTed.
   void SetUrl(std::string url);
   std::string url() const;
@@ -66,6 +68,8 @@ class WebhookSender {
   uint64_t failed() const;
   // Deliveries dropped because there was no URL.
   uint64_t dropped() const;
+  // Deliveries a webhook rule withheld (`drop`).
+  uint64_t withheld() const;
 
  private:
   struct Delivery {
@@ -73,7 +77,11 @@ class WebhookSender {
     std::string event;
     std::string body;
   };
+  using SteadyTime = std::chrono::steady_clock::time_point;
   void Run();
+  // Moves deliveries whose delay is over (all of them when stopping) to the queue's front,
+  // earliest first.
+  void ReleaseDueLocked(SteadyTime now);
   bool Post(const Delivery& d, const std::string& url);
 
   WebhookSenderOptions options_;  // .url GUARDED_BY(mu_); the rest is immutable
@@ -84,10 +92,12 @@ class WebhookSender {
   uint64_t next_ = 0;           // GUARDED_BY(mu_)
   DeliveryFaults faults_;       // GUARDED_BY(mu_)
   std::vector<Delivery> held_;  // GUARDED_BY(mu_): a delivery being reordered (and its copy)
-  uint64_t delivered_ = 0;      // GUARDED_BY(mu_)
-  uint64_t failed_ = 0;         // GUARDED_BY(mu_)
-  uint64_t dropped_ = 0;        // GUARDED_BY(mu_)
-  uint64_t url_sets_ = 0;       // GUARDED_BY(mu_): SetUrl calls
+  std::multimap<SteadyTime, Delivery> delayed_;  // GUARDED_BY(mu_): by a rule, until due
+  uint64_t delivered_ = 0;                       // GUARDED_BY(mu_)
+  uint64_t failed_ = 0;                          // GUARDED_BY(mu_)
+  uint64_t dropped_ = 0;                         // GUARDED_BY(mu_)
+  uint64_t withheld_ = 0;                        // GUARDED_BY(mu_)
+  uint64_t url_sets_ = 0;                        // GUARDED_BY(mu_): SetUrl calls
   std::string run_id_;
   std::thread thread_;
 };

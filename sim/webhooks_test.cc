@@ -17,6 +17,7 @@
 #include "sim/model.h"
 #include "sim/render.h"
 #include "sim/rest.h"
+#include "sim/webhook_sink_test_util.h"
 
 namespace gatehouse::sim {
 namespace {
@@ -25,35 +26,8 @@ namespace json = boost::json;
 
 constexpr int64_t kStartSeconds = 1'800'000'000;
 
-// Collects deliveries posted to it and lets a test wait for the n-th one.
-class WebhookSink final : public HttpHandler {
- public:
-  void Handle(HttpRequest request, Responder respond) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      received_.push_back(std::move(request));
-    }
-    cv_.notify_all();
-    respond(JsonResponse(202, "{}"));
-  }
-  HttpRequest WaitFor(size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return received_.size() >= n; });
-    return received_[n - 1];
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<HttpRequest> received_;
-};
-
-json::object Fixture(const std::string& event, const std::string& action) {
-  std::ifstream in(std::string(SIM_FIXTURES) + "/" + event + "/" + action + ".payload.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str()).as_object();
-}
+using sim_testing::Fixture;
+using sim_testing::WebhookSink;
 
 // Every key the fixture has at `path` (one level) that a router reads must be in ours too.
 void ExpectKeys(const json::object& ours, const json::object& fixture,
@@ -141,6 +115,7 @@ TEST(SimWebhookTest, SignedDeliveriesShapedLikeGitHubs) {
   ExpectKeys(r, fr, {"action", "review", "pull_request", "repository", "installation"});
   ExpectKeys(r.at("review").as_object(), fr.at("review").as_object(),
              {"state", "commit_id", "user", "id"});
+  EXPECT_EQ(r.at("review").at("state"), "approved") << "webhooks spell states in lower case";
 
   HttpRequest comment = sink.WaitFor(5);
   EXPECT_EQ(comment.Header("X-GitHub-Event"), "issue_comment");
@@ -166,9 +141,28 @@ TEST(SimWebhookTest, SignedDeliveriesShapedLikeGitHubs) {
   EXPECT_EQ(sy.at("action"), "synchronize");
   EXPECT_NE(sy.at("pull_request").at("head").at("sha"), json::value(pr->head_sha));
   EXPECT_TRUE(VerifySignature256(sync.Header("X-Hub-Signature-256"), sync.body, {"s3cret"}));
+  ExpectKeys(sy, Fixture("pull_request", "synchronize"),
+             {"action", "number", "pull_request", "before", "after", "repository", "sender"});
+  EXPECT_EQ(sy.at("before"), json::value(pr->head_sha));
+  EXPECT_EQ(sy.at("after"), sy.at("pull_request").at("head").at("sha"));
+
+  ASSERT_TRUE(
+      model.DismissReview("maintainer", "acme/app", pr->number, {.reviewer = "alice"}, nullptr)
+          .ok());
+  HttpRequest dismissed = sink.WaitFor(8);
+  EXPECT_EQ(dismissed.Header("X-GitHub-Event"), "pull_request_review");
+  json::object d = json::parse(dismissed.body).as_object();
+  json::object fd = Fixture("pull_request_review", "dismissed");
+  ExpectKeys(d, fd, {"action", "review", "pull_request", "repository", "installation", "sender"});
+  ExpectKeys(d.at("review").as_object(), fd.at("review").as_object(),
+             {"state", "commit_id", "user", "id", "submitted_at"});
+  EXPECT_EQ(d.at("action"), "dismissed");
+  EXPECT_EQ(d.at("review").at("state"), fd.at("review").at("state"));
+  EXPECT_EQ(d.at("review").at("user").at("login"), "alice");
+  EXPECT_EQ(d.at("sender").at("login"), "maintainer");
 
   sender.Stop();
-  EXPECT_EQ(sender.delivered(), 7u);
+  EXPECT_EQ(sender.delivered(), 8u);
   (*server)->Stop(std::chrono::seconds(1));
 }
 

@@ -1,0 +1,80 @@
+#include "sim/invariants.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <string_view>
+
+#include "sim/app_identity.h"
+
+namespace gatehouse::sim {
+namespace {
+
+constexpr char kAppPrefix[] = "installation:";
+
+bool IsSuccess(const Effect& e) { return e.status >= 200 && e.status < 300; }
+
+bool IsAppSuccess(const Effect& e) { return e.who.rfind(kAppPrefix, 0) == 0 && IsSuccess(e); }
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Forgets the earlier effects whose key starts with one of `prefixes`.
+void Forget(std::map<std::string, const Effect*>* first,
+            std::initializer_list<std::string> prefixes) {
+  for (auto it = first->begin(); it != first->end();) {
+    const bool undone = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
+      return it->first.rfind(p, 0) == 0;
+    });
+    it = undone ? first->erase(it) : std::next(it);
+  }
+}
+
+}  // namespace
+
+std::string DescribeEffect(const Effect& e) {
+  return "#" + std::to_string(e.seq) + " " + e.who + " " + e.kind + " " + e.repo +
+         (e.number ? "#" + std::to_string(e.number) : "") + " sha=" + e.sha + " head=" + e.head +
+         " status=" + std::to_string(e.status) + (e.detail.empty() ? "" : " detail=" + e.detail);
+}
+
+std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
+  std::vector<std::string> out;
+  for (const auto& e : effects) {
+    if (IsAppSuccess(e) && !e.sha.empty() && !e.head.empty() && e.sha != e.head)
+      out.push_back(DescribeEffect(e));
+  }
+  return out;
+}
+
+std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects) {
+  static constexpr std::string_view kKinds[] = {"merge", "review", "close", "update_branch"};
+  std::vector<std::string> out;
+  std::map<std::string, const Effect*> first;  // kind|repo#N|sha|detail -> the earlier effect
+  for (const auto& e : effects) {
+    const std::string pr = e.repo + "#" + std::to_string(e.number);
+    if (e.kind == "reopen" && IsSuccess(e)) {
+      Forget(&first, {"close|" + pr + "|"});
+      continue;
+    }
+    if (e.kind == "dismiss_review" && IsSuccess(e)) {
+      // detail: "review=<id> user=<login as shown>"; only the App's review is undone.
+      if (EndsWith(e.detail, " user=" + AppLogin())) {
+        const std::string at = "review|" + pr + "|" + e.sha + "|";
+        Forget(&first, {at + "APPROVE", at + "REQUEST_CHANGES"});
+      }
+      continue;
+    }
+    if (!IsAppSuccess(e) ||
+        std::find(std::begin(kKinds), std::end(kKinds), e.kind) == std::end(kKinds))
+      continue;
+    std::string key = e.kind + "|" + pr + "|" + e.sha + "|" + e.detail;
+    auto [it, inserted] = first.emplace(key, &e);
+    if (!inserted) out.push_back(DescribeEffect(*it->second) + " and " + DescribeEffect(e));
+  }
+  return out;
+}
+
+}  // namespace gatehouse::sim
