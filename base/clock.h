@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gatehouse {
 
@@ -23,6 +25,10 @@ inline Time FromMicros(int64_t us) { return Time(Duration(us)); }
 
 // RFC 3339 in UTC with milliseconds, e.g. "2026-11-30T12:00:00.123Z".
 std::string FormatTime(Time t);
+
+// Parses RFC 3339 in UTC as GitHub writes it ("2026-11-30T12:00:00Z", optionally with
+// fractional seconds, as FormatTime writes them); nullopt for anything else.
+std::optional<Time> ParseTime(std::string_view text);
 
 class Clock {
  public:

@@ -134,7 +134,7 @@ GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_
   const boost::json::value* expires = obj ? obj->if_contains("expires_at") : nullptr;
   std::optional<Time> expires_at;
   if (expires != nullptr && expires->is_string()) {
-    expires_at = ParseGitHubTime(std::string_view(expires->get_string()));
+    expires_at = ParseTime(std::string_view(expires->get_string()));
   }
   if (token == nullptr || !token->is_string() || token->get_string().empty() || !expires_at) {
     return GitHubError{GitHubErrorKind::kPermanent,

@@ -56,14 +56,13 @@ TEST(Base64Test, UrlEncodingHasNoPaddingAndDecodesBack) {
   EXPECT_FALSE(Base64Decode("Z").has_value());
 }
 
-TEST(ParseGitHubTimeTest, ParsesWholeAndFractionalSeconds) {
-  EXPECT_EQ(ParseGitHubTime("2026-11-30T12:00:00Z").value(), kStart);
-  EXPECT_EQ(ParseGitHubTime("2026-11-30T12:00:00.250Z").value(),
-            kStart + std::chrono::milliseconds(250));
-  EXPECT_EQ(ParseGitHubTime(FormatTime(kStart + std::chrono::minutes(61))).value(),
+TEST(ParseTimeTest, ParsesWholeAndFractionalSeconds) {
+  EXPECT_EQ(ParseTime("2026-11-30T12:00:00Z").value(), kStart);
+  EXPECT_EQ(ParseTime("2026-11-30T12:00:00.250Z").value(), kStart + std::chrono::milliseconds(250));
+  EXPECT_EQ(ParseTime(FormatTime(kStart + std::chrono::minutes(61))).value(),
             kStart + std::chrono::minutes(61));
-  EXPECT_FALSE(ParseGitHubTime("2026-11-30 12:00:00").has_value());
-  EXPECT_FALSE(ParseGitHubTime("").has_value());
+  EXPECT_FALSE(ParseTime("2026-11-30 12:00:00").has_value());
+  EXPECT_FALSE(ParseTime("").has_value());
 }
 
 TEST(AppJwtSignerTest, SignatureVerifiesAndClaimsAreRight) {

@@ -23,7 +23,4 @@ GitHubError ErrorFromReply(const HttpReply& reply, Time now, const std::string& 
 // A Send that got no response: Unavailable → kTransient, anything else → kPermanent.
 GitHubError ErrorFromTransport(const Status& status, const std::string& what);
 
-// Parses GitHub's timestamps ("2026-11-30T12:00:00Z", optionally with fractional seconds).
-std::optional<Time> ParseGitHubTime(std::string_view text);
-
 }  // namespace gatehouse
