@@ -207,8 +207,7 @@ class CountingStore final : public Store {
   }
   Result<Counters> GetCounters() override { return inner_.GetCounters(); }
   Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
-                                                      const Counters& rejected,
-                                                      Time now) override {
+                                                      const Counters& rejected, Time now) override {
     return inner_.AcceptDeliveries(deliveries, rejected, now);
   }
   Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override {
@@ -237,6 +236,13 @@ class CountingStore final : public Store {
   }
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override {
     return inner_.ListActions(subject);
+  }
+  Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override {
+    return inner_.LatestHeadOccurrence(subject);
+  }
+  Result<HeadOccurrence> StartHeadOccurrence(std::string_view subject, std::string_view head_sha,
+                                             Time github_at, int64_t fence, Time now) override {
+    return inner_.StartHeadOccurrence(subject, head_sha, github_at, fence, now);
   }
   Status CheckWritable() override { return inner_.CheckWritable(); }
   Result<std::vector<RepoInstallation>> ListRepositories() override {

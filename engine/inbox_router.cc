@@ -78,8 +78,8 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
     d.repos = std::move(r.repos);
     d.repos_removed = std::move(r.repos_removed);
     for (auto& f : r.facts) {
-      d.facts.push_back(
-          PrFact{std::move(f.subject), std::move(f.name), std::move(f.value), e.received_at});
+      d.facts.push_back(PrFact{std::move(f.subject), std::move(f.name), std::move(f.value),
+                               f.at.value_or(e.received_at)});
     }
     switch (r.kind) {
       case RouteResult::Kind::kRoute:

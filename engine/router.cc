@@ -222,6 +222,19 @@ void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, con
   }
 }
 
+// A push, stamped with GitHub's time for it: a pass that reads the same head as the one it last
+// decided on, but knows of a push GitHub made after it read that head, knows the head went away
+// and came back (docs/ACTIONS.md, "Head occurrences"). Without a usable time there is no fact:
+// a push of unknown time cannot be ordered against anything.
+void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) {
+  auto after = NonEmptyString(in, "pull_request.head.sha");
+  auto updated = NonEmptyString(in, "pull_request.updated_at");
+  if (!after || !updated || !PayloadReader::IsSha(*after)) return;
+  auto at = ParseTime(*updated);
+  if (!at) return;
+  r->facts.push_back({key, "pushed", LowerAscii(*after), at});
+}
+
 RouteResult RoutePullRequest(PayloadReader& in) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
@@ -263,6 +276,7 @@ RouteResult RoutePullRequest(PayloadReader& in) {
   } else {
     r = RouteOne(*key, *reason, "pull_request." + std::string(*action));
     LearnPullRequestFacts(in, *action, *key, &r);
+    if (*action == "synchronize") LearnPush(in, *key, &r);
   }
   r.heads = std::move(heads);
   return r;

@@ -7,6 +7,7 @@
 
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,11 +18,12 @@
 namespace gatehouse {
 
 // A fact about a pull request learned from a payload (see PrFact in store/store.h; the inbox
-// router stamps it with the delivery's received_at).
+// router stamps it with the delivery's received_at unless the payload itself says when).
 struct RouteFact {
   std::string subject;  // "owner/repo#12"
-  std::string name;     // [a-z_]+, e.g. "reopened", "closed_by"
+  std::string name;     // [a-z_]+, e.g. "reopened", "closed_by", "pushed"
   std::string value;
+  std::optional<Time> at{};  // GitHub's own time for the fact, when the payload carries one
 };
 
 struct RouteTarget {
@@ -55,6 +57,9 @@ struct RouteResult {
   // pull_request.reopened: "reopened" = "<sender> <ROLE>", ROLE the PR's author_association
   // when the author reopened it, else COLLABORATOR (only the author or a user with write
   // access can reopen). pull_request.closed: "closed_by" = "<sender>" (+ " merged").
+  // pull_request.synchronize: "pushed" = the new head SHA, `at` = the payload's
+  // pull_request.updated_at (GitHub's time of the push), so that the latest push GitHub
+  // reported wins whatever order deliveries arrive in (docs/ACTIONS.md, "Head occurrences").
   std::vector<RouteFact> facts;
 };
 

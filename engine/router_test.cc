@@ -854,10 +854,31 @@ TEST(RouterLearnsTest, ClosedRecordsWhoAndWhetherItMerged) {
   EXPECT_EQ(Facts(merged),
             (std::vector<std::pair<std::string, std::string>>{{"closed_by", "merger merged"}}));
   // Other actions teach no facts.
-  for (const char* action : {"opened", "synchronize", "labeled", "assigned"}) {
+  for (const char* action : {"opened", "labeled", "assigned"}) {
     const RouteResult r = RouteWebhook(
         "pull_request", Fixture(std::string("pull_request/") + action + ".payload.json"));
     EXPECT_TRUE(r.facts.empty()) << action;
+  }
+}
+
+// A push is stamped with GitHub's time for it (pull_request.updated_at), not the delivery's
+// arrival: a late delivery of an old push must not look newer than a push after it.
+TEST(RouterLearnsTest, SynchronizeRecordsThePushAtGitHubsTime) {
+  constexpr const char kSync[] = "pull_request/synchronize.payload.json";
+  const RouteResult r = RouteWebhook("pull_request", Fixture(kSync));
+  ASSERT_EQ(r.facts.size(), 1u);
+  EXPECT_EQ(r.facts[0].subject, kHelloKey);
+  EXPECT_EQ(r.facts[0].name, "pushed");
+  EXPECT_EQ(r.facts[0].value, "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+  ASSERT_TRUE(r.facts[0].at.has_value());
+  EXPECT_EQ(*r.facts[0].at, ParseTime("2019-05-15T15:20:33Z").value());
+  // Without a usable time the push cannot be ordered: no fact, but still routed.
+  for (const char* bad : {"", "yesterday"}) {
+    const RouteResult no_time = RouteWebhook("pull_request", Edited(kSync, [&](json::object& o) {
+                                               o["pull_request"].as_object()["updated_at"] = bad;
+                                             }));
+    EXPECT_EQ(no_time.kind, Kind::kRoute);
+    EXPECT_TRUE(no_time.facts.empty()) << bad;
   }
 }
 

@@ -124,11 +124,53 @@ CREATE TABLE audit (
 CREATE INDEX audit_subject ON audit (subject, id);
 )sql";
 
+// Head occurrences (docs/ACTIONS.md): a PR's head that moves away and comes back is a new
+// occurrence of its SHA, and the ledger key carries the occurrence, so that everything is
+// decided afresh for it. SQLite cannot change a table's UNIQUE constraint in place, so the
+// ledger is rebuilt; existing rows are occurrence 1.
+constexpr const char kV5[] = R"sql(
+CREATE TABLE actions_v5 (
+  id              INTEGER PRIMARY KEY,
+  subject         TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  head_sha        TEXT NOT NULL,
+  head_occurrence INTEGER NOT NULL DEFAULT 1 CHECK (head_occurrence >= 1),
+  detail          TEXT NOT NULL DEFAULT '',
+  state           TEXT NOT NULL CHECK (state IN ('intent', 'done', 'failed', 'superseded')),
+  fence           INTEGER NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 1,
+  result          TEXT NOT NULL DEFAULT '',
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  UNIQUE (subject, kind, head_sha, head_occurrence, detail)
+);
+INSERT INTO actions_v5 (id, subject, kind, head_sha, head_occurrence, detail, state, fence,
+                        attempts, result, created_at, updated_at)
+  SELECT id, subject, kind, head_sha, 1, detail, state, fence, attempts, result, created_at,
+         updated_at FROM actions;
+DROP TABLE actions;
+ALTER TABLE actions_v5 RENAME TO actions;
+CREATE INDEX actions_subject ON actions (subject, id);
+
+CREATE TABLE head_occurrences (
+  subject     TEXT NOT NULL,     -- owner/repo#number
+  seq         INTEGER NOT NULL,  -- 1, 2, ... in the order the occurrences started
+  head_sha    TEXT NOT NULL,
+  occurrence  INTEGER NOT NULL,  -- 1 + earlier occurrences of head_sha for the subject
+  github_at   INTEGER NOT NULL,  -- the PR's updated_at on GitHub when first read
+  observed_at INTEGER NOT NULL,  -- gatehouse's clock then
+  fence       INTEGER NOT NULL,  -- the claim that started it
+  PRIMARY KEY (subject, seq),
+  UNIQUE (subject, head_sha, occurrence)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
     {3, "action ledger", kV3},
     {4, "repositories, pull request facts, audit log", kV4},
+    {5, "head occurrences", kV5},
 };
 
 }  // namespace

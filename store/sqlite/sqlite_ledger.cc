@@ -17,12 +17,12 @@ ActionState ParseActionState(const std::string& s) {
 
 constexpr const char kActionColumns[] =
     "id, subject, kind, head_sha, detail, state, fence, attempts, result, created_at, "
-    "updated_at";
+    "updated_at, head_occurrence";
 
 ActionRecord ReadAction(const sqlite::Stmt& q) {
   ActionRecord a;
   a.id = q.Int(0);
-  a.key = ActionKey{q.Text(1), q.Text(2), q.Text(3), q.Text(4)};
+  a.key = ActionKey{q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Int(11)};
   a.state = ParseActionState(q.Text(5));
   a.fence = q.Int(6);
   a.attempts = static_cast<int>(q.Int(7));
@@ -64,9 +64,11 @@ Result<IntentResult> SqliteStore::RecordIntent(const ActionKey& key, int64_t fen
   if (key.subject.empty() || key.kind.empty() || key.head_sha.empty()) {
     return InvalidArgument("an action key needs a subject, a kind and a head SHA");
   }
+  if (key.head_occurrence < 1) return InvalidArgument("a head occurrence starts at 1");
   static const std::string select_sql =
       std::string("SELECT ") + kActionColumns +
-      " FROM actions WHERE subject = ?1 AND kind = ?2 AND head_sha = ?3 AND detail = ?4";
+      " FROM actions WHERE subject = ?1 AND kind = ?2 AND head_sha = ?3 AND detail = ?4"
+      " AND head_occurrence = ?5";
   IntentResult out;
   std::lock_guard<std::mutex> lock(mu_);
   // Acknowledged: the external call follows, and a crash after it must find this row.
@@ -74,6 +76,7 @@ Result<IntentResult> SqliteStore::RecordIntent(const ActionKey& key, int64_t fen
     GH_RETURN_IF_ERROR(CheckFenceInTx(key.subject, fence));
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(select_sql.c_str()));
     q->Bind(1, key.subject).Bind(2, key.kind).Bind(3, key.head_sha).Bind(4, key.detail);
+    q->Bind(5, key.head_occurrence);
     GH_ASSIGN_OR_RETURN(bool exists, q->Step());
     if (exists) {
       out.record = ReadAction(*q);
@@ -108,10 +111,10 @@ Result<IntentResult> SqliteStore::RecordIntent(const ActionKey& key, int64_t fen
     q.reset();
     GH_ASSIGN_OR_RETURN(auto ins,
                         db_->Prepare("INSERT INTO actions (subject, kind, head_sha, detail, state, "
-                                     "fence, created_at, updated_at) "
-                                     "VALUES (?1, ?2, ?3, ?4, 'intent', ?5, ?6, ?6)"));
+                                     "fence, created_at, updated_at, head_occurrence) "
+                                     "VALUES (?1, ?2, ?3, ?4, 'intent', ?5, ?6, ?6, ?7)"));
     ins->Bind(1, key.subject).Bind(2, key.kind).Bind(3, key.head_sha).Bind(4, key.detail);
-    ins->Bind(5, fence).Bind(6, now);
+    ins->Bind(5, fence).Bind(6, now).Bind(7, key.head_occurrence);
     GH_RETURN_IF_ERROR(ins->Run());
     out.kind = IntentResult::Kind::kRecorded;
     out.record.id = sqlite3_last_insert_rowid(db_->raw());

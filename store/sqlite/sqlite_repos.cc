@@ -73,8 +73,9 @@ Status SqliteStore::RecordLearned(std::span<const RepoInstallation> repos,
   }
   if (learned.repos.empty() && learned.facts.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(Durability::kRecoverable,
-                               [&]() -> Status { return ApplyLearnedInTx(learned, now); })
+  return db_
+      ->WriteTransaction(Durability::kRecoverable,
+                         [&]() -> Status { return ApplyLearnedInTx(learned, now); })
       .WithContext("recording what was learned");
 }
 

@@ -60,6 +60,11 @@ class SqliteStore final : public Store {
                        Time now) override;
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
 
+  // Head occurrences: store/sqlite/sqlite_heads.cc.
+  Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override;
+  Result<HeadOccurrence> StartHeadOccurrence(std::string_view subject, std::string_view head_sha,
+                                             Time github_at, int64_t fence, Time now) override;
+
   // Repositories and PR facts: store/sqlite/sqlite_repos.cc.
   Result<std::vector<RepoInstallation>> ListRepositories() override;
   Result<std::optional<RepoInstallation>> GetRepository(std::string_view repo) override;

@@ -152,6 +152,58 @@ TEST(SqliteStoreTest, FailedTransactionRollsBack) {
   EXPECT_EQ(PragmaText(dir.File("g.db"), "SELECT COUNT(*) FROM t"), "0");
 }
 
+// A database written before head occurrences (migration 5) keeps its ledger: every row becomes
+// occurrence 1 of its SHA, and the rebuilt table still refuses a second row for one key.
+TEST(SqliteStoreTest, TheLedgerOfAnOlderDatabaseBecomesOccurrenceOne) {
+  TempDir dir;
+  const std::string path = dir.File("g.db");
+  {
+    auto db = sqlite::SqliteDb::Open(path, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                           "name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+                    .ok());
+    for (const sqlite::Migration& m : sqlite::Migrations()) {
+      if (m.version > 4) break;
+      ASSERT_TRUE((*db)->Exec(m.sql).ok()) << m.name;
+      const std::string row =
+          "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", 'old', 0)";
+      ASSERT_TRUE((*db)->Exec(row.c_str()).ok());
+    }
+    ASSERT_TRUE((*db)
+                    ->Exec("INSERT INTO actions (subject, kind, head_sha, detail, state, fence, "
+                           "result, created_at, updated_at) VALUES ('acme/app#1', 'merge', "
+                           "'aaa', 'squash', 'superseded', 3, '409', 10, 20)")
+                    .ok());
+  }
+  auto store = OpenSqliteStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto list = (*store)->ListActions("acme/app#1");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].key.head_occurrence, 1);
+  EXPECT_EQ((*list)[0].key.detail, "squash");
+  EXPECT_EQ((*list)[0].state, ActionState::kSuperseded);
+  EXPECT_EQ((*list)[0].result, "409");
+  EXPECT_EQ(PragmaText(path, "SELECT COUNT(*) FROM head_occurrences"), "0");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  EXPECT_NE(sqlite3_exec(raw,
+                         "INSERT INTO actions (subject, kind, head_sha, head_occurrence, detail, "
+                         "state, fence, created_at, updated_at) VALUES ('acme/app#1', 'merge', "
+                         "'aaa', 1, 'squash', 'intent', 4, 30, 30)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw,
+                         "INSERT INTO actions (subject, kind, head_sha, head_occurrence, detail, "
+                         "state, fence, created_at, updated_at) VALUES ('acme/app#1', 'merge', "
+                         "'aaa', 2, 'squash', 'intent', 4, 30, 30)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+}
+
 TEST(SqliteStoreTest, UnwritablePathIsAClearError) {
   auto s = OpenSqliteStore("/nonexistent-dir/g.db");
   ASSERT_FALSE(s.ok());
