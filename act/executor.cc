@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "act/head_occurrence.h"
 #include "engine/github_outcome.h"
 
 namespace gatehouse::act {
@@ -83,7 +84,7 @@ class PlanRun {
   bool Step(ActionReport& report, ExecResult& out) {
     const PlannedAction& a = report.action;
     ActionKey key{target_.subject, std::string(decide::ActionKindName(a.kind)), a.head_sha,
-                  a.detail};
+                  a.detail, a.head_occurrence};
     auto intent = store_.RecordIntent(key, fence_, clock_.Now());
     if (!intent.ok()) {
       // Fence lost (another worker holds the PR) or the store failed: no call without a
@@ -192,7 +193,9 @@ class PlanRun {
       }
       if (pr->head_sha != a.head_sha) {
         // Not called, so `failed` (retryable) rather than the final `superseded`: if this read
-        // lagged behind GitHub, the fresh pass plans the same key again and it may run.
+        // lagged behind GitHub, the fresh pass plans the same key again and it may run. The
+        // head seen here ends the plan's occurrence: if it comes back, that is a new one.
+        NoteHead(*pr);
         out.superseded = true;
         Record(report, out, ActionState::kFailed,
                "not called: the head moved to " + ShortSha(pr->head_sha) + " before the call",
@@ -203,6 +206,17 @@ class PlanRun {
         return Record(report, out, ActionState::kFailed,
                       pr->merged ? "already merged" : "already closed (not by gatehouse)",
                       ActionResult::kFailed);
+      }
+      if (pr->state != "open") {
+        // Closed or merged between the pass's read and this call: no call on a PR that is no
+        // longer open. `failed`, so that a reopened PR is decided again; the rest of the plan
+        // was made for an open PR, so it stops, and a fresh pass looks at what it is now.
+        out.superseded = true;
+        Record(report, out, ActionState::kFailed,
+               std::string("not called: the pull request was ") +
+                   (pr->merged ? "merged" : "closed") + " before the call",
+               ActionResult::kSuperseded);
+        return false;
       }
     }
     GitHubResult<std::string> call = Call(a);
@@ -233,6 +247,23 @@ class PlanRun {
                       ActionResult::kFailed);
       }
       out.superseded = true;
+      if (pr->head_sha == a.head_sha) {
+        // Closed (or merged) on the same head: nothing happened, and a PR reopened on this head
+        // must be decided again, so `failed` rather than the final `superseded`.
+        Record(report, out, ActionState::kFailed,
+               e.ToString() + " (the pull request is " + (pr->merged ? "merged" : "closed") + ")",
+               ActionResult::kSuperseded);
+        return false;
+      }
+      // The head moved: superseded for this occurrence. The head seen here starts the next one,
+      // so the plan's head, should it come back, is decided afresh. If that cannot be recorded,
+      // `failed` keeps the key retryable instead.
+      if (!NoteHead(*pr)) {
+        Record(report, out, ActionState::kFailed,
+               e.ToString() + " (the head moved; could not record the new head)",
+               ActionResult::kSuperseded);
+        return false;
+      }
       Record(report, out, ActionState::kSuperseded, e.ToString(), ActionResult::kSuperseded);
       return false;
     }
@@ -352,7 +383,10 @@ class PlanRun {
         auto pr = github_.GetPullRequest(ctx, repo, n);
         if (!pr.ok()) return pr.error();
         if (pr->merged) return Exists("merged");
-        if (pr->head_sha != a.head_sha) return Moved("head moved to " + ShortSha(pr->head_sha));
+        if (pr->head_sha != a.head_sha) {
+          if (!NoteHead(*pr)) return NoteHeadError();
+          return Moved("head moved to " + ShortSha(pr->head_sha));
+        }
         return Absent("not merged");
       }
       case ActionKind::kApprove:
@@ -360,14 +394,33 @@ class PlanRun {
         const std::string state = a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
         auto reviews = github_.ListReviews(ctx, repo, n);
         if (!reviews.ok()) return reviews.error();
+        // A dismissed review was still given. A head that came back may rightly carry an
+        // earlier occurrence's (dismissed) review of the same commit, so the question is
+        // whether GitHub shows more of gatehouse's reviews of that commit than the ledger has
+        // done: then this intent's call took effect, and calling again would be a second one.
+        int64_t given = 0;
+        int64_t last_id = 0;
         for (const Review& r : *reviews) {
-          // A dismissed approval was still given: giving it again would be a second effect.
           if (r.user == me && r.commit_id == a.head_sha &&
-              (r.state == state || r.state == "DISMISSED")) {
-            return Exists("review " + std::to_string(r.id) + " " + state);
+              (r.state == "APPROVED" || r.state == "CHANGES_REQUESTED" || r.state == "DISMISSED")) {
+            ++given;
+            last_id = r.id;
           }
         }
-        return Absent("no " + state + " review by " + me);
+        auto rows = store_.ListActions(target_.subject);
+        if (!rows.ok()) {
+          return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
+        }
+        int64_t recorded = 0;
+        for (const ActionRecord& r : *rows) {
+          recorded +=
+              r.state == ActionState::kDone && r.key.head_sha == a.head_sha &&
+              decide::ClassOf(decide::ParseActionKind(r.key.kind).value_or(ActionKind::kMerge)) ==
+                  decide::ActionClass::kReview;
+        }
+        if (given > recorded) return Exists("review " + std::to_string(last_id) + " " + state);
+        return Absent("no " + state + " review by " + me + " beyond the " +
+                      std::to_string(recorded) + " in the ledger");
       }
       case ActionKind::kClose:
       case ActionKind::kDraftDodgeClose:
@@ -448,11 +501,26 @@ class PlanRun {
       case ActionKind::kUpdateBranch: {
         auto pr = github_.GetPullRequest(ctx, repo, n);
         if (!pr.ok()) return pr.error();
-        if (pr->head_sha != a.head_sha) return Exists("head moved to " + ShortSha(pr->head_sha));
+        if (pr->head_sha != a.head_sha) {
+          if (!NoteHead(*pr)) return NoteHeadError();
+          return Exists("head moved to " + ShortSha(pr->head_sha));
+        }
         return Absent("head unchanged");
       }
     }
     return UnknownKind();
+  }
+
+  // Records the head a read inside the lease showed (act/head_occurrence.h): a head other than
+  // the plan's ends the plan's occurrence. False when it could not be recorded.
+  bool NoteHead(const PullRequest& pr) {
+    auto seen = ObserveHead(store_, target_.subject, fence_, pr, std::nullopt, clock_.Now());
+    if (!seen.ok()) note_error_ = seen.status().ToString();
+    return seen.ok();
+  }
+  GitHubError NoteHeadError() const {
+    // Not GitHub's fault, but the intent must stay open and the pass retry: transient.
+    return GitHubError{GitHubErrorKind::kTransient, 0, {}, "recording the head: " + note_error_};
   }
 
   Store& store_;
@@ -461,7 +529,8 @@ class PlanRun {
   const Target& target_;
   const int64_t fence_;
   const ExecutorOptions& options_;
-  Time intent_at_{};  // created_at of the open intent being reconciled
+  Time intent_at_{};        // created_at of the open intent being reconciled
+  std::string note_error_;  // why the last NoteHead failed
 };
 
 }  // namespace

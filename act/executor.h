@@ -2,8 +2,9 @@
 // the action ledger (DESIGN.md §3).
 //
 // For each planned action, in order:
-//   1. Store::RecordIntent(subject, kind, head_sha, detail) under the pass's fence; durable
-//      before the call. kFenceLost → stop at once (another worker holds the PR now).
+//   1. Store::RecordIntent(subject, kind, head_sha, detail, head_occurrence) under the pass's
+//      fence; durable before the call. kFenceLost → stop at once (another worker holds the PR
+//      now). The head occurrence (act/head_occurrence.h) makes a head that came back a new key.
 //   2. kAlreadyDone → skip. kSuperseded (refused on this head before) → skip and stop the plan:
 //      everything after it was planned on the same stale head. It does not ask for a fresh
 //      pass again (that was asked when it was refused), so a 405 on an unchanged head cannot
@@ -19,15 +20,19 @@
 //      review `commit_id`, check run `head_sha`, update-branch `expected_head_sha`), then
 //      record the outcome:
 //        success                          → done
-//        409 / 405 / 422 (IsSuperseded)   → the PR is read again: if its head moved (or it is
-//                                           no longer open), superseded; stop executing this
-//                                           plan (everything after it was decided on a stale
-//                                           head) and ask for a fresh pass. If the head did
-//                                           not move (not mergeable yet, branch protection, a
-//                                           refused label), failed on this head; go on
+//        409 / 405 / 422 (IsSuperseded)   → the PR is read again: if its head moved,
+//                                           superseded (the head read is recorded as the PR's
+//                                           next head occurrence); if it is closed on the same
+//                                           head, failed (a reopen decides again); either way
+//                                           stop executing this plan (everything after it was
+//                                           decided on a stale PR) and ask for a fresh pass.
+//                                           If the head did not move and the PR is open (not
+//                                           mergeable yet, branch protection, a refused label),
+//                                           failed on this head; go on
 //      Approvals and closes, which GitHub does not refuse on a moved head, are preceded by a
-//      read of the PR: a moved head supersedes them without a call, and a close of a PR that
-//      is no longer open is recorded failed ("already closed").
+//      read of the PR: a moved head, or an approval's PR that is no longer open, fails them
+//      without a call (retryable) and stops the plan; a close of a PR that is no longer open
+//      is recorded failed ("already closed").
 //        rate limited (403/429 + reset)   → failed (the call did not happen); stop; the pass
 //                                           waits (PassOutcome::RateLimited, no attempt used)
 //        transient (5xx, reset, timeout)  → NO outcome: the call may have taken effect, so the

@@ -138,7 +138,7 @@ class ExecutorTest : public ::testing::Test {
     if (!rows.ok()) return std::nullopt;
     for (const ActionRecord& r : *rows) {
       if (r.key.kind == decide::ActionKindName(a.kind) && r.key.head_sha == a.head_sha &&
-          r.key.detail == a.detail) {
+          r.key.detail == a.detail && r.key.head_occurrence == a.head_occurrence) {
         return r;
       }
     }
@@ -148,7 +148,7 @@ class ExecutorTest : public ::testing::Test {
   // Records an intent by hand, as a holder that crashed before its outcome would have.
   void OpenIntent(int number, int64_t fence, const PlannedAction& a) {
     ActionKey key{Subject(number), std::string(decide::ActionKindName(a.kind)), a.head_sha,
-                  a.detail};
+                  a.detail, a.head_occurrence};
     auto r = store_->RecordIntent(key, fence, clock_->Now());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->kind, IntentResult::Kind::kRecorded);
@@ -564,6 +564,96 @@ TEST_F(ExecutorTest, ApprovalsAndClosesLookAtTheHeadFirst) {
   ExecResult r3 = Run(3, Claim(3), {close3});
   EXPECT_EQ(Results(r3), std::vector<R>{R::kFailed});
   EXPECT_EQ(Row(3, close3)->state, ActionState::kFailed);
+}
+
+// Issue 9: an approval (a call GitHub would accept on a closed PR's old commit too) is not made
+// on a PR closed or merged since the plan was made; it stays retryable for a reopen.
+TEST_F(ExecutorTest, NoApprovalOnAPullRequestClosedOrMergedSinceThePlan) {
+  NewPull("one");
+  const PlannedAction approve = Make(ActionKind::kApprove, 1);
+  const PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 1, "closed").ok());
+  const int64_t fence = Claim(1);
+  ExecResult r = Run(1, fence, {approve, label});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kSuperseded, R::kNotRun}));
+  EXPECT_TRUE(r.superseded) << "a fresh pass looks at what the PR is now";
+  EXPECT_TRUE(AppEffects("review").empty());
+  EXPECT_EQ(Row(1, approve)->state, ActionState::kFailed);
+  EXPECT_NE(Row(1, approve)->result.find("closed"), std::string::npos) << Row(1, approve)->result;
+
+  // Reopened on the same head: the same key is tried again, and given once.
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 1, "open").ok());
+  ExecResult again = Run(1, fence, {approve});
+  EXPECT_EQ(Results(again), std::vector<R>{R::kDone});
+  EXPECT_EQ(AppEffects("review").size(), 1u);
+}
+
+// A merge refused because the PR was closed on the same head is `failed`, not the final
+// `superseded`: a PR reopened on that head is merged.
+TEST_F(ExecutorTest, AMergeRefusedOnAClosedPullRequestIsRetriedAfterItsReopen) {
+  NewPull("one");
+  const PlannedAction merge = Make(ActionKind::kMerge, 1);
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 1, "closed").ok());
+  const int64_t fence = Claim(1);
+  ExecResult r = Run(1, fence, {merge});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kSuperseded});
+  EXPECT_TRUE(r.superseded);
+  EXPECT_EQ(Row(1, merge)->state, ActionState::kFailed);
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 1, "open").ok());
+  ExecResult again = Run(1, fence, {merge});
+  EXPECT_EQ(Results(again), std::vector<R>{R::kDone});
+  EXPECT_TRUE(model_->GetPull(kFullName, 1)->merged);
+}
+
+// A re-read that shows another head records it as the PR's latest head occurrence, so that the
+// plan's head, if it comes back, is a new occurrence (act/head_occurrence.h).
+TEST_F(ExecutorTest, AMovedHeadSeenByARereadIsRecorded) {
+  NewPull("one");
+  const PlannedAction merge = Make(ActionKind::kMerge, 1);
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 1, "").ok());
+  const int64_t fence = Claim(1);
+  ExecResult r = Run(1, fence, {merge});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kSuperseded});
+  EXPECT_EQ(Row(1, merge)->state, ActionState::kSuperseded);
+  auto latest = store_->LatestHeadOccurrence(Subject(1));
+  ASSERT_TRUE(latest.ok());
+  ASSERT_TRUE(latest->has_value());
+  EXPECT_EQ((*latest)->head_sha, HeadOf(1));
+  EXPECT_NE((*latest)->head_sha, merge.head_sha);
+  EXPECT_EQ((*latest)->occurrence, 1);
+}
+
+// An approval intent of a head's second occurrence, left open by a crash: the first
+// occurrence's approval of the same commit (done, then dismissed) is not mistaken for it.
+TEST_F(ExecutorTest, ASecondOccurrencesOpenApprovalIsNotTakenForTheFirstOnesReview) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  const PlannedAction first = Make(ActionKind::kApprove, 1);
+  ASSERT_EQ(Results(Run(1, fence, {first})), std::vector<R>{R::kDone});
+  ASSERT_TRUE(
+      model_
+          ->DismissReview("maintainer", kFullName, 1, sim::ReviewChoice{0, kAppLogin, ""}, nullptr)
+          .ok());
+  PlannedAction second = first;
+  second.head_occurrence = 2;
+  OpenIntent(1, fence, second);  // a crash before the call
+  ExecResult r = Run(1, fence, {second});
+  EXPECT_EQ(Results(r), std::vector<R>{R::kDone}) << "no trace of this occurrence's review: call";
+  EXPECT_EQ(AppEffects("review", 1).size(), 2u);
+
+  // And a crash after the call: the third review is this intent's, reconciled without a call.
+  ASSERT_TRUE(
+      model_
+          ->DismissReview("maintainer", kFullName, 1, sim::ReviewChoice{0, kAppLogin, ""}, nullptr)
+          .ok());
+  PlannedAction third = first;
+  third.head_occurrence = 3;
+  OpenIntent(1, fence, third);
+  ASSERT_TRUE(
+      model_->SubmitReview(kAppWho, kFullName, 1, "APPROVE", third.head_sha, "", nullptr).ok());
+  ExecResult r3 = Run(1, fence, {third});
+  EXPECT_EQ(Results(r3), std::vector<R>{R::kReconciled});
+  EXPECT_EQ(AppEffects("review", 1).size(), 3u);
 }
 
 TEST_F(ExecutorTest, ACloseUndoneByAReopenIsReconciledNotRepeated) {

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "act/action_generations.h"
+#include "act/head_occurrence.h"
 #include "base/log.h"
 #include "decide/gate.h"
 #include "decide/planner.h"
@@ -117,43 +119,23 @@ decide::PrSnapshot BuildSnapshot(const PullRequest& pr, const std::vector<Review
   return s;
 }
 
-// What the ledger, the PR facts and the audit log say about this PR.
+// What gatehouse's latest check run on `head` says (its action detail), "" when it has none.
+std::string LatestCheckRunDetail(const std::vector<CheckRun>& runs, const std::string& head) {
+  const CheckRun* latest = nullptr;
+  for (const CheckRun& r : runs) {
+    if (r.name != decide::kCheckRunName || r.head_sha != head || r.external_id.empty()) continue;
+    if (latest == nullptr || r.id > latest->id) latest = &r;
+  }
+  return latest == nullptr ? "" : CheckRunDetailOf(latest->external_id, head);
+}
+
+// What the ledger and the PR facts say about this PR.
 struct History {
   decide::PlannerInput facts;
-  std::optional<Time> head_first_seen;
+  std::optional<Time> last_push_at;     // GitHub's time of the latest push webhooks reported
   std::vector<ActionKey> open_intents;  // intents an earlier holder left without an outcome
   std::vector<ActionRecord> ledger;     // every action of the PR, oldest first
 };
-
-// Label and unlabel keys carry a generation within one head: `label|L`, `unlabel|L#2`,
-// `label|L#2`, `unlabel|L#3`, ... so that a label gatehouse removed can be put back on the same
-// head (a verdict that flips fail → pass → fail). BaseLabel strips the generation.
-std::string BaseLabel(const std::string& detail) {
-  const size_t hash = detail.rfind('#');
-  if (hash == std::string::npos || hash + 1 >= detail.size()) return detail;
-  for (size_t i = hash + 1; i < detail.size(); ++i) {
-    if (detail[i] < '0' || detail[i] > '9') return detail;
-  }
-  return detail.substr(0, hash);
-}
-
-void NumberLabelGenerations(decide::PlannedAction& a, const std::vector<ActionRecord>& ledger) {
-  using K = decide::ActionKind;
-  if (a.kind != K::kLabel && a.kind != K::kUnlabel) return;
-  const std::string_view opposite =
-      decide::ActionKindName(a.kind == K::kLabel ? K::kUnlabel : K::kLabel);
-  int64_t n = 0;
-  for (const ActionRecord& r : ledger) {
-    if (r.state == ActionState::kDone && r.key.kind == opposite && r.key.head_sha == a.head_sha &&
-        BaseLabel(r.key.detail) == a.label) {
-      ++n;
-    }
-  }
-  if (n > 0) a.detail = a.label + "#" + std::to_string(n + 1);
-}
-
-// The PR fact recording when gatehouse first saw head `sha`.
-std::string HeadSeenFact(const std::string& sha) { return "head_seen:" + sha; }
 
 Result<History> ReadHistory(Store& store, const std::string& subject, const PullRequest& pr,
                             const decide::PlannerOptions& options) {
@@ -172,7 +154,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
         h.facts.closed_by_gatehouse_at = a.created_at;
       }
     }
-    if (BaseLabel(a.key.detail) == options.label_pending_closure) {
+    if (BaseDetail(a.key.detail) == options.label_pending_closure) {
       if (a.key.kind == decide::ActionKindName(decide::ActionKind::kUnlabel)) {
         last_unlabel = a.updated_at;
         h.facts.pending_closure_since.reset();
@@ -190,8 +172,8 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
 
   auto facts = store.GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
+  h.last_push_at = LastPushAt(*facts);
   for (const PrFact& f : *facts) {
-    if (f.name == HeadSeenFact(pr.head_sha)) h.head_first_seen = f.at;
     if (f.name != "reopened") continue;
     std::istringstream in(f.value);
     decide::ReopenFact reopen;
@@ -404,6 +386,15 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   auto history = ReadHistory(store_, lease.key, *pr, options);
   if (!history.ok()) return PassOutcome::Transient(history.status().ToString());
   decide::PlannerInput facts = std::move(history->facts);
+  // Which occurrence of its head this pass decides on: everything it plans is bound to it, so a
+  // head that went away and came back is decided afresh (act/head_occurrence.h).
+  auto occurrence =
+      ObserveHead(store_, lease.key, lease.fence, *pr, history->last_push_at, clock_->Now());
+  if (!occurrence.ok()) {
+    return PassOutcome::Transient("recording the head: " + occurrence.status().ToString());
+  }
+  facts.head_occurrence = occurrence->occurrence;
+  facts.check_run_detail = LatestCheckRunDetail(*runs, pr->head_sha);
   // A maintainer who reopens a PR gatehouse closed overrides that close: if the PR fails on a
   // later head, the grace period runs again from the reopen. A reopen by the author (who may
   // close and reopen their PR at will) restarts nothing.
@@ -425,16 +416,9 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   // 3. Evaluate and plan.
   const Time now = clock_->Now();
   decide::PrSnapshot snapshot = BuildSnapshot(*pr, *reviews, *runs, *status, std::move(paths), now);
-  snapshot.head_pushed_at = history->head_first_seen.value_or(now);
-  bool head_time_known = history->head_first_seen.has_value();
-  if (!head_time_known) {
-    const PrFact seen{lease.key, HeadSeenFact(pr->head_sha), pr->head_sha, now};
-    if (Status s = store_.RecordLearned({}, std::span<const PrFact>(&seen, 1), now); s.ok()) {
-      head_time_known = true;
-    } else {
-      Log(LogLevel::kWarn, "pass.head_seen").Field("key", lease.key).Field("error", s.ToString());
-    }
-  }
+  // The clock of "missing required check" and of the mergeability rechecks starts when this
+  // occurrence of the head was first read.
+  snapshot.head_pushed_at = occurrence->observed_at;
   decide::GateVerdict verdict;
   decide::Plan plan;
   if (!policy->error.empty()) {
@@ -444,6 +428,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     decide::PlannedAction check;
     check.kind = decide::ActionKind::kCheckRun;
     check.head_sha = pr->head_sha;
+    check.head_occurrence = facts.head_occurrence;
     check.why = "invalid policy file";
     check.check_status = "completed";
     check.check_conclusion = "failure";
@@ -456,7 +441,9 @@ PassOutcome PrPass::Run(PassContext& ctx) {
         it != options.class_autonomy.end()) {
       level = it->second;
     }
-    if (options.dry_run) {
+    if (facts.check_run_detail == check.detail) {
+      plan.skipped.push_back({std::move(check), "already in that state"});
+    } else if (options.dry_run) {
       plan.skipped.push_back({std::move(check), "dry-run"});
     } else if (level == decide::Autonomy::kObserve) {
       plan.skipped.push_back({std::move(check), "observe"});
@@ -466,24 +453,18 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   } else {
     verdict = decide::Evaluate(policy->policy, snapshot);
     plan = decide::PlanActions(policy->policy, snapshot, verdict, facts, options);
-    for (auto& a : plan.actions) NumberLabelGenerations(a, history->ledger);
-    for (auto& sk : plan.skipped) NumberLabelGenerations(sk.action, history->ledger);
   }
+  for (auto& a : plan.actions) NumberGeneration(a, history->ledger);
+  for (auto& sk : plan.skipped) NumberGeneration(sk.action, history->ledger);
 
   json::object verdict_json{
-      {"verdict", decide::VerdictName(verdict.verdict)},
-      {"score", verdict.score},
-      {"blockers", FindingsJson(verdict.blockers)},
-      {"waiting", FindingsJson(verdict.waiting)},
-      {"warnings", FindingsJson(verdict.warnings)},
-      {"policy", policy->source},
-      {"reasons", JoinReasons(lease.reasons)},
-      {"state", pr->merged ? "merged" : pr->state},
-      {"draft", pr->draft},
-      {"mergeable_state", pr->mergeable_state},
-      {"reviews", reviews->size()},
-      {"check_runs", snapshot.check_runs.size()},
-      {"statuses", snapshot.statuses.size()},
+      {"verdict", decide::VerdictName(verdict.verdict)}, {"score", verdict.score},
+      {"blockers", FindingsJson(verdict.blockers)},      {"waiting", FindingsJson(verdict.waiting)},
+      {"warnings", FindingsJson(verdict.warnings)},      {"policy", policy->source},
+      {"head_occurrence", facts.head_occurrence},        {"reasons", JoinReasons(lease.reasons)},
+      {"state", pr->merged ? "merged" : pr->state},      {"draft", pr->draft},
+      {"mergeable_state", pr->mergeable_state},          {"reviews", reviews->size()},
+      {"check_runs", snapshot.check_runs.size()},        {"statuses", snapshot.statuses.size()},
   };
   std::ostringstream verdict_line;
   verdict_line << decide::VerdictName(verdict.verdict) << " (score " << verdict.score
@@ -513,25 +494,23 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   // was lost on a PR that is merged now, ...): settle them against GitHub first, never call.
   {
     std::set<std::string> planned;
-    for (const auto& a : plan.actions) {
-      planned.insert(std::string(decide::ActionKindName(a.kind)) + '\0' + a.head_sha + '\0' +
-                     a.detail);
-    }
+    for (const auto& a : plan.actions) planned.insert(a.Key());
     ExecutorOptions settle = executor;
     settle.reconcile_only = true;
     settle.after_call = nullptr;
     for (const ActionKey& key : history->open_intents) {
-      if (planned.count(key.kind + '\0' + key.head_sha + '\0' + key.detail)) continue;
       auto kind = decide::ParseActionKind(key.kind);
       if (!kind) continue;
-      decide::Plan one;
       decide::PlannedAction a;
       a.kind = *kind;
       a.head_sha = key.head_sha;
+      a.head_occurrence = key.head_occurrence;
       a.detail = key.detail;
+      if (planned.count(a.Key())) continue;
+      decide::Plan one;
       a.why = "open intent of an earlier pass";
       if (*kind == decide::ActionKind::kLabel || *kind == decide::ActionKind::kUnlabel) {
-        a.label = BaseLabel(key.detail);
+        a.label = BaseDetail(key.detail);
       }
       one.actions.push_back(std::move(a));
       ExecResult settled = Execute(store_, github_, *clock_, target, lease.fence, one, settle);
@@ -610,7 +589,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   const Duration head_age = now - *snapshot.head_pushed_at;
   std::optional<Signal> again;
   if (!result.superseded && pr->state == "open" && !pr->mergeable && only_mergeability &&
-      head_time_known && head_age < kMergeableRecheckFor) {
+      head_age < kMergeableRecheckFor) {
     // 3 s at first, then a quarter of the head's age: a handful of looks, not one every 3 s.
     again = Signal{lease.key, "mergeable-unknown", std::max(kMergeableRecheck, head_age / 4)};
   } else if (!result.superseded && pr->state == "open" && policy->error.empty()) {
@@ -627,7 +606,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     const bool check_waits =
         std::any_of(verdict.waiting.begin(), verdict.waiting.end(),
                     [](const decide::Finding& f) { return f.rule == "required_checks"; });
-    if (check_waits && head_time_known) {
+    if (check_waits) {
       consider(*snapshot.head_pushed_at + policy->policy.required_checks.missing_after);
     }
     if (at) {

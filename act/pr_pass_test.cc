@@ -14,106 +14,19 @@
 #include <string>
 #include <vector>
 
-#include "sim/in_process_github_test_util.h"
-#include "store/sqlite/sqlite_store.h"
-#include "store/store_test_util.h"
+#include "act/pr_pass_test_util.h"
 
 namespace gatehouse::act {
 namespace {
 
+using pass_testing::kAppWho;
+using pass_testing::kAutoPolicy;
+using pass_testing::kFullName;
+using pass_testing::kSubject;
 using std::chrono::hours;
 using std::chrono::seconds;
 
-const Time kStart = Time(seconds(1796040000));  // 2026-11-30T12:00:00Z
-constexpr int64_t kInstallation = 7;
-constexpr char kFullName[] = "acme/app";
-constexpr char kSubject[] = "acme/app#1";
-constexpr char kAppWho[] = "installation:7";
-
-constexpr char kAutoPolicy[] = R"(version: 1
-rules:
-  required_checks:
-    checks: [ci]
-  approvals:
-    min: 1
-actions:
-  autonomy: auto
-)";
-
-class PrPassTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(github_.Start());
-    auto store = OpenSqliteStore(dir_.File("gatehouse.db"));
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(store).value();
-  }
-
-  // A repository with `files` (path → content), known to the store with its installation,
-  // and one open PR that is ready: CI green, approved.
-  void ReadyPull(std::map<std::string, std::string> files, bool known = true) {
-    ASSERT_TRUE(github_.model().CreateRepo("acme", "app", kInstallation, files).ok());
-    sim::NewPull spec;
-    spec.author = "alice";
-    auto pr = github_.model().CreatePull(kFullName, spec);
-    ASSERT_TRUE(pr.ok());
-    head_ = pr->head_sha;
-    sim::CheckRun run;
-    run.name = "ci";
-    run.head_sha = head_;
-    run.status = "completed";
-    run.conclusion = "success";
-    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
-    ASSERT_TRUE(
-        github_.model().SubmitReview("bob", kFullName, 1, "APPROVE", head_, "", nullptr).ok());
-    if (known) {
-      const RepoInstallation r{kFullName, kInstallation};
-      ASSERT_TRUE(store_->RecordLearned({&r, 1}, {}, clock_->Now()).ok());
-    }
-  }
-
-  // One pass over acme/app#1 under a fresh claim.
-  PassOutcome RunPass(PassConfig config) {
-    Signal s{kSubject, "pushed", {}};
-    EXPECT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
-    auto leases = store_->Claim("test", 1, hours(1), clock_->Now());
-    EXPECT_TRUE(leases.ok() && leases->size() == 1u);
-    if (!leases.ok() || leases->empty()) return PassOutcome::Permanent("no claim");
-    lease_ = (*leases)[0];
-    auto state = std::make_shared<LeaseState>();
-    state->until_us = ToMicros(lease_.lease_until);
-    PassContext ctx(lease_, state, *clock_);
-    PrPass pass(*store_, github_.client(), clock_, std::move(config));
-    PassOutcome outcome = pass.Run(ctx);
-    PassFinish finish{kSubject, lease_.fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
-    EXPECT_TRUE(store_->Finish({&finish, 1}, clock_->Now()).ok());
-    return outcome;
-  }
-
-  std::vector<sim::Effect> AppEffects(const std::string& kind = "") {
-    std::vector<sim::Effect> out;
-    for (const auto& e : github_.model().Effects()) {
-      if (e.who == kAppWho && (kind.empty() || e.kind == kind)) out.push_back(e);
-    }
-    return out;
-  }
-  std::vector<AuditEntry> Audit(const std::string& kind) {
-    auto all = store_->ListAudit(kSubject, 0);
-    EXPECT_TRUE(all.ok());
-    std::vector<AuditEntry> out;
-    for (const auto& e : *all) {
-      if (e.kind == kind) out.push_back(e);
-    }
-    return out;
-  }
-
-  testing::TempDir dir_;
-  std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
-  sim_testing::InProcessGitHub github_{clock_};
-  StorePtr store_;
-  Lease lease_;
-  std::string head_;
-};
+class PrPassTest : public pass_testing::PassFixture {};
 
 TEST_F(PrPassTest, TheRepositoryPolicyOnTheDefaultBranchDecides) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});

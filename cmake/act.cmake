@@ -1,7 +1,7 @@
 # act/ (issue 5): the executor, which turns a plan into fenced, SHA-bound GitHub calls
 # through the action ledger (DESIGN.md §3). Included at the end of the root CMakeLists.txt.
 
-add_library(gatehouse_act STATIC act/executor.cc)
+add_library(gatehouse_act STATIC act/executor.cc act/head_occurrence.cc act/action_generations.cc)
 target_compile_options(gatehouse_act PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_act
   PUBLIC gatehouse_decide gatehouse_github gatehouse_github_engine gatehouse_core)
@@ -9,6 +9,6 @@ target_link_libraries(gatehouse_act
 if(GATEHOUSE_TESTS)
   # The executor against a real SqliteStore and the real simulator served in-process on our
   # HttpServer, reached through GitHubClient (App JWT -> installation token) over loopback.
-  gatehouse_test(act_test SOURCES act/executor_test.cc
+  gatehouse_test(act_test SOURCES act/executor_test.cc act/action_generations_test.cc
     LIBS gatehouse_act gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
 endif()

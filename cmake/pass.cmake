@@ -9,7 +9,7 @@ target_link_libraries(gatehouse PRIVATE gatehouse_pass)
 
 if(GATEHOUSE_TESTS)
   # The pass against a real SQLite store and the in-process simulator.
-  gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc
+  gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc act/returning_head_test.cc
                  LIBS gatehouse_pass gatehouse_sim gatehouse_http gatehouse_github Boost::json
                       OpenSSL::Crypto)
   # Issue 5's scenarios end to end: gatehouse-sim run (a process) against gatehouse serve (a

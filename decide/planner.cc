@@ -77,12 +77,14 @@ std::string CheckTitle(const GateVerdict& v) {
 // Collects the plan, applying dry-run and the per-class autonomy to each proposed action.
 class PlanBuilder {
  public:
-  PlanBuilder(const PrSnapshot& pr, const PlannerOptions& options) : pr_(pr), options_(options) {}
+  PlanBuilder(const PrSnapshot& pr, const PlannerOptions& options, int64_t head_occurrence)
+      : pr_(pr), options_(options), head_occurrence_(head_occurrence) {}
 
   PlannedAction Make(ActionKind kind, std::string detail, std::string why) const {
     PlannedAction a;
     a.kind = kind;
     a.head_sha = pr_.head_sha;
+    a.head_occurrence = head_occurrence_;
     a.detail = std::move(detail);
     a.why = std::move(why);
     return a;
@@ -109,10 +111,12 @@ class PlanBuilder {
  private:
   const PrSnapshot& pr_;
   const PlannerOptions& options_;
+  const int64_t head_occurrence_;
   Plan plan_;
 };
 
-void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, PlanBuilder& b) {
+void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput& facts,
+                  PlanBuilder& b) {
   PlannedAction a = b.Make(ActionKind::kCheckRun, "", "always reported");
   a.check_title = CheckTitle(v);
   a.check_summary = RenderSummary(pr, v);
@@ -136,6 +140,9 @@ void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, PlanBuilder& b) {
   // A changed verdict or summary on the same head is a new write of the same check run.
   a.detail = std::string(kCheckRunName) + ":" + a.check_status + ":" + a.check_conclusion + ":" +
              Digest(a.check_summary);
+  // The head's latest gatehouse check run already says this (a head that came back finds the
+  // run of its earlier occurrence): writing it again would change nothing on GitHub.
+  if (facts.check_run_detail == a.detail) return b.Skip(std::move(a), "already in that state");
   b.Propose(std::move(a));
 }
 
@@ -294,7 +301,9 @@ ActionClass ClassOf(ActionKind kind) {
 }
 
 std::string PlannedAction::Key() const {
-  return std::string(ActionKindName(kind)) + "|" + head_sha + "|" + detail;
+  std::string head = head_sha;
+  if (head_occurrence > 1) head += "@" + std::to_string(head_occurrence);
+  return std::string(ActionKindName(kind)) + "|" + head + "|" + detail;
 }
 
 std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
@@ -309,10 +318,10 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
 
 Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
                  const PlannerInput& facts, const PlannerOptions& options) {
-  PlanBuilder b(pr, options);
+  PlanBuilder b(pr, options, facts.head_occurrence);
   const Time now = facts.now.value_or(pr.now);
 
-  PlanCheckRun(pr, verdict, b);
+  PlanCheckRun(pr, verdict, facts, b);
   // A closed or merged PR gets its check run and nothing else.
   if (pr.state != "open") return b.Take();
 

@@ -5,7 +5,7 @@
 // action ledger, DESIGN.md §3) or skipped (in `Plan::skipped`, with the reason: the autonomy
 // level, dry-run, already in that state, grace period not over, ...), so the audit log can say
 // why nothing happened. Every action is bound to `snapshot.head_sha`; `(kind, head_sha,
-// detail)` is its idempotency key within the PR (the ledger adds the subject).
+// head_occurrence, detail)` is its idempotency key within the PR (the ledger adds the subject).
 //
 // Autonomy is set per action class: `observe` executes nothing, `suggest` executes only the
 // report class (check run and summary comment), `auto` executes everything. The dry-run
@@ -69,6 +69,12 @@ struct ReopenFact {
 
 // Facts the engine supplies from its action ledger and audit log.
 struct PlannerInput {
+  // Which time the PR's head became snapshot.head_sha (docs/ACTIONS.md, "Head occurrences");
+  // every planned action is bound to it.
+  int64_t head_occurrence = 1;
+  // The detail (as in PlannedAction::detail, without a generation) of gatehouse's latest
+  // check run on the head, "" when it has none: an unchanged check run is not written again.
+  std::string check_run_detail;
   std::optional<Time> now;                     // overrides snapshot.now when set
   std::optional<Time> closed_by_gatehouse_at;  // gatehouse closed this PR before
   std::optional<ReopenFact> last_reopen;       // the last reopen, if any
@@ -81,8 +87,9 @@ struct PlannerInput {
 struct PlannedAction {
   ActionKind kind = ActionKind::kCheckRun;
   std::string head_sha;
-  std::string detail;  // part of the idempotency key: label name, comment id, ...
-  std::string why;     // the rule that asked for the action
+  int64_t head_occurrence = 1;  // PlannerInput::head_occurrence
+  std::string detail;           // part of the idempotency key: label name, comment id, ...
+  std::string why;              // the rule that asked for the action
 
   // Payload, by kind.
   std::string label;                  // label, unlabel
@@ -95,7 +102,9 @@ struct PlannedAction {
   std::string check_title;       // check_run
   std::string check_summary;     // check_run
 
-  // (kind, head_sha, detail) joined with '|'; the ledger prefixes the subject.
+  // (kind, head, detail) joined with '|', the head written "SHA" for its first occurrence and
+  // "SHA@N" for the N-th; the ledger prefixes the subject. It is also the check run's
+  // external_id, which is how a check run is recognised as this action's.
   std::string Key() const;
 };
 

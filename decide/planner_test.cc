@@ -510,6 +510,44 @@ TEST(PlannerTest, KeysChangeWithHeadAndWithReportedContent) {
   EXPECT_EQ(Find(next, ActionKind::kMerge)->Key(), "merge|head2|squash");
 }
 
+// A head that came back is a new occurrence: every action is bound to it, so its keys differ
+// from the first occurrence's (whose merge may be superseded), and the first occurrence keeps
+// the keys it always had.
+TEST(PlannerTest, EveryActionIsBoundToTheHeadsOccurrence) {
+  PrSnapshot pr = OpenPr();
+  PlannerInput facts;
+  facts.head_occurrence = 2;
+  Plan again = PlanFor(pr, Pass(), facts);
+  ASSERT_FALSE(again.actions.empty());
+  for (const PlannedAction& a : again.actions) {
+    EXPECT_EQ(a.head_occurrence, 2) << a.Key();
+    EXPECT_NE(a.Key().find("|head1@2|"), std::string::npos) << a.Key();
+  }
+  for (const SkippedAction& s : again.skipped) EXPECT_EQ(s.action.head_occurrence, 2);
+  EXPECT_EQ(Find(again, ActionKind::kMerge)->Key(), "merge|head1@2|squash");
+  facts.head_occurrence = 1;
+  EXPECT_EQ(Find(PlanFor(pr, Pass(), facts), ActionKind::kMerge)->Key(), "merge|head1|squash");
+}
+
+// The head's latest gatehouse check run already says what this pass would: not written again.
+TEST(PlannerTest, AnUnchangedCheckRunIsNotWrittenAgain) {
+  PrSnapshot pr = OpenPr();
+  PlannerInput facts;
+  Plan first = PlanFor(pr, Pass(), facts);
+  auto run = Find(first, ActionKind::kCheckRun);
+  ASSERT_NE(run, std::nullopt);
+  facts.check_run_detail = run->detail;
+  Plan same = PlanFor(pr, Pass(), facts);
+  EXPECT_EQ(Find(same, ActionKind::kCheckRun), std::nullopt);
+  bool skipped = false;
+  for (const SkippedAction& s : same.skipped) {
+    skipped |= s.action.kind == ActionKind::kCheckRun && s.reason == "already in that state";
+  }
+  EXPECT_TRUE(skipped);
+  // A different verdict is written.
+  EXPECT_NE(Find(PlanFor(pr, Fail(), facts), ActionKind::kCheckRun), std::nullopt);
+}
+
 TEST(PlannerTest, WorksOnTheGatesVerdict) {
   Policy policy;
   policy.approvals.min = 0;

@@ -197,10 +197,13 @@ class DecideActE2eTest : public ::testing::Test {
   }
 
   static int Count(const Outcome& o, const std::string& kind, ActionState state,
-                   const std::string& head = "") {
+                   const std::string& head = "", int64_t occurrence = 0) {
     int n = 0;
     for (const auto& a : o.actions) {
-      if (a.key.kind == kind && a.state == state && (head.empty() || a.key.head_sha == head)) ++n;
+      if (a.key.kind == kind && a.state == state && (head.empty() || a.key.head_sha == head) &&
+          (occurrence == 0 || a.key.head_occurrence == occurrence)) {
+        ++n;
+      }
     }
     return n;
   }
@@ -367,6 +370,58 @@ TEST_F(DecideActE2eTest, DryRunMakesNoMutatingCall) {
   EXPECT_TRUE(o.actions.empty());
   EXPECT_GE(CountAudit(o, "skipped", "dry-run"), 1);
   EXPECT_GE(CountAudit(o, "skipped", "merge"), 1);
+  ExpectNothingDeadOrLost(o);
+}
+
+// Issue 9: a head that comes back is decided afresh.
+
+// 9a. The merge of A is superseded (X pushed just before it), then B, then a force-push back to
+//     A: A is merged once, on its second occurrence, and the summary speaks of A.
+TEST_F(DecideActE2eTest, AHeadThatComesBackAfterASupersededMergeIsMerged) {
+  Outcome o = Play("return_after_superseded_merge",
+                   {"--debounce-ms", "200", "--sweep-interval-seconds", "0"});
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(Count(o, "merge", ActionState::kSuperseded, kA, 1), 1) << o.logs;
+  EXPECT_EQ(Count(o, "merge", ActionState::kDone, kA, 2), 1) << o.logs;
+  EXPECT_EQ(Count(o, "merge", ActionState::kDone), 1);
+  ExpectNothingDeadOrLost(o);
+}
+
+// 9b. The ready-to-merge label removed on the intermediate head is put back on A; gatehouse's
+//     approval of A still stands, so it is not given again.
+TEST_F(DecideActE2eTest, ALabelRemovedOnTheIntermediateHeadIsPutBackWhenTheHeadReturns) {
+  Outcome o =
+      Play("return_label_removed", {"--debounce-ms", "100", "--sweep-interval-seconds", "0"});
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(Count(o, "label", ActionState::kDone, kA, 1), 1);
+  EXPECT_EQ(Count(o, "label", ActionState::kDone, kA, 2), 1) << o.logs;
+  EXPECT_EQ(Count(o, "approve", ActionState::kDone), 1);
+  ExpectNothingDeadOrLost(o);
+}
+
+// 9c. GitHub dismissed gatehouse's approval of A when X was pushed: back on A it approves again.
+TEST_F(DecideActE2eTest, ADismissedApprovalIsGivenAgainWhenTheHeadReturns) {
+  Outcome o = Play("return_after_dismissed_approval",
+                   {"--debounce-ms", "100", "--sweep-interval-seconds", "0"});
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(Count(o, "approve", ActionState::kDone, kA, 1), 1);
+  EXPECT_EQ(Count(o, "approve", ActionState::kDone, kA, 2), 1) << o.logs;
+  ExpectNothingDeadOrLost(o);
+}
+
+// 9d. No pass sees X (its synchronize webhook is lost, the dismissals arrive late): the webhook of
+//     the push back to A reports a push after gatehouse decided on A, so A is a new occurrence.
+TEST_F(DecideActE2eTest, APushNoPassSawIsLearnedFromTheWebhookOfThePushBack) {
+  Outcome o = Play("return_unseen_head", {"--debounce-ms", "100", "--sweep-interval-seconds", "0"});
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(Count(o, "approve", ActionState::kDone, kA, 2), 1) << o.logs;
+  for (const auto& e : o.audit) {
+    EXPECT_NE(e.head_sha, std::string(40, 'e')) << "a pass saw X: " << e.summary;
+  }
   ExpectNothingDeadOrLost(o);
 }
 
