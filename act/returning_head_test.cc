@@ -52,13 +52,15 @@ class ReturningHeadTest : public pass_testing::PassFixture {
     clock_->Advance(seconds(2));
     ASSERT_TRUE(github_.model().Push("alice", kFullName, 1, sha).ok());
   }
-  void Green(const std::string& sha) {
-    sim::CheckRun run;
-    run.name = "ci";
-    run.head_sha = sha;
-    run.status = "completed";
-    run.conclusion = "success";
-    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
+  // The next merge call finds that the author pushed a new commit just before it (the
+  // simulator's push_on_merge fault): GitHub answers 409.
+  void PushOnNextMerge() {
+    HttpRequest faults{.method = "PUT",
+                       .target = "/_sim/faults",
+                       .headers = {},
+                       .body = R"({"push_on_merge": 1})",
+                       .peer = "test"};
+    ASSERT_EQ(github_.handler().Serve(faults).status, 200);
   }
   void Pass() {
     clock_->Advance(milliseconds(100));
@@ -132,12 +134,7 @@ class ReturningHeadTest : public pass_testing::PassFixture {
 TEST_F(ReturningHeadTest, AHeadThatComesBackAfterASupersededMergeIsMergedOnce) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
   const std::string a = head_;
-  HttpRequest faults{.method = "PUT",
-                     .target = "/_sim/faults",
-                     .headers = {},
-                     .body = R"({"push_on_merge": 1})",
-                     .peer = "test"};
-  ASSERT_EQ(github_.handler().Serve(faults).status, 200);
+  ASSERT_NO_FATAL_FAILURE(PushOnNextMerge());
   Pass();  // merge of A: 409, the author pushed X just before
   const std::string x = Head();
   ASSERT_NE(x, a);
@@ -173,12 +170,7 @@ TEST_F(ReturningHeadTest, AHeadThatComesBackAfterASupersededMergeIsMergedOnce) {
 TEST_F(ReturningHeadTest, TheHeadARefusalRevealedEndsTheOccurrence) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
   const std::string a = head_;
-  HttpRequest faults{.method = "PUT",
-                     .target = "/_sim/faults",
-                     .headers = {},
-                     .body = R"({"push_on_merge": 1})",
-                     .peer = "test"};
-  ASSERT_EQ(github_.handler().Serve(faults).status, 200);
+  ASSERT_NO_FATAL_FAILURE(PushOnNextMerge());
   Pass();
   ASSERT_NE(Head(), a);
   Push(a);
