@@ -17,8 +17,10 @@ void NumberLabel(decide::PlannedAction& a, const std::vector<ActionRecord>& ledg
       ActionKindName(a.kind == ActionKind::kLabel ? ActionKind::kUnlabel : ActionKind::kLabel);
   int64_t n = 0;
   for (const ActionRecord& r : ledger) {
-    if (r.state == ActionState::kDone && r.key.kind == opposite && SameOccurrence(r, a) &&
-        BaseDetail(r.key.detail) == a.label) {
+    // An open intent counts as done: its effect may have happened (it is settled, and the
+    // label checked again by the planner's live read, before anything is called).
+    if ((r.state == ActionState::kDone || r.state == ActionState::kIntent) &&
+        r.key.kind == opposite && SameOccurrence(r, a) && BaseDetail(r.key.detail) == a.label) {
       ++n;
     }
   }

@@ -26,8 +26,8 @@ std::string BaseDetail(std::string_view detail);
 
 // Gives `a` (planned on `a.head_sha`, occurrence `a.head_occurrence`, with a generation-free
 // detail) the key its slot's history asks for, by kind:
-//   label / unlabel: generation 1 + the number of done opposite actions on the same label in
-//     the occurrence (`label|L`, `unlabel|L#2`, `label|L#2`, `unlabel|L#3`, ...);
+//   label / unlabel: generation 1 + the number of done (or open) opposite actions on the same
+//     label in the occurrence (`label|L`, `unlabel|L#2`, `label|L#2`, `unlabel|L#3`, ...);
 //   check_run, and comment edits of the summary comment: the slot is every check run (or
 //     every edit of that comment) of the occurrence that is done or open, oldest first. If
 //     the latest of them already writes this detail, `a` takes its key (done: skipped; open:

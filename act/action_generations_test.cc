@@ -74,6 +74,14 @@ TEST(ActionGenerationsTest, ALabelPutBackAfterItsRemovalIsANewGeneration) {
   EXPECT_EQ(Numbered(Planned(ActionKind::kLabel, "ready"), l), "ready#2");
 }
 
+// An open removal (its answer lost) counts: the label put back after it gets a new key, and
+// the planner only proposes it when a live read shows the label gone.
+TEST(ActionGenerationsTest, AnOpenRemovalCountsForTheNextLabel) {
+  Ledger l;
+  l.Add("label", "ready").Add("unlabel", "ready#2", ActionState::kIntent);
+  EXPECT_EQ(Numbered(Planned(ActionKind::kLabel, "ready"), l), "ready#2");
+}
+
 TEST(ActionGenerationsTest, ACheckRunThatMustSayAgainWhatItSaidGetsANewKey) {
   Ledger l;
   const std::string success = "gatehouse:completed:success:1111";

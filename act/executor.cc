@@ -162,10 +162,21 @@ class PlanRun {
     return false;
   }
 
-  // Approvals and closes are not refused by GitHub on a moved head (a review may name an old
-  // commit; a close names none), so the executor looks at the head itself right before them.
+  // GitHub refuses a merge or an update-branch on a moved head or a closed PR, and check runs
+  // belong to their commit whatever the PR does. Everything else it would accept on a PR whose
+  // head moved, or that was closed or merged, since the plan was made (a review may name an old
+  // commit; a close, a label or a comment names none), so the executor looks at the PR itself
+  // right before those calls. The read usually costs nothing: the PR is unchanged since the
+  // pass read it, and GitHub answers the conditional request with a 304.
   static bool ChecksHeadFirst(ActionKind kind) {
-    return decide::ClassOf(kind) == decide::ActionClass::kReview || IsClose(kind);
+    switch (decide::ClassOf(kind)) {
+      case decide::ActionClass::kReview:
+      case decide::ActionClass::kClose:
+      case decide::ActionClass::kLabel:
+        return true;
+      default:
+        return kind == ActionKind::kComment;
+    }
   }
   static bool IsClose(ActionKind kind) {
     return decide::ClassOf(kind) == decide::ActionClass::kClose;
@@ -209,8 +220,9 @@ class PlanRun {
       }
       if (pr->state != "open") {
         // Closed or merged between the pass's read and this call: no call on a PR that is no
-        // longer open. `failed`, so that a reopened PR is decided again; the rest of the plan
-        // was made for an open PR, so it stops, and a fresh pass looks at what it is now.
+        // longer open (no approval, no label, no summary for a state it is no longer in).
+        // `failed`, so that a reopened PR is decided again; the rest of the plan was made for
+        // an open PR, so it stops, and a fresh pass looks at what it is now.
         out.superseded = true;
         Record(report, out, ActionState::kFailed,
                std::string("not called: the pull request was ") +
@@ -514,6 +526,7 @@ class PlanRun {
   // Records the head a read inside the lease showed (act/head_occurrence.h): a head other than
   // the plan's ends the plan's occurrence. False when it could not be recorded.
   bool NoteHead(const PullRequest& pr) {
+    // A lagging re-read records nothing (ObserveHead's rules); that is not a failure.
     auto seen = ObserveHead(store_, target_.subject, fence_, pr, std::nullopt, clock_.Now());
     if (!seen.ok()) note_error_ = seen.status().ToString();
     return seen.ok();

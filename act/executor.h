@@ -29,10 +29,10 @@
 //                                           If the head did not move and the PR is open (not
 //                                           mergeable yet, branch protection, a refused label),
 //                                           failed on this head; go on
-//      Approvals and closes, which GitHub does not refuse on a moved head, are preceded by a
-//      read of the PR: a moved head, or an approval's PR that is no longer open, fails them
-//      without a call (retryable) and stops the plan; a close of a PR that is no longer open
-//      is recorded failed ("already closed").
+//      Approvals, closes, labels and comments, which GitHub does not refuse on a moved head or
+//      a closed PR, are preceded by a read of the PR (usually a free 304): a moved head, or a
+//      PR that is no longer open, fails them without a call (retryable) and stops the plan; a
+//      close of a PR that is no longer open is recorded failed ("already closed").
 //        rate limited (403/429 + reset)   → failed (the call did not happen); stop; the pass
 //                                           waits (PassOutcome::RateLimited, no attempt used)
 //        transient (5xx, reset, timeout)  → NO outcome: the call may have taken effect, so the

@@ -287,8 +287,9 @@ TEST_F(ExecutorTest, DoneKeysAreSkippedOnASecondExecute) {
 
 TEST_F(ExecutorTest, APushBeforeTheMergeSupersedesItAndStopsThePlan) {
   NewPull("one");
-  const std::vector<PlannedAction> plan = {Label(ActionKind::kLabel, 1, "ready-to-merge"),
-                                           Make(ActionKind::kMerge, 1), Comment(1, "merged!")};
+  // A check run belongs to its commit, so it is not superseded by the push; the merge is.
+  const std::vector<PlannedAction> plan = {CheckRun(1, "success"), Make(ActionKind::kMerge, 1),
+                                           Comment(1, "merged!")};
   ASSERT_TRUE(model_->Push("octocat", kFullName, 1, "").ok());  // after the plan
   const int64_t fence = Claim(1);
   ExecResult r = Run(1, fence, plan);
@@ -422,7 +423,9 @@ TEST_F(ExecutorTest, ATransientErrorLeavesTheIntentOpenForReconciliation) {
   PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
   PlannedAction comment = Comment(1, "hello");
 
-  SetFaults(R"({"server_errors":1,"server_error_status":503})");
+  // The label's call fails (the PR read before it does not).
+  SetFaults(
+      R"({"aimed":[{"method":"POST","path":"*/labels","fault":"server_error","status":503}]})");
   ExecResult r = Run(1, fence, {label, comment});
   EXPECT_EQ(Results(r), (std::vector<R>{R::kUnknown, R::kNotRun}));
   ASSERT_TRUE(r.stop.has_value());
@@ -436,7 +439,7 @@ TEST_F(ExecutorTest, ATransientErrorLeavesTheIntentOpenForReconciliation) {
 
   // A reset connection is transient too. Once is enough: mutations never go out on a reused
   // connection, which libcurl would silently retry (a possible second effect).
-  SetFaults(R"({"connection_resets":1})");
+  SetFaults(R"({"aimed":[{"method":"POST","path":"*/comments","fault":"connection_reset"}]})");
   ExecResult next = Run(1, fence, {comment});
   EXPECT_EQ(Results(next), std::vector<R>{R::kUnknown});
   EXPECT_NE(next.actions[0].detail.find("Transient"), std::string::npos) << next.actions[0].detail;
@@ -586,6 +589,27 @@ TEST_F(ExecutorTest, NoApprovalOnAPullRequestClosedOrMergedSinceThePlan) {
   ExecResult again = Run(1, fence, {approve});
   EXPECT_EQ(Results(again), std::vector<R>{R::kDone});
   EXPECT_EQ(AppEffects("review").size(), 1u);
+}
+
+// Labels and the summary comment are decided for an open PR on the plan's head: none is written
+// on a PR closed since the plan, nor after its head moved (they would describe a state the PR is
+// no longer in); both stay retryable.
+TEST_F(ExecutorTest, NoLabelOrCommentOnAPullRequestThatChangedSinceThePlan) {
+  NewPull("one");
+  NewPull("two");
+  const PlannedAction label = Label(ActionKind::kLabel, 1, "ready-to-merge");
+  const PlannedAction comment = Comment(2, "summary");
+  ASSERT_TRUE(model_->SetState("octocat", kFullName, 1, "closed").ok());
+  ASSERT_TRUE(model_->Push("octocat", kFullName, 2, "").ok());
+  ExecResult r1 = Run(1, Claim(1), {label});
+  ExecResult r2 = Run(2, Claim(2), {comment});
+  EXPECT_EQ(Results(r1), std::vector<R>{R::kSuperseded});
+  EXPECT_EQ(Results(r2), std::vector<R>{R::kSuperseded});
+  EXPECT_TRUE(r1.superseded && r2.superseded);
+  EXPECT_EQ(Row(1, label)->state, ActionState::kFailed);
+  EXPECT_EQ(Row(2, comment)->state, ActionState::kFailed);
+  EXPECT_TRUE(AppEffects("label_add").empty());
+  EXPECT_TRUE(AppEffects("comment").empty());
 }
 
 // A merge refused because the PR was closed on the same head is `failed`, not the final

@@ -3,13 +3,18 @@
 // that moved away and came back (a force-push back, a revert of a revert, a reset branch) is
 // decided afresh: a merge superseded on the first occurrence never blocks the second.
 //
-// Occurrences are learned from gatehouse's own reads of the PR, never started by a webhook: a
-// pass (or the executor's re-read of a PR that refused a call) that reads a head other than the
-// latest occurrence's starts a new one — with or without a `synchronize` webhook. A head equal
-// to the latest occurrence's is still a new occurrence when GitHub reported a push after that
-// occurrence started (the "pushed" PR fact, stamped with GitHub's own time by the router): the
-// head went away and came back while no pass looked. A late webhook about an older push carries
-// an older time, so it never starts one.
+// Occurrences are learned from gatehouse's own reads of the PR, never started by a webhook:
+//  - a read (by a pass, or the executor's re-read of a PR that refused a call) whose head
+//    differs from the latest occurrence's starts a new occurrence of that SHA — with or without
+//    a `synchronize` webhook;
+//  - a read of the same head as the latest occurrence's is still a new occurrence when GitHub
+//    reported a push (the "pushed" PR fact the router stamps with GitHub's own time) later than
+//    that occurrence started and no later than the read: the head went away and came back while
+//    no pass looked. A late webhook about an older push carries an older time, and a push the
+//    read does not reflect yet (reported later than the read) is left to the next pass, so
+//    neither starts one;
+//  - a read older than the latest occurrence (its `updated_at` is earlier: a lagging replica)
+//    starts nothing: it is Lagging, and the pass reads again shortly instead of deciding on it.
 //
 // Thread-safety: free functions; the Store is thread-safe, and only the holder of the PR's
 // fence can start an occurrence.
@@ -29,15 +34,32 @@ namespace gatehouse::act {
 // GitHub's time of the push (the payload's pull_request.updated_at).
 inline constexpr char kPushedFact[] = "pushed";
 
-// GitHub's time of the latest push reported by webhooks, from the subject's PR facts.
-std::optional<Time> LastPushAt(const std::vector<PrFact>& facts);
+// The latest push webhooks reported: its new head and GitHub's time of it.
+struct ReportedPush {
+  std::string head_sha;
+  Time at;
+};
+std::optional<ReportedPush> LastReportedPush(const std::vector<PrFact>& facts);
 
-// The occurrence of `pr.head_sha` that a pass holding `fence` on `subject` is on: the latest
-// recorded one, or a new one (recorded, fenced) when the latest is of another SHA, or none is
-// recorded, or `last_push_at` is later than the latest one started. kFenceLost when another
-// worker holds the PR.
-Result<HeadOccurrence> ObserveHead(Store& store, const std::string& subject, int64_t fence,
-                                   const PullRequest& pr, std::optional<Time> last_push_at,
-                                   Time now);
+// A read that lags behind the latest occurrence is Lagging only for this long after that
+// occurrence started: replicas lag by seconds, and a clock that disagrees for longer must not
+// stop every pass.
+inline constexpr Duration kLaggingReadWindow = std::chrono::minutes(1);
+
+struct HeadObservation {
+  enum class Kind {
+    kOccurrence,  // decide on `occurrence`
+    kLagging,     // the read is older than `occurrence`, the latest: decide nothing on it
+  };
+  Kind kind = Kind::kOccurrence;
+  HeadOccurrence occurrence;
+};
+
+// Which occurrence of `pr.head_sha` a read made by the holder of `fence` on `subject` shows, by
+// the rules above; a new occurrence is recorded (fenced) before it is returned. kFenceLost when
+// another worker holds the PR.
+Result<HeadObservation> ObserveHead(Store& store, const std::string& subject, int64_t fence,
+                                    const PullRequest& pr,
+                                    const std::optional<ReportedPush>& last_push, Time now);
 
 }  // namespace gatehouse::act

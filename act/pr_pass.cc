@@ -26,6 +26,8 @@ namespace json = boost::json;
 // this soon, for at most this long after the head was first seen (then the sweep takes over).
 constexpr Duration kMergeableRecheck = std::chrono::seconds(3);
 constexpr Duration kMergeableRecheckFor = std::chrono::minutes(10);
+// A read that lagged behind an earlier one is repeated this soon.
+constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
 
 // FNV-1a, hex: stable across builds and processes (std::hash is not).
 std::string StableDigest(std::string_view text) {
@@ -132,9 +134,9 @@ std::string LatestCheckRunDetail(const std::vector<CheckRun>& runs, const std::s
 // What the ledger and the PR facts say about this PR.
 struct History {
   decide::PlannerInput facts;
-  std::optional<Time> last_push_at;     // GitHub's time of the latest push webhooks reported
-  std::vector<ActionKey> open_intents;  // intents an earlier holder left without an outcome
-  std::vector<ActionRecord> ledger;     // every action of the PR, oldest first
+  std::optional<ReportedPush> last_push;  // the latest push webhooks reported
+  std::vector<ActionKey> open_intents;    // intents an earlier holder left without an outcome
+  std::vector<ActionRecord> ledger;       // every action of the PR, oldest first
 };
 
 Result<History> ReadHistory(Store& store, const std::string& subject, const PullRequest& pr,
@@ -172,7 +174,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
 
   auto facts = store.GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
-  h.last_push_at = LastPushAt(*facts);
+  h.last_push = LastReportedPush(*facts);
   for (const PrFact& f : *facts) {
     if (f.name != "reopened") continue;
     std::istringstream in(f.value);
@@ -388,10 +390,27 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   decide::PlannerInput facts = std::move(history->facts);
   // Which occurrence of its head this pass decides on: everything it plans is bound to it, so a
   // head that went away and came back is decided afresh (act/head_occurrence.h).
-  auto occurrence =
-      ObserveHead(store_, lease.key, lease.fence, *pr, history->last_push_at, clock_->Now());
-  if (!occurrence.ok()) {
-    return PassOutcome::Transient("recording the head: " + occurrence.status().ToString());
+  auto observed =
+      ObserveHead(store_, lease.key, lease.fence, *pr, history->last_push, clock_->Now());
+  if (!observed.ok()) {
+    return PassOutcome::Transient("recording the head: " + observed.status().ToString());
+  }
+  const HeadOccurrence* occurrence = &observed->occurrence;
+  if (observed->kind == HeadObservation::Kind::kLagging) {
+    // GitHub answered from a replica that has not seen what an earlier read already showed:
+    // deciding on it would undo decisions made on the newer state. Read again shortly.
+    add_audit("error", pr->head_sha,
+              "the read of the pull request (head " + pr->head_sha.substr(0, 12) + ", updated " +
+                  pr->updated_at + ") is older than head " + occurrence->head_sha.substr(0, 12) +
+                  " already decided on; reading again");
+    flush_audit();
+    Signal again{lease.key, "lagging-read", kLaggingReadRetry};
+    if (Status st = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
+                                   Durability::kRecoverable);
+        !st.ok()) {
+      return PassOutcome::Transient("could not signal a fresh pass: " + st.ToString());
+    }
+    return PassOutcome::Done();
   }
   facts.head_occurrence = occurrence->occurrence;
   facts.check_run_detail = LatestCheckRunDetail(*runs, pr->head_sha);

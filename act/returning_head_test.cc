@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "act/pr_pass_test_util.h"
@@ -80,10 +81,12 @@ class ReturningHeadTest : public pass_testing::PassFixture {
       }
     });
   }
-  void Deliver() {
-    ASSERT_TRUE(store_->RecordLearned({}, captured_, clock_->Now()).ok());
-    captured_.clear();
+  void Deliver() { ASSERT_NO_FATAL_FAILURE(Deliver(Take())); }
+  void Deliver(const std::vector<PrFact>& facts) {
+    ASSERT_TRUE(store_->RecordLearned({}, facts, clock_->Now()).ok());
   }
+  // The facts captured so far, not delivered: a test delivers them late, or never.
+  std::vector<PrFact> Take() { return std::exchange(captured_, {}); }
 
   // 2xx App effects of `kind` on `sha`.
   int Successes(const std::string& kind, const std::string& sha) {
@@ -161,6 +164,7 @@ TEST_F(ReturningHeadTest, AHeadThatComesBackAfterASupersededMergeIsMergedOnce) {
   EXPECT_NE(summary.find("gatehouse: pass"), std::string::npos) << summary;
   EXPECT_NE(summary.find(a), std::string::npos) << summary;
   EXPECT_EQ(Successes("review", a), 1) << "A's approval of the first occurrence still stands";
+  EXPECT_TRUE(HasLabel("ready-to-merge")) << "removed while X and B waited, back on A";
   ExpectNoStaleOrDuplicateEffects();
 }
 
@@ -178,6 +182,28 @@ TEST_F(ReturningHeadTest, TheHeadARefusalRevealedEndsTheOccurrence) {
   EXPECT_TRUE(github_.model().GetPull(kFullName, 1)->merged);
   EXPECT_EQ(Successes("merge", a), 1);
   EXPECT_EQ(LastVerdictOccurrence(), 2);
+  ExpectNoStaleOrDuplicateEffects();
+}
+
+// update-branch is bound to (head, base), not to the occurrence: gatehouse brings A up to date,
+// a bot resets the branch to A, and gatehouse does not update A onto the same base again (it
+// would ping-pong with the bot forever).
+TEST_F(ReturningHeadTest, AnUpdateOfTheSameHeadOntoTheSameBaseIsNotRepeated) {
+  ReadyPull({{".github/gatehouse.yml", std::string(kAutoPolicy) + "  update_branch: true\n"}});
+  const std::string a = head_;
+  ASSERT_TRUE(github_.model().MoveBase(kFullName, 1, /*conflicted=*/false).ok());
+  Pass();
+  ASSERT_EQ(AppEffects("update_branch").size(), 1u);
+  ASSERT_NE(Head(), a);
+  Pass();   // the updated head waits for CI
+  Push(a);  // the bot resets the branch: A is behind again
+  ASSERT_EQ(github_.model().GetPull(kFullName, 1)->mergeable_state, "behind");
+  Pass();
+  Pass();
+  EXPECT_EQ(LastVerdictOccurrence(), 2);
+  EXPECT_EQ(AppEffects("update_branch").size(), 1u);
+  // The policy allows merging a branch that is behind (`allow_behind` by default): A is merged.
+  EXPECT_EQ(Successes("merge", a), 1);
   ExpectNoStaleOrDuplicateEffects();
 }
 
@@ -260,25 +286,48 @@ TEST_F(ReturningHeadTest, PushesReportedByWebhooksStartAnOccurrenceNoPassSaw) {
   ExpectNoStaleOrDuplicateEffects();
 }
 
-// A late webhook about a push older than the occurrence gatehouse decided on starts nothing;
-// neither does a pass that reads the same head again.
+// A late webhook about a push older than the occurrence gatehouse decided on starts nothing: X is
+// pushed (its webhook is late), then B (its webhook is lost); a pass decides on B; X's webhook
+// arrives. Nor does a pass that reads the same head again.
 TEST_F(ReturningHeadTest, ALateWebhookAboutAnOlderPushStartsNoOccurrence) {
   ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}});
   CaptureWebhooks();
-  Push(kX);  // its webhook is late: delivered only after the pass on X
   Pass();
-  EXPECT_EQ(LastVerdictOccurrence(), 1);
+  Push(kX);
+  const std::vector<PrFact> late = Take();
+  ASSERT_EQ(late.size(), 1u);
+  Push(kB);
+  Take();  // lost
+  Pass();
+  auto latest = store_->LatestHeadOccurrence(kSubject);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  ASSERT_EQ((*latest)->head_sha, kB);
   const size_t effects = AppEffects().size();
-  Deliver();
   clock_->Advance(seconds(5));
+  Deliver(late);
   Pass();
   Pass();
   EXPECT_EQ(LastVerdictOccurrence(), 1);
   EXPECT_EQ(AppEffects().size(), effects) << "nothing changed, nothing done";
-  auto latest = store_->LatestHeadOccurrence(kSubject);
+  latest = store_->LatestHeadOccurrence(kSubject);
   ASSERT_TRUE(latest.ok() && latest->has_value());
-  EXPECT_EQ((*latest)->head_sha, kX);
+  EXPECT_EQ((*latest)->head_sha, kB);
   EXPECT_EQ((*latest)->occurrence, 1);
+}
+
+// A push routed while the pass was reading (the pass read A; X was pushed and its webhook
+// routed before the pass looked at the facts) is not mistaken for A coming back: the read does
+// not reflect that push, so A keeps its occurrence, and the next pass sees X.
+TEST_F(ReturningHeadTest, APushTheReadDoesNotReflectStartsNoOccurrence) {
+  ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}});
+  CaptureWebhooks();
+  Pass();
+  ASSERT_EQ(LastVerdictOccurrence(), 1);
+  // The fact of a push GitHub made after the pass's read, as if routed mid-pass.
+  Deliver({PrFact{kSubject, "pushed", kX, clock_->Now() + seconds(10)}});
+  Pass();
+  EXPECT_EQ(LastVerdictOccurrence(), 1);
+  EXPECT_EQ(Successes("review", head_), 1);
 }
 
 }  // namespace

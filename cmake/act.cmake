@@ -10,5 +10,6 @@ if(GATEHOUSE_TESTS)
   # The executor against a real SqliteStore and the real simulator served in-process on our
   # HttpServer, reached through GitHubClient (App JWT -> installation token) over loopback.
   gatehouse_test(act_test SOURCES act/executor_test.cc act/action_generations_test.cc
+    act/head_occurrence_test.cc
     LIBS gatehouse_act gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
 endif()

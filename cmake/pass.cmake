@@ -19,7 +19,8 @@ if(GATEHOUSE_TESTS)
   target_compile_definitions(decide_act_e2e_test PRIVATE
     GATEHOUSE_BIN="$<TARGET_FILE:gatehouse>"
     GATEHOUSE_SIM_BIN="$<TARGET_FILE:gatehouse-sim>"
-    GATEHOUSE_SCENARIOS="${CMAKE_SOURCE_DIR}/tests/scenarios")
+    GATEHOUSE_SCENARIOS="${CMAKE_SOURCE_DIR}/tests/scenarios"
+    GATEHOUSE_SIM_SCENARIOS="${CMAKE_SOURCE_DIR}/sim/scenarios")
   add_dependencies(decide_act_e2e_test gatehouse gatehouse-sim)
   # The sweeper against a real SqliteStore and the real simulator served in-process, reached
   # through GitHubClient over loopback (the act_test fixture).

@@ -351,6 +351,10 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
 
   if (pr.mergeable_state == "behind" && !pr.draft) {
     PlannedAction a = b.Make(ActionKind::kUpdateBranch, pr.base_sha, "branch is behind its base");
+    // Bound to (head, base), not to the head's occurrence: bringing the same head up to the same
+    // base again is the same action, and repeating it would ping-pong with a bot that resets the
+    // branch after an update.
+    a.head_occurrence = 1;
     a.expected_base_sha = pr.base_sha;
     if (options.update_branch) {
       b.Propose(std::move(a));

@@ -529,6 +529,22 @@ TEST(PlannerTest, EveryActionIsBoundToTheHeadsOccurrence) {
   EXPECT_EQ(Find(PlanFor(pr, Pass(), facts), ActionKind::kMerge)->Key(), "merge|head1|squash");
 }
 
+// update-branch is bound to (head, base), whatever the occurrence: a bot that resets the branch
+// after gatehouse's update does not make gatehouse update the same head onto the same base again.
+TEST(PlannerTest, UpdateBranchIsBoundToTheHeadAndBaseNotTheOccurrence) {
+  PrSnapshot pr = OpenPr();
+  pr.mergeable_state = "behind";
+  PlannerOptions o = Auto();
+  o.update_branch = true;
+  PlannerInput facts;
+  facts.head_occurrence = 3;
+  Plan plan = PlanFor(pr, Pass(), facts, o);
+  auto update = Find(plan, ActionKind::kUpdateBranch);
+  ASSERT_NE(update, std::nullopt);
+  EXPECT_EQ(update->head_occurrence, 1);
+  EXPECT_EQ(update->Key(), "update_branch|head1|" + pr.base_sha);
+}
+
 // The head's latest gatehouse check run already says what this pass would: not written again.
 TEST(PlannerTest, AnUnchangedCheckRunIsNotWrittenAgain) {
   PrSnapshot pr = OpenPr();

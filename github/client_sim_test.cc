@@ -20,6 +20,7 @@
 #include "http/server.h"
 #include "sim/in_process_github_test_util.h"
 #include "sim/model.h"
+#include "sim/render.h"
 #include "sim/rest.h"
 
 namespace gatehouse {
@@ -338,8 +339,8 @@ TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
   EXPECT_EQ((*comments)[0].body, "gatehouse: ready");
   EXPECT_EQ(stored[0].user, who_);                   // the model keeps the installation
   EXPECT_EQ((*comments)[0].user, "gatehouse[bot]");  // GitHub shows the App as slug[bot]
-  EXPECT_EQ((*comments)[0].created_at, FormatTime(stored[0].created_at));
-  EXPECT_EQ((*comments)[0].updated_at, FormatTime(stored[0].updated_at));
+  EXPECT_EQ((*comments)[0].created_at, sim::GitHubTime(stored[0].created_at));
+  EXPECT_EQ((*comments)[0].updated_at, sim::GitHubTime(stored[0].updated_at));
   EXPECT_NE((*comments)[0].created_at, (*comments)[0].updated_at);
 
   // --- labels ---
@@ -488,7 +489,7 @@ TEST_F(ClientSimTest, PullRequestAuthorSizeAndFiles) {
   ASSERT_TRUE(client_->Merge(ctx_, kRepo, 2, plain->head_sha, "merge").ok());
   auto merged = client_->GetPullRequest(ctx_, kRepo, 2);
   ASSERT_TRUE(merged.ok());
-  EXPECT_EQ(merged->merged_at, FormatTime(kStart + std::chrono::seconds(5)));
+  EXPECT_EQ(merged->merged_at, sim::GitHubTime(kStart + std::chrono::seconds(5)));
   EXPECT_EQ(merged->closed_at, merged->merged_at);
 }
 

@@ -162,6 +162,7 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
   pr.additions = np.additions;
   pr.deletions = np.deletions;
   pr.commits.push_back(pr.head_sha);
+  pr.up_to_date.push_back(pr.head_sha);
   pr.created_at = pr.updated_at = pr.head_pushed_at = clock_->Now();
   // Recorded before the PR exists, so the effect's `head` is "".
   RecordLocked("control", "create_pull", rs->repo.full_name(), pr.number, pr.head_sha, {201, ""});
@@ -190,8 +191,17 @@ Outcome Model::Push(const std::string& who, const std::string& repo, int number,
   // Recorded before the head moves: the effect's `head` is the old one.
   Outcome out = RecordLocked(who, "push", repo, number, sha, {200, ""}, "before=" + before);
   pr->head_sha = sha;
-  if (std::find(pr->commits.begin(), pr->commits.end(), sha) == pr->commits.end()) {
+  if (auto earlier = std::find(pr->commits.begin(), pr->commits.end(), sha);
+      earlier != pr->commits.end()) {
+    // A force-push back: the commits after it leave the PR (reviews of them stay, outdated,
+    // but no new review may name them), and it is behind unless it contained the base.
+    pr->commits.erase(earlier + 1, pr->commits.end());
+    pr->behind =
+        std::find(pr->up_to_date.begin(), pr->up_to_date.end(), sha) == pr->up_to_date.end();
+  } else {
+    // A new commit on top of the old head: as up to date with the base as that head was.
     pr->commits.push_back(sha);
+    if (!pr->behind) pr->up_to_date.push_back(sha);
   }
   pr->head_pushed_at = pr->updated_at = clock_->Now();
   if (files) {
@@ -225,7 +235,9 @@ Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
   rs->repo.default_sha = NewShaLocked();
+  pr->base_sha = rs->repo.default_sha;  // `base.sha`: the base branch's tip
   pr->behind = true;
+  pr->up_to_date.clear();
   pr->conflicted = conflicted;
   // GitHub recomputes mergeability in the background after the base moves, too.
   pr->head_pushed_at = clock_->Now();

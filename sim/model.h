@@ -105,7 +105,11 @@ struct PullRequest {
   int additions = 1;
   int deletions = 0;
   bool conflicted = false;  // mergeable=false once known
-  bool behind = false;      // the base moved; update-branch has work to do
+  bool behind = false;      // the head lacks the base's latest commit; update-branch has work
+  // Heads (SHAs) known to contain the base's latest commit: an update-branch's result, and new
+  // commits pushed on top of one. A force-push back to an earlier head is behind unless that
+  // head is here; the list empties when the base moves.
+  std::vector<std::string> up_to_date;
   Time created_at;
   Time updated_at;
   Time head_pushed_at;

@@ -30,7 +30,11 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
   rs->repo.default_sha = pr->merge_commit_sha;
   // Other open PRs on the same base are now behind it.
   for (auto& [n, other] : rs->pulls) {
-    if (n != number && other.state == "open" && other.base_ref == pr->base_ref) other.behind = true;
+    if (n != number && other.state == "open" && other.base_ref == pr->base_ref) {
+      other.behind = true;
+      other.up_to_date.clear();
+      other.base_sha = rs->repo.default_sha;
+    }
   }
   Outcome out = record({200, "Pull Request successfully merged"});
   PullRequest after = ViewLocked(*rs, *pr);
@@ -60,6 +64,7 @@ Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int
   pr->commits.push_back(pr->head_sha);
   pr->base_sha = rs->repo.default_sha;
   pr->behind = false;
+  pr->up_to_date.push_back(pr->head_sha);
   pr->head_pushed_at = pr->updated_at = clock_->Now();
   HeadMovedLocked(*rs, *pr, before, who);
   return o;

@@ -13,7 +13,7 @@ constexpr char kApi[] = "https://api.github.com";
 
 json::value OptTime(const std::optional<Time>& t) {
   if (!t) return nullptr;
-  return json::value(FormatTime(*t));
+  return json::value(GitHubTime(*t));
 }
 
 std::string RepoUrl(const Repository& repo) {
@@ -29,6 +29,12 @@ json::object Branch(const Repository& repo, const std::string& ref, const std::s
 }
 
 }  // namespace
+
+std::string GitHubTime(Time t) {
+  std::string text = FormatTime(std::chrono::floor<std::chrono::seconds>(t));
+  text.erase(19, 4);  // ".mmm"
+  return text;
+}
 
 json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;
@@ -71,8 +77,8 @@ json::object RenderPull(const Repository& repo, const PullRequest& pr) {
           {"user", RenderUser(pr.author, pr.author_type)},
           {"author_association", pr.author_association},
           {"body", pr.body},
-          {"created_at", FormatTime(pr.created_at)},
-          {"updated_at", FormatTime(pr.updated_at)},
+          {"created_at", GitHubTime(pr.created_at)},
+          {"updated_at", GitHubTime(pr.updated_at)},
           {"closed_at", OptTime(pr.closed_at)},
           {"merged_at", OptTime(pr.merged_at)},
           {"merge_commit_sha",
@@ -124,7 +130,7 @@ json::object RenderReview(const Repository& repo, int number, const Review& revi
           {"body", review.body},
           {"state", review.state},
           {"commit_id", review.commit_id},
-          {"submitted_at", FormatTime(review.submitted_at)},
+          {"submitted_at", GitHubTime(review.submitted_at)},
           {"pull_request_url", RepoUrl(repo) + "/pulls/" + std::to_string(number)}};
 }
 
@@ -146,7 +152,7 @@ json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
       {"url", RepoUrl(repo) + "/check-runs/" + std::to_string(run.id)},
       {"status", run.status},
       {"conclusion", run.conclusion.empty() ? json::value(nullptr) : json::value(run.conclusion)},
-      {"started_at", FormatTime(run.started_at)},
+      {"started_at", GitHubTime(run.started_at)},
       {"completed_at", OptTime(run.completed_at)},
       {"output", {{"title", run.title}, {"summary", run.summary}}},
       {"app", {{"slug", run.app}}},
@@ -160,8 +166,8 @@ json::object RenderStatus(const Repository& repo, const CommitStatus& status) {
           {"context", status.context},
           {"description", status.description},
           {"target_url", status.target_url},
-          {"created_at", FormatTime(status.created_at)},
-          {"updated_at", FormatTime(status.created_at)}};
+          {"created_at", GitHubTime(status.created_at)},
+          {"updated_at", GitHubTime(status.created_at)}};
 }
 
 json::object RenderComment(const Repository& repo, const Comment& comment) {
@@ -170,8 +176,8 @@ json::object RenderComment(const Repository& repo, const Comment& comment) {
           {"issue_url", RepoUrl(repo) + "/issues/" + std::to_string(comment.number)},
           {"user", RenderUser(comment.user)},
           {"body", comment.body},
-          {"created_at", FormatTime(comment.created_at)},
-          {"updated_at", FormatTime(comment.updated_at)}};
+          {"created_at", GitHubTime(comment.created_at)},
+          {"updated_at", GitHubTime(comment.updated_at)}};
 }
 
 json::object RenderWebhook(const Notification& n) {

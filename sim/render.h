@@ -14,6 +14,10 @@
 
 namespace gatehouse::sim {
 
+// A timestamp as GitHub writes it: UTC, whole seconds ("2026-11-30T12:00:00Z"). A client must
+// cope with several events in one second, as it must on GitHub.
+std::string GitHubTime(Time t);
+
 // `type` "" guesses from the login: installation:* and *[bot] are "Bot", others "User".
 // Every rendered user shows the App as AppLogin() (sim/app_identity.h).
 boost::json::object RenderUser(const std::string& login, const std::string& type = "");

@@ -238,7 +238,7 @@ HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t in
   Time expires;
   std::string token = model_.IssueToken(installation_id, &expires);
   json::object body{{"token", token},
-                    {"expires_at", FormatTime(expires)},
+                    {"expires_at", GitHubTime(expires)},
                     {"permissions", {{"pull_requests", "write"}, {"checks", "write"}}},
                     {"repository_selection", "all"}};
   return JsonValueResponse(201, body);

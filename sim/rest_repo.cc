@@ -246,7 +246,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
           all.push_back(json::object{{"id", id},
                                      {"event", event},
                                      {"actor", RenderUser(e.who)},
-                                     {"created_at", FormatTime(e.at)}});
+                                     {"created_at", GitHubTime(e.at)}});
         }
       }
       HttpResponse r;

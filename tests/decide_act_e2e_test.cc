@@ -123,7 +123,10 @@ class DecideActE2eTest : public ::testing::Test {
                std::string crash_after_call = "") {
     const Options options{std::move(serve_args), std::move(crash_after_call)};
     Outcome out;
-    const std::string scenario = std::string(GATEHOUSE_SCENARIOS) + "/" + name + ".json";
+    // A name is one of tests/scenarios/NAME.json; a path (with a '/') is played as it is.
+    const std::string scenario = name.find('/') != std::string::npos
+                                     ? name
+                                     : std::string(GATEHOUSE_SCENARIOS) + "/" + name + ".json";
     setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
     ChildProcess sim(
         {GATEHOUSE_SIM_BIN, "run", scenario, "--listen", "127.0.0.1:0", "--wait-for-target",
@@ -422,6 +425,18 @@ TEST_F(DecideActE2eTest, APushNoPassSawIsLearnedFromTheWebhookOfThePushBack) {
   for (const auto& e : o.audit) {
     EXPECT_NE(e.head_sha, std::string(40, 'e')) << "a pass saw X: " << e.summary;
   }
+  ExpectNothingDeadOrLost(o);
+}
+
+// 9e. The simulator's example of a late webhook and a force-push back (sim/scenarios/), played
+//     as documented: the server's defaults on `auto`, no policy file. The first merge call gets a
+//     502 (the intent stays open and is reconciled); A is merged once.
+TEST_F(DecideActE2eTest, TheSimulatorsLateWebhookExampleMergesOnce) {
+  Outcome o = Play(std::string(GATEHOUSE_SIM_SCENARIOS) + "/late_webhook_force_push.json",
+                   {"--debounce-ms", "100", "--sweep-interval-seconds", "0", "--autonomy", "auto"});
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(Count(o, "merge", ActionState::kDone, kA), 1) << o.logs;
   ExpectNothingDeadOrLost(o);
 }
 

@@ -127,7 +127,10 @@ CREATE INDEX audit_subject ON audit (subject, id);
 // Head occurrences (docs/ACTIONS.md): a PR's head that moves away and comes back is a new
 // occurrence of its SHA, and the ledger key carries the occurrence, so that everything is
 // decided afresh for it. SQLite cannot change a table's UNIQUE constraint in place, so the
-// ledger is rebuilt; existing rows are occurrence 1.
+// ledger is rebuilt; existing rows are occurrence 1. The heads a PR had so far (the SHAs of its
+// ledger rows and of the `head_seen:<sha>` facts earlier passes recorded) become its first
+// occurrences, in the order gatehouse first saw them, so that a PR in flight — say its merge of
+// A was superseded when X was pushed — decides A afresh when A comes back after the upgrade.
 constexpr const char kV5[] = R"sql(
 CREATE TABLE actions_v5 (
   id              INTEGER PRIMARY KEY,
@@ -163,6 +166,16 @@ CREATE TABLE head_occurrences (
   PRIMARY KEY (subject, seq),
   UNIQUE (subject, head_sha, occurrence)
 ) WITHOUT ROWID;
+
+INSERT INTO head_occurrences (subject, seq, head_sha, occurrence, github_at, observed_at, fence)
+  SELECT subject, ROW_NUMBER() OVER (PARTITION BY subject ORDER BY first_seen, head_sha),
+         head_sha, 1, first_seen, first_seen, 0
+  FROM (SELECT subject, head_sha, MIN(at) AS first_seen
+        FROM (SELECT subject, head_sha, created_at AS at FROM actions
+              UNION ALL
+              SELECT subject, value, at FROM pr_facts WHERE substr(name, 1, 10) = 'head_seen:')
+        GROUP BY subject, head_sha);
+DELETE FROM pr_facts WHERE substr(name, 1, 10) = 'head_seen:';
 )sql";
 
 constexpr Migration kMigrations[] = {

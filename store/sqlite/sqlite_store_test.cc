@@ -171,22 +171,48 @@ TEST(SqliteStoreTest, TheLedgerOfAnOlderDatabaseBecomesOccurrenceOne) {
           "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", 'old', 0)";
       ASSERT_TRUE((*db)->Exec(row.c_str()).ok());
     }
+    // A PR in flight: its merge of aaa was superseded when xxx was pushed; bbb is the head.
     ASSERT_TRUE((*db)
                     ->Exec("INSERT INTO actions (subject, kind, head_sha, detail, state, fence, "
                            "result, created_at, updated_at) VALUES ('acme/app#1', 'merge', "
-                           "'aaa', 'squash', 'superseded', 3, '409', 10, 20)")
+                           "'aaa', 'squash', 'superseded', 3, '409', 10, 20), ('acme/app#1', "
+                           "'label', 'xxx', 'ready', 'done', 4, '', 30, 30)")
+                    .ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("INSERT INTO pr_facts VALUES ('acme/app#1', 'head_seen:aaa', 'aaa', 5), "
+                           "('acme/app#1', 'head_seen:xxx', 'xxx', 25), ('acme/app#1', "
+                           "'head_seen:bbb', 'bbb', 27), ('acme/app#1', 'reopened', 'alice', 8)")
                     .ok());
   }
   auto store = OpenSqliteStore(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   auto list = (*store)->ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
-  ASSERT_EQ(list->size(), 1u);
+  ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].key.head_occurrence, 1);
   EXPECT_EQ((*list)[0].key.detail, "squash");
   EXPECT_EQ((*list)[0].state, ActionState::kSuperseded);
   EXPECT_EQ((*list)[0].result, "409");
-  EXPECT_EQ(PragmaText(path, "SELECT COUNT(*) FROM head_occurrences"), "0");
+  EXPECT_EQ((*list)[1].key.head_occurrence, 1);
+  // The heads it had are its first occurrences, in the order gatehouse first saw them (a
+  // head_seen fact or, without one, its first ledger row); the facts they came from are gone.
+  EXPECT_EQ(PragmaText(path,
+                       "SELECT group_concat(head_sha || '@' || observed_at, ' ') FROM "
+                       "(SELECT * FROM head_occurrences ORDER BY seq)"),
+            "aaa@5 xxx@25 bbb@27");
+  EXPECT_EQ(PragmaText(path, "SELECT group_concat(name) FROM pr_facts"), "reopened");
+  Signal s{"acme/app#1", "pushed", {}};
+  ASSERT_TRUE((*store)->Enqueue({&s, 1}, FromMicros(100), Durability::kRecoverable).ok());
+  auto leases = (*store)->Claim("w", 1, std::chrono::seconds(30), FromMicros(100));
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+  auto latest = (*store)->LatestHeadOccurrence("acme/app#1");
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->head_sha, "bbb");
+  // aaa comes back: its second occurrence, whose merge key the superseded one does not block.
+  auto back = (*store)->StartHeadOccurrence("acme/app#1", "aaa", FromMicros(100),
+                                            (*leases)[0].fence, FromMicros(100));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->occurrence, 2);
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   EXPECT_NE(sqlite3_exec(raw,
