@@ -316,15 +316,19 @@ TEST_F(WorkerPoolTest, PassesThatKeepLosingTheirLeaseSpendTheBudget) {
       },
       options_, rec_.Observer());
   ASSERT_TRUE(pool.Start().ok());
-  // Let each hung pass's lease run out, until the item is declared dead.
+  // Let each hung pass's lease run out — only once that pass has started, so that no lease
+  // expires before its pass runs, however the threads are scheduled — until the item is dead.
   bool dead = false;
-  for (int i = 0; i < 2000000 && !dead; ++i) {
-    if (i % 64 == 0) {
+  int64_t expired_fence = 0;
+  for (int i = 0; i < 20000000 && !dead; ++i) {
+    const WorkItem w = Get("acme/app#1");
+    dead = w.state == WorkState::kDead;
+    if (!dead && w.fence > expired_fence && started.load() == w.fence) {
+      expired_fence = w.fence;
       clock_->Advance(options_.lease);
       pool.Wake();
     }
     std::this_thread::yield();
-    dead = Get("acme/app#1").state == WorkState::kDead;
   }
   release.Open();
   ASSERT_TRUE(dead);
