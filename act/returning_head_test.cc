@@ -31,16 +31,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 // Ready PRs are approved and labelled but never merged: the returning head can be seen.
-constexpr char kNoMergePolicy[] = R"(version: 1
-rules:
-  required_checks:
-    checks: [ci]
-  approvals:
-    min: 1
-actions:
-  autonomy: auto
-  classes: {merge: observe}
-)";
+const std::string kNoMergePolicy = std::string(kAutoPolicy) + "  classes: {merge: observe}\n";
 
 const std::string kX(40, 'e');
 const std::string kB(40, 'b');
