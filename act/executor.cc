@@ -85,7 +85,7 @@ class PlanRun {
     const PlannedAction& a = report.action;
     ActionKey key{target_.subject, std::string(decide::ActionKindName(a.kind)), a.head_sha,
                   a.detail, a.head_occurrence};
-    auto intent = store_.RecordIntent(key, fence_, clock_.Now());
+    auto intent = store_.ledger().RecordIntent(key, fence_, clock_.Now());
     if (!intent.ok()) {
       // Fence lost (another worker holds the PR) or the store failed: no call without a
       // durable, fenced intent.
@@ -301,7 +301,7 @@ class PlanRun {
   // the plan stops. Returns whether the plan may go on.
   bool Record(ActionReport& report, ExecResult& out, ActionState state, std::string result,
               ActionResult on_success) {
-    Status s = store_.RecordOutcome(report.ledger_id, fence_, state, result, clock_.Now());
+    Status s = store_.ledger().RecordOutcome(report.ledger_id, fence_, state, result, clock_.Now());
     report.detail = std::move(result);
     if (!s.ok()) {
       report.result = ActionResult::kUnknown;
@@ -419,7 +419,7 @@ class PlanRun {
             last_id = r.id;
           }
         }
-        auto rows = store_.ListActions(target_.subject);
+        auto rows = store_.ledger().ListActions(target_.subject);
         if (!rows.ok()) {
           return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
         }
@@ -448,7 +448,7 @@ class PlanRun {
           int64_t closed_by_me = 0;
           for (const IssueEvent& e : *events) closed_by_me += e.event == "closed" && e.actor == me;
           int64_t recorded = 0;
-          if (auto rows = store_.ListActions(target_.subject); rows.ok()) {
+          if (auto rows = store_.ledger().ListActions(target_.subject); rows.ok()) {
             for (const ActionRecord& r : *rows) {
               recorded += r.state == ActionState::kDone && IsClose(r.key.kind);
             }
@@ -463,7 +463,7 @@ class PlanRun {
         if (events.error().kind != GitHubErrorKind::kNotFound) return events.error();
         // No issue events (an old GitHub Enterprise): a reopen webhook newer than the intent
         // says the same, less surely.
-        auto facts = store_.GetPrFacts(target_.subject);
+        auto facts = store_.repos().GetPrFacts(target_.subject);
         if (facts.ok()) {
           for (const PrFact& f : *facts) {
             if (f.name == "reopened" && f.at >= intent_at_) {

@@ -71,8 +71,8 @@ class ExecutorTest : public ::testing::Test {
   // Claims PR `number`'s work item (as a pass does) and returns the fence.
   int64_t Claim(int number) {
     Signal s{Subject(number), "pushed", {}};
-    EXPECT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
-    auto leases = store_->Claim("w1", 1, hours(1), clock_->Now());
+    EXPECT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("w1", 1, hours(1), clock_->Now());
     EXPECT_TRUE(leases.ok() && leases->size() == 1u);
     return leases.ok() && !leases->empty() ? (*leases)[0].fence : 0;
   }
@@ -133,7 +133,7 @@ class ExecutorTest : public ::testing::Test {
 
   // The ledger row for `a` on PR `number`.
   std::optional<ActionRecord> Row(int number, const PlannedAction& a) {
-    auto rows = store_->ListActions(Subject(number));
+    auto rows = store_->ledger().ListActions(Subject(number));
     EXPECT_TRUE(rows.ok());
     if (!rows.ok()) return std::nullopt;
     for (const ActionRecord& r : *rows) {
@@ -149,7 +149,7 @@ class ExecutorTest : public ::testing::Test {
   void OpenIntent(int number, int64_t fence, const PlannedAction& a) {
     ActionKey key{Subject(number), std::string(decide::ActionKindName(a.kind)), a.head_sha,
                   a.detail, a.head_occurrence};
-    auto r = store_->RecordIntent(key, fence, clock_->Now());
+    auto r = store_->ledger().RecordIntent(key, fence, clock_->Now());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->kind, IntentResult::Kind::kRecorded);
   }
@@ -476,7 +476,7 @@ TEST_F(ExecutorTest, ALostFenceStopsBeforeAnyCall) {
   NewPull("one");
   const int64_t stale = Claim(1);
   // The lease runs out and another worker claims the PR.
-  auto leases = store_->Claim("w2", 1, hours(1), clock_->Now() + hours(2));
+  auto leases = store_->work().Claim("w2", 1, hours(1), clock_->Now() + hours(2));
   ASSERT_TRUE(leases.ok() && leases->size() == 1u);
   ASSERT_GT((*leases)[0].fence, stale);
   const size_t effects = AppEffectCount();
@@ -487,7 +487,7 @@ TEST_F(ExecutorTest, ALostFenceStopsBeforeAnyCall) {
   EXPECT_EQ(r.stop->failure, FailureClass::kTransient);
   EXPECT_NE(r.actions[0].detail.find("fence"), std::string::npos) << r.actions[0].detail;
   EXPECT_EQ(AppEffectCount(), effects);
-  auto rows = store_->ListActions(Subject(1));
+  auto rows = store_->ledger().ListActions(Subject(1));
   ASSERT_TRUE(rows.ok());
   EXPECT_TRUE(rows->empty());
 }
@@ -639,7 +639,7 @@ TEST_F(ExecutorTest, AMovedHeadSeenByARereadIsRecorded) {
   ExecResult r = Run(1, fence, {merge});
   EXPECT_EQ(Results(r), std::vector<R>{R::kSuperseded});
   EXPECT_EQ(Row(1, merge)->state, ActionState::kSuperseded);
-  auto latest = store_->LatestHeadOccurrence(Subject(1));
+  auto latest = store_->ledger().LatestHeadOccurrence(Subject(1));
   ASSERT_TRUE(latest.ok());
   ASSERT_TRUE(latest->has_value());
   EXPECT_EQ((*latest)->head_sha, HeadOf(1));

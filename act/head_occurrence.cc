@@ -26,7 +26,7 @@ Result<HeadObservation> ObserveHead(Store& store, const std::string& subject, in
                                     const PullRequest& pr,
                                     const std::optional<ReportedPush>& last_push, Time now) {
   if (pr.head_sha.empty()) return InvalidArgument("the pull request has no head SHA");
-  auto latest = store.LatestHeadOccurrence(subject);
+  auto latest = store.ledger().LatestHeadOccurrence(subject);
   if (!latest.ok()) return latest.status();
   const std::optional<Time> read_at = ParseTime(pr.updated_at);
   if (*latest) {
@@ -43,7 +43,7 @@ Result<HeadObservation> ObserveHead(Store& store, const std::string& subject, in
   // made this head. Without one, the latest push known stands in, so that only a push reported
   // later than this read starts yet another occurrence.
   const Time github_at = read_at.value_or(last_push ? last_push->at : Time{});
-  auto started = store.StartHeadOccurrence(subject, pr.head_sha, github_at, fence, now);
+  auto started = store.ledger().StartHeadOccurrence(subject, pr.head_sha, github_at, fence, now);
   if (!started.ok()) return started.status();
   return HeadObservation{HeadObservation::Kind::kOccurrence, *started};
 }

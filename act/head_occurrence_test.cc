@@ -26,8 +26,8 @@ class HeadOccurrenceTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
     Signal s{kPr, "pushed", {}};
-    ASSERT_TRUE(store_->Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
-    auto leases = store_->Claim("w", 1, std::chrono::hours(1), kT0);
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("w", 1, std::chrono::hours(1), kT0);
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     fence_ = (*leases)[0].fence;
   }
@@ -106,7 +106,7 @@ TEST_F(HeadOccurrenceTest, AReadOlderThanTheLatestOccurrenceIsLagging) {
   HeadObservation lag = Observe(Read(kA, kT0), std::nullopt, kT0 + seconds(7));
   EXPECT_EQ(lag.kind, HeadObservation::Kind::kLagging);
   EXPECT_EQ(lag.occurrence.head_sha, kX) << "the latest, which the read is older than";
-  auto latest = store_->LatestHeadOccurrence(kPr);
+  auto latest = store_->ledger().LatestHeadOccurrence(kPr);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->head_sha, kX) << "nothing recorded";
   // A read of the same head as the latest is never lagging, whatever its time.

@@ -142,7 +142,7 @@ struct History {
 Result<History> ReadHistory(Store& store, const std::string& subject, const PullRequest& pr,
                             const decide::PlannerOptions& options) {
   History h;
-  auto actions = store.ListActions(subject);
+  auto actions = store.ledger().ListActions(subject);
   if (!actions.ok()) return actions.status();
   h.ledger = *actions;
   std::optional<Time> last_unlabel;
@@ -172,7 +172,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
   if (!HasLabel(pr, options.label_pending_closure)) h.facts.pending_closure_since.reset();
   h.facts.drafted_while_pending_closure = pr.draft && h.facts.pending_closure_since.has_value();
 
-  auto facts = store.GetPrFacts(subject);
+  auto facts = store.repos().GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
   h.last_push = LastReportedPush(*facts);
   for (const PrFact& f : *facts) {
@@ -304,7 +304,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   };
   auto flush_audit = [&] {
     if (audit.empty()) return;
-    if (Status s = store_.AppendAudit(audit, Durability::kRecoverable); !s.ok()) {
+    if (Status s = store_.audit().AppendAudit(audit, Durability::kRecoverable); !s.ok()) {
       Log(LogLevel::kWarn, "pass.audit").Field("key", lease.key).Field("error", s.ToString());
     }
   };
@@ -326,7 +326,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     return PassOutcome::Permanent("not a pull request subject: " + lease.key);
   }
   if (config_.app_mode) {
-    auto repo = store_.GetRepository(target.repo.FullName());
+    auto repo = store_.repos().GetRepository(target.repo.FullName());
     if (!repo.ok()) return PassOutcome::Transient(repo.status().ToString());
     if (!*repo || !(*repo)->installation_id) {
       add_audit("error", "",
@@ -405,7 +405,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
                   " already decided on; reading again");
     flush_audit();
     Signal again{lease.key, "lagging-read", kLaggingReadRetry};
-    if (Status st = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
+    if (Status st = store_.work().Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
                                    Durability::kRecoverable);
         !st.ok()) {
       return PassOutcome::Transient("could not signal a fresh pass: " + st.ToString());
@@ -592,7 +592,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     // The head moved under the plan: decide again on the new head. The item is running, so
     // this makes it dirty, and it is due again as soon as this pass is recorded.
     Signal again{lease.key, "superseded", Duration(0)};
-    if (Status s = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
+    if (Status s = store_.work().Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
                                   Durability::kRecoverable);
         !s.ok()) {
       return PassOutcome::Transient("could not signal a fresh pass: " + s.ToString());
@@ -633,7 +633,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
   }
   if (again) {
-    if (Status s = store_.Enqueue(std::span<const Signal>(&*again, 1), clock_->Now(),
+    if (Status s = store_.work().Enqueue(std::span<const Signal>(&*again, 1), clock_->Now(),
                                   Durability::kRecoverable);
         !s.ok()) {
       Log(LogLevel::kWarn, "pass.recheck").Field("key", lease.key).Field("error", s.ToString());

@@ -107,10 +107,10 @@ TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
   // An earlier holder recorded a merge intent, merged, and died before recording it.
   Signal s{kSubject, "pushed", {}};
-  ASSERT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
-  auto leases = store_->Claim("dead-worker", 1, seconds(30), clock_->Now());
+  ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+  auto leases = store_->work().Claim("dead-worker", 1, seconds(30), clock_->Now());
   ASSERT_TRUE(leases.ok() && leases->size() == 1u);
-  auto intent = store_->RecordIntent(ActionKey{kSubject, "merge", head_, "squash"},
+  auto intent = store_->ledger().RecordIntent(ActionKey{kSubject, "merge", head_, "squash"},
                                      (*leases)[0].fence, clock_->Now());
   ASSERT_TRUE(intent.ok());
   ASSERT_TRUE(github_.model().Merge(kAppWho, kFullName, 1, head_, "squash").ok());
@@ -119,7 +119,7 @@ TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
   PassOutcome outcome = RunPass(PassConfig{});
   EXPECT_TRUE(outcome.ok) << outcome.error;
   EXPECT_EQ(AppEffects("merge").size(), 1u) << "no second merge";
-  auto rows = store_->ListActions(kSubject);
+  auto rows = store_->ledger().ListActions(kSubject);
   ASSERT_TRUE(rows.ok());
   bool settled = false;
   for (const auto& a : *rows) {
@@ -185,15 +185,15 @@ TEST_F(PrPassTest, TheLoginIsDiscoveredOnceAndPassesWaitWhileGitHubCannotTell) {
   Signal s{kSubject, "pushed", {}};
   PrPass pass(*store_, github_.client(), clock_, known);
   for (int i = 0; i < 2; ++i) {
-    ASSERT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
-    auto leases = store_->Claim("test", 1, hours(1), clock_->Now());
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("test", 1, hours(1), clock_->Now());
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     auto state = std::make_shared<LeaseState>();
     state->until_us = ToMicros((*leases)[0].lease_until);
     PassContext ctx((*leases)[0], state, *clock_);
     EXPECT_TRUE(pass.Run(ctx).ok);
     PassFinish finish{kSubject, (*leases)[0].fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
-    ASSERT_TRUE(store_->Finish({&finish, 1}, clock_->Now()).ok());
+    ASSERT_TRUE(store_->work().Finish({&finish, 1}, clock_->Now()).ok());
   }
   EXPECT_EQ(asked, 2) << "once while GitHub could not tell, once when it could";
   EXPECT_EQ(AppEffects("merge").size(), 1u);
@@ -211,7 +211,7 @@ TEST_F(PrPassTest, TheCloseAfterTheGracePeriodIsScheduledNotLeftToTheSweep) {
   const Time labelled = clock_->Now();
   clock_->Advance(seconds(10));
   ASSERT_TRUE(RunPass(PassConfig{}).ok);  // sees the label: schedules the close
-  auto item = store_->GetWorkItem(kSubject);
+  auto item = store_->work().GetWorkItem(kSubject);
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->state, WorkState::kPending);
   EXPECT_EQ((*item)->reasons, std::vector<std::string>{"timer"});

@@ -65,15 +65,15 @@ class PassFixture : public ::testing::Test {
         github_.model().SubmitReview("bob", kFullName, 1, "APPROVE", head_, "", nullptr).ok());
     if (known) {
       const RepoInstallation r{kFullName, kInstallation};
-      ASSERT_TRUE(store_->RecordLearned({&r, 1}, {}, clock_->Now()).ok());
+      ASSERT_TRUE(store_->repos().RecordLearned({&r, 1}, {}, clock_->Now()).ok());
     }
   }
 
   // One pass over acme/app#1 under a fresh claim.
   PassOutcome RunPass(PassConfig config) {
     Signal s{kSubject, "pushed", {}};
-    EXPECT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
-    auto leases = store_->Claim("test", 1, hours(1), clock_->Now());
+    EXPECT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("test", 1, hours(1), clock_->Now());
     EXPECT_TRUE(leases.ok() && leases->size() == 1u);
     if (!leases.ok() || leases->empty()) return PassOutcome::Permanent("no claim");
     lease_ = (*leases)[0];
@@ -83,7 +83,7 @@ class PassFixture : public ::testing::Test {
     PrPass pass(*store_, github_.client(), clock_, std::move(config));
     PassOutcome outcome = pass.Run(ctx);
     PassFinish finish{kSubject, lease_.fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
-    EXPECT_TRUE(store_->Finish({&finish, 1}, clock_->Now()).ok());
+    EXPECT_TRUE(store_->work().Finish({&finish, 1}, clock_->Now()).ok());
     return outcome;
   }
 
@@ -95,7 +95,7 @@ class PassFixture : public ::testing::Test {
     return out;
   }
   std::vector<AuditEntry> Audit(const std::string& kind) {
-    auto all = store_->ListAudit(kSubject, 0);
+    auto all = store_->audit().ListAudit(kSubject, 0);
     EXPECT_TRUE(all.ok());
     std::vector<AuditEntry> out;
     for (const auto& e : *all) {

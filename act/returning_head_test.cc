@@ -74,7 +74,7 @@ class ReturningHeadTest : public pass_testing::PassFixture {
   }
   void Deliver() { ASSERT_NO_FATAL_FAILURE(Deliver(Take())); }
   void Deliver(const std::vector<PrFact>& facts) {
-    ASSERT_TRUE(store_->RecordLearned({}, facts, clock_->Now()).ok());
+    ASSERT_TRUE(store_->repos().RecordLearned({}, facts, clock_->Now()).ok());
   }
   // The facts captured so far, not delivered: a test delivers them late, or never.
   std::vector<PrFact> Take() { return std::exchange(captured_, {}); }
@@ -86,7 +86,7 @@ class ReturningHeadTest : public pass_testing::PassFixture {
     return n;
   }
   std::vector<ActionRecord> Rows(const std::string& kind) {
-    auto rows = store_->ListActions(kSubject);
+    auto rows = store_->ledger().ListActions(kSubject);
     EXPECT_TRUE(rows.ok());
     std::vector<ActionRecord> out;
     for (const auto& r : *rows) {
@@ -290,7 +290,7 @@ TEST_F(ReturningHeadTest, ALateWebhookAboutAnOlderPushStartsNoOccurrence) {
   Push(kB);
   Take();  // lost
   Pass();
-  auto latest = store_->LatestHeadOccurrence(kSubject);
+  auto latest = store_->ledger().LatestHeadOccurrence(kSubject);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   ASSERT_EQ((*latest)->head_sha, kB);
   const size_t effects = AppEffects().size();
@@ -300,7 +300,7 @@ TEST_F(ReturningHeadTest, ALateWebhookAboutAnOlderPushStartsNoOccurrence) {
   Pass();
   EXPECT_EQ(LastVerdictOccurrence(), 1);
   EXPECT_EQ(AppEffects().size(), effects) << "nothing changed, nothing done";
-  latest = store_->LatestHeadOccurrence(kSubject);
+  latest = store_->ledger().LatestHeadOccurrence(kSubject);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->head_sha, kB);
   EXPECT_EQ((*latest)->occurrence, 1);

@@ -75,8 +75,8 @@ TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
     ASSERT_TRUE(store.ok());
     const Time now = RealClock().Now();
     std::vector<Signal> sigs = {{"acme/app#1", "pushed", {}}, {"acme/app#2", "pushed", {}}};
-    ASSERT_TRUE((*store)->Enqueue(sigs, now, Durability::kAcknowledged).ok());
-    auto leases = (*store)->Claim("t", 1, std::chrono::seconds(30), now);
+    ASSERT_TRUE((*store)->work().Enqueue(sigs, now, Durability::kAcknowledged).ok());
+    auto leases = (*store)->work().Claim("t", 1, std::chrono::seconds(30), now);
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     PassFinish f;
     f.key = (*leases)[0].key;
@@ -84,7 +84,7 @@ TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
     f.kind = PassFinish::Kind::kDead;
     f.attempts = 8;
     f.error = "transient, gave up after 8 attempts: 502";
-    ASSERT_TRUE((*store)->Finish({&f, 1}, now).ok());
+    ASSERT_TRUE((*store)->work().Finish({&f, 1}, now).ok());
   }
   CliRun ls = Gatehouse("work ls --state dead --json --db " + db);
   ASSERT_EQ(ls.code, 0) << ls.out;
@@ -126,7 +126,7 @@ TEST(CliTest, SignalWithDebounceWaits) {
   EXPECT_NE(bad.out.find("outside [a-z0-9_.:-]"), std::string::npos) << bad.out;
   auto store = OpenSqliteStore(db);
   ASSERT_TRUE(store.ok());
-  auto item = (*store)->GetWorkItem("acme/app#3");
+  auto item = (*store)->work().GetWorkItem("acme/app#3");
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->state, WorkState::kPending);
   EXPECT_EQ((*item)->requested_gen, 1);
@@ -230,7 +230,7 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   ASSERT_TRUE(store.ok());
   WorkItem w;
   for (int i = 0; i < 200000; ++i) {  // until the pass is recorded (bounded safety net)
-    auto item = (*store)->GetWorkItem("acme/app#7");
+    auto item = (*store)->work().GetWorkItem("acme/app#7");
     ASSERT_TRUE(item.ok());
     if (item->has_value() && (*item)->done_gen == 1) {
       w = **item;
@@ -259,14 +259,14 @@ TEST(CliTest, AuditPrintsAPullRequestsHistory) {
     auto store = OpenSqliteStore(db);
     ASSERT_TRUE(store.ok());
     Signal s{"acme/app#12", "pushed", {}};
-    ASSERT_TRUE((*store)->Enqueue({&s, 1}, t0, Durability::kAcknowledged).ok());
-    auto leases = (*store)->Claim("t", 1, std::chrono::seconds(30), t0);
+    ASSERT_TRUE((*store)->work().Enqueue({&s, 1}, t0, Durability::kAcknowledged).ok());
+    auto leases = (*store)->work().Claim("t", 1, std::chrono::seconds(30), t0);
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     const int64_t fence = (*leases)[0].fence;
-    auto merge = (*store)->RecordIntent(ActionKey{"acme/app#12", "merge", head, ""}, fence, t0);
+    auto merge = (*store)->ledger().RecordIntent(ActionKey{"acme/app#12", "merge", head, ""}, fence, t0);
     ASSERT_TRUE(merge.ok());
     ASSERT_TRUE(
-        (*store)->RecordOutcome(merge->record.id, fence, ActionState::kDone, "merged", t0).ok());
+        (*store)->ledger().RecordOutcome(merge->record.id, fence, ActionState::kDone, "merged", t0).ok());
     std::vector<AuditEntry> entries;
     for (int i = 0; i < 3; ++i) {
       AuditEntry e;
@@ -279,7 +279,7 @@ TEST(CliTest, AuditPrintsAPullRequestsHistory) {
       if (i == 0) e.detail = R"({"score":100})";
       entries.push_back(e);
     }
-    ASSERT_TRUE((*store)->AppendAudit(entries, Durability::kAcknowledged).ok());
+    ASSERT_TRUE((*store)->audit().AppendAudit(entries, Durability::kAcknowledged).ok());
   }
   CliRun table = Gatehouse("audit Acme/App#12 --db " + db);  // case-insensitive
   ASSERT_EQ(table.code, 0) << table.out;

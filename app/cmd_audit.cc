@@ -161,8 +161,8 @@ int RunAudit(int argc, char** argv) {
     PrintError("audit", store.status().ToString());
     return kExitFailure;
   }
-  auto audit = (*store)->ListAudit(*subject, static_cast<size_t>(*limit));
-  auto actions = (*store)->ListActions(*subject);
+  auto audit = (*store)->audit().ListAudit(*subject, static_cast<size_t>(*limit));
+  auto actions = (*store)->ledger().ListActions(*subject);
   if (!audit.ok() || !actions.ok()) {
     PrintError("audit", (!audit.ok() ? audit.status() : actions.status()).ToString());
     return kExitFailure;

@@ -42,7 +42,7 @@
 #include "app/flags.h"
 #include "base/child_process.h"
 #include "github/transport.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/open_store.h"
 
 namespace gatehouse::app {
 namespace {
@@ -466,7 +466,7 @@ int RunDemo(int argc, char** argv) {
   }
 
   // 5. Progress until the scripts are done and gatehouse is quiet.
-  auto store = OpenSqliteStore(dir + "/gatehouse.db");
+  auto store = OpenStore(dir + "/gatehouse.db");
   if (!store.ok()) {
     PrintError("demo", store.status().ToString());
     stop_polling = true;
@@ -483,9 +483,9 @@ int RunDemo(int argc, char** argv) {
   Counters counters;
   while (Steady::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    auto f = (*store)->GetFunnel();
+    auto f = (*store)->inbox().GetFunnel();
     auto c = (*store)->GetCounters();
-    auto busy = (*store)->ListWorkItems(WorkFilter{});
+    auto busy = (*store)->work().ListWorkItems(WorkFilter{});
     json::value effects = control.GetJson("/_sim/effects");
     const int64_t n_effects =
         effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
@@ -541,19 +541,19 @@ int RunDemo(int argc, char** argv) {
   const int serve_exit = serve.Wait();
   sim.Signal(SIGTERM);
   sim.Wait();
-  if (auto f = (*store)->GetFunnel(); f.ok()) funnel = *f;
+  if (auto f = (*store)->inbox().GetFunnel(); f.ok()) funnel = *f;
   if (auto c = (*store)->GetCounters(); c.ok()) counters = *c;
 
   // Ledger: what gatehouse did, by kind.
   std::map<std::string, int64_t> done_by_kind;
   int64_t actions = 0, superseded_rows = 0, open_intents = 0, dead_items = 0;
-  if (auto items = (*store)->ListWorkItems(WorkFilter{std::nullopt, 100000}); items.ok()) {
+  if (auto items = (*store)->work().ListWorkItems(WorkFilter{std::nullopt, 100000}); items.ok()) {
     for (const WorkItem& w : *items) {
       if (w.state == WorkState::kDead) {
         ++dead_items;
         problem(w.key + ": work item dead (" + w.last_error + ")");
       }
-      auto rows = (*store)->ListActions(w.key);
+      auto rows = (*store)->ledger().ListActions(w.key);
       if (!rows.ok()) continue;
       for (const ActionRecord& a : *rows) {
         if (a.state == ActionState::kDone) {
@@ -581,7 +581,7 @@ int RunDemo(int argc, char** argv) {
     if (!acted) {
       // The story's own action, not just its end state: a draft-dodge PR must have been
       // closed as a draft-dodge, not by the grace-period rule.
-      auto rows = (*store)->ListActions(key);
+      auto rows = (*store)->ledger().ListActions(key);
       acted = rows.ok() && std::any_of(rows->begin(), rows->end(), [&](const ActionRecord& a) {
                 return a.key.kind == pr.expected_action && a.state == ActionState::kDone;
               });

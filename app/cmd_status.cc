@@ -46,7 +46,7 @@ int RunStatus(int argc, char** argv) {
     PrintError("status", store.status().ToString());
     return kExitFailure;
   }
-  auto funnel = (*store)->GetFunnel();
+  auto funnel = (*store)->inbox().GetFunnel();
   auto counters = (*store)->GetCounters();
   if (!funnel.ok() || !counters.ok()) {
     PrintError("status", (!funnel.ok() ? funnel.status() : counters.status()).ToString());

@@ -89,7 +89,7 @@ int List(const Flags& flags, Store& store) {
     return kExitUsage;
   }
   filter.limit = static_cast<size_t>(*limit);
-  auto items = store.ListWorkItems(filter);
+  auto items = store.work().ListWorkItems(filter);
   if (!items.ok()) {
     PrintError("work ls", items.status().ToString());
     return kExitFailure;
@@ -121,7 +121,7 @@ int Rearm(const Flags& flags, Store& store) {
     return kExitUsage;
   }
   const std::string key = Lower(flags.positional()[1]);
-  Status s = store.Rearm(key, RealClock().Now());
+  Status s = store.work().Rearm(key, RealClock().Now());
   if (!s.ok()) {
     PrintError("work rearm", s.ToString());
     return kExitFailure;
@@ -142,7 +142,7 @@ int SignalByHand(const Flags& flags, Store& store) {
   }
   Signal sig{Lower(flags.positional()[1]), flags.Get("reason", "manual"),
              std::chrono::milliseconds(*debounce)};
-  Status s = store.Enqueue({&sig, 1}, RealClock().Now(), Durability::kAcknowledged);
+  Status s = store.work().Enqueue({&sig, 1}, RealClock().Now(), Durability::kAcknowledged);
   if (!s.ok()) {
     PrintError("work signal", s.ToString());
     return s.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;

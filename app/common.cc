@@ -1,11 +1,9 @@
 #include "app/common.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "base/log.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/open_store.h"
 
 namespace gatehouse::app {
 
@@ -21,10 +19,11 @@ bool ApplyLogLevel(const Flags& flags) {
 
 Result<StorePtr> OpenStoreFromFlags(const Flags& flags, bool must_exist) {
   const std::string path = flags.Get("db", kDefaultDb);
-  if (must_exist && ::access(path.c_str(), F_OK) != 0) {
-    return NotFound("no database at " + path + " (gatehouse serve --db " + path + " creates it)");
+  auto store = OpenStore(path, StoreOptions{.must_exist = must_exist});
+  if (!store.ok() && store.status().code() == StatusCode::kNotFound) {
+    return NotFound(store.status().message() + " (gatehouse serve --db " + path + " creates it)");
   }
-  return OpenSqliteStore(path);
+  return store;
 }
 
 void PrintError(const std::string& cmd, const std::string& message) {

@@ -48,6 +48,7 @@
 #include "engine/worker_pool.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/store.h"
+#include "store/store_wrapper.h"
 
 namespace gatehouse {
 namespace {
@@ -161,108 +162,43 @@ struct CallStats {
   double seconds() const { return static_cast<double>(nanos.load()) / 1e9; }
 };
 
-class CountingStore final : public Store {
+// Counts the work queue's transactions; everything else is forwarded (store/store_wrapper.h).
+class CountingQueue final : public WorkQueueWrapper {
  public:
-  explicit CountingStore(Store& inner) : inner_(inner) {}
+  explicit CountingQueue(WorkQueue& target) : WorkQueueWrapper(target) {}
 
   Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) override {
     const auto start = Steady::now();
-    Status s = inner_.Enqueue(signals, now, durability);
+    Status s = WorkQueueWrapper::Enqueue(signals, now, durability);
     enqueue.Add(s.ok() ? static_cast<int64_t>(signals.size()) : 0, Steady::now() - start);
     return s;
   }
   Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
                                    Time now) override {
     const auto start = Steady::now();
-    auto r = inner_.Claim(owner, max_items, lease, now);
+    auto r = WorkQueueWrapper::Claim(owner, max_items, lease, now);
     claim.Add(r.ok() ? static_cast<int64_t>(r->size()) : 0, Steady::now() - start);
     return r;
   }
   Result<std::vector<Status>> Renew(std::span<const LeaseRenewal> renewals, Time now) override {
     const auto start = Steady::now();
-    auto r = inner_.Renew(renewals, now);
+    auto r = WorkQueueWrapper::Renew(renewals, now);
     renew.Add(static_cast<int64_t>(renewals.size()), Steady::now() - start);
     return r;
   }
   Result<std::vector<Status>> Finish(std::span<const PassFinish> finishes, Time now) override {
     const auto start = Steady::now();
-    auto r = inner_.Finish(finishes, now);
+    auto r = WorkQueueWrapper::Finish(finishes, now);
     finish.Add(static_cast<int64_t>(finishes.size()), Steady::now() - start);
     return r;
   }
   Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
                                size_t max_items, Duration lease, Time now) override {
     const auto start = Steady::now();
-    auto r = inner_.FinishAndClaim(finishes, owner, max_items, lease, now);
+    auto r = WorkQueueWrapper::FinishAndClaim(finishes, owner, max_items, lease, now);
     step.Add(r.ok() ? static_cast<int64_t>(r->claimed.size()) : 0, Steady::now() - start);
     step_finishes.fetch_add(static_cast<int64_t>(finishes.size()), std::memory_order_relaxed);
     return r;
-  }
-  Status Rearm(std::string_view key, Time now) override { return inner_.Rearm(key, now); }
-  Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override {
-    return inner_.GetWorkItem(key);
-  }
-  Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override {
-    return inner_.ListWorkItems(filter);
-  }
-  Result<Counters> GetCounters() override { return inner_.GetCounters(); }
-  Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
-                                                      const Counters& rejected, Time now) override {
-    return inner_.AcceptDeliveries(deliveries, rejected, now);
-  }
-  Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override {
-    return inner_.OpenDeliveries(limit, include_unresolved);
-  }
-  Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) override {
-    return inner_.UnresolvedDeliveries(limit);
-  }
-  Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override {
-    return inner_.ApplyRouting(decisions, now);
-  }
-  Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
-                                                        std::string_view sha) override {
-    return inner_.PullRequestsWithHead(repo, sha);
-  }
-  Result<Funnel> GetFunnel() override { return inner_.GetFunnel(); }
-  Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override {
-    return inner_.GetDelivery(delivery_id);
-  }
-  Result<IntentResult> RecordIntent(const ActionKey& key, int64_t fence, Time now) override {
-    return inner_.RecordIntent(key, fence, now);
-  }
-  Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
-                       Time now) override {
-    return inner_.RecordOutcome(id, fence, outcome, result, now);
-  }
-  Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override {
-    return inner_.ListActions(subject);
-  }
-  Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override {
-    return inner_.LatestHeadOccurrence(subject);
-  }
-  Result<HeadOccurrence> StartHeadOccurrence(std::string_view subject, std::string_view head_sha,
-                                             Time github_at, int64_t fence, Time now) override {
-    return inner_.StartHeadOccurrence(subject, head_sha, github_at, fence, now);
-  }
-  Status CheckWritable() override { return inner_.CheckWritable(); }
-  Result<std::vector<RepoInstallation>> ListRepositories() override {
-    return inner_.ListRepositories();
-  }
-  Result<std::optional<RepoInstallation>> GetRepository(std::string_view repo) override {
-    return inner_.GetRepository(repo);
-  }
-  Result<std::vector<PrFact>> GetPrFacts(std::string_view subject) override {
-    return inner_.GetPrFacts(subject);
-  }
-  Status AppendAudit(std::span<const AuditEntry> entries, Durability durability) override {
-    return inner_.AppendAudit(entries, durability);
-  }
-  Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) override {
-    return inner_.ListAudit(subject, limit);
-  }
-  Status RecordLearned(std::span<const RepoInstallation> repos, std::span<const PrFact> facts,
-                       Time now) override {
-    return inner_.RecordLearned(repos, facts, now);
   }
 
   CallStats enqueue;
@@ -271,9 +207,17 @@ class CountingStore final : public Store {
   CallStats finish;
   CallStats step;  // FinishAndClaim: items are the leases claimed
   std::atomic<int64_t> step_finishes{0};
+};
+
+// A Store whose work queue counts; the other concepts are the target's.
+class CountingStore final : public StoreWrapper {
+ public:
+  explicit CountingStore(Store& target) : StoreWrapper(target), queue_(target.work()) {}
+  WorkQueue& work() override { return queue_; }
+  CountingQueue& counts() { return queue_; }
 
  private:
-  Store& inner_;
+  CountingQueue queue_;
 };
 
 // The first error seen by any thread of a phase; later ones are only counted.
@@ -392,9 +336,9 @@ Result<EnqueueResult> MeasureEnqueue(const std::string& path, Durability durabil
     return Internal("enqueue: counter work.signals is " + std::to_string(counters["work.signals"]) +
                     ", expected " + std::to_string(result.signals));
   }
-  stats_out.calls = store.enqueue.calls.load();
-  stats_out.items = store.enqueue.items.load();
-  stats_out.nanos = store.enqueue.nanos.load();
+  stats_out.calls = store.counts().enqueue.calls.load();
+  stats_out.items = store.counts().enqueue.items.load();
+  stats_out.nanos = store.counts().enqueue.nanos.load();
   return result;
 }
 
@@ -483,7 +427,7 @@ Result<PoolResult> MeasureNoopPasses(const std::string& path, size_t workers, co
     for (int k = first; k < std::min(first + kBatch, cfg.pool_keys); ++k) {
       batch.push_back(Signal{RepoKey(k), "pushed", Duration(0)});
     }
-    GH_RETURN_IF_ERROR(store.Enqueue(batch, clock->Now(), Durability::kRecoverable));
+    GH_RETURN_IF_ERROR(store.work().Enqueue(batch, clock->Now(), Durability::kRecoverable));
   }
   CompletionCounter counter(cfg.pool_keys);
   WorkerPool pool(
@@ -505,12 +449,12 @@ Result<PoolResult> MeasureNoopPasses(const std::string& path, size_t workers, co
   result.workers = workers;
   result.passes = counter.completed();
   result.seconds = std::chrono::duration<double>(counter.last() - start).count();
-  result.claim_calls = store.claim.calls.load() + store.step.calls.load();
-  result.claim_empty = store.claim.empty.load() + store.step.empty.load();
-  result.claim_seconds = store.claim.seconds() + store.step.seconds();
-  result.finish_calls = store.finish.calls.load() + store.step.calls.load();
-  result.finish_seconds = store.finish.seconds();
-  result.step_finishes = store.step_finishes.load();
+  result.claim_calls = store.counts().claim.calls.load() + store.counts().step.calls.load();
+  result.claim_empty = store.counts().claim.empty.load() + store.counts().step.empty.load();
+  result.claim_seconds = store.counts().claim.seconds() + store.counts().step.seconds();
+  result.finish_calls = store.counts().finish.calls.load() + store.counts().step.calls.load();
+  result.finish_seconds = store.counts().finish.seconds();
+  result.step_finishes = store.counts().step_finishes.load();
   return result;
 }
 
@@ -529,7 +473,7 @@ struct BurstResult {
 Result<bool> AllDone(Store& store, int keys) {
   WorkFilter filter;
   filter.limit = static_cast<size_t>(keys) + 1;
-  GH_ASSIGN_OR_RETURN(std::vector<WorkItem> items, store.ListWorkItems(filter));
+  GH_ASSIGN_OR_RETURN(std::vector<WorkItem> items, store.work().ListWorkItems(filter));
   if (items.size() != static_cast<size_t>(keys)) return false;
   for (const WorkItem& w : items) {
     if (w.state != WorkState::kIdle || w.done_gen != w.requested_gen) return false;

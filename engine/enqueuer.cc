@@ -17,7 +17,7 @@ Status Enqueuer::Enqueue(Signal signal) {
 }
 
 std::vector<Status> Enqueuer::CommitBatch(std::vector<Signal>& batch) {
-  Status s = store_.Enqueue(batch, clock_->Now(), durability_);
+  Status s = store_.work().Enqueue(batch, clock_->Now(), durability_);
   if (s.ok() && on_committed_) on_committed_();
   return std::vector<Status>(batch.size(), s);
 }

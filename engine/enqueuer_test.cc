@@ -31,7 +31,7 @@ TEST(EnqueuerTest, ConcurrentSignalsAreAllCommittedInSharedTransactions) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
-  auto items = (*store)->ListWorkItems(WorkFilter{});
+  auto items = (*store)->work().ListWorkItems(WorkFilter{});
   ASSERT_TRUE(items.ok());
   ASSERT_EQ(items->size(), static_cast<size_t>(kKeys));
   int64_t total = 0;

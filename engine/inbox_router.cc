@@ -45,7 +45,7 @@ void InboxRouter::Wake() {
 }
 
 Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
-  GH_ASSIGN_OR_RETURN(auto entries, store_.OpenDeliveries(options_.batch, include_unresolved));
+  GH_ASSIGN_OR_RETURN(auto entries, store_.inbox().OpenDeliveries(options_.batch, include_unresolved));
   if (entries.empty()) return size_t{0};
   std::vector<RouteDecision> decisions;
   decisions.reserve(entries.size());
@@ -94,7 +94,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
         d.reason = r.why;
         break;
       case RouteResult::Kind::kResolveBySha: {
-        GH_ASSIGN_OR_RETURN(auto keys, store_.PullRequestsWithHead(r.repo, r.sha));
+        GH_ASSIGN_OR_RETURN(auto keys, store_.repos().PullRequestsWithHead(r.repo, r.sha));
         auto it = batch_heads.find({r.repo, r.sha});
         if (it != batch_heads.end()) keys.insert(keys.end(), it->second.begin(), it->second.end());
         std::sort(keys.begin(), keys.end());
@@ -113,7 +113,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
     any_signal |= !d.signals.empty();
     decisions.push_back(std::move(d));
   }
-  GH_RETURN_IF_ERROR(store_.ApplyRouting(decisions, clock_->Now()));
+  GH_RETURN_IF_ERROR(store_.inbox().ApplyRouting(decisions, clock_->Now()));
   if (any_signal && on_routed_) on_routed_();
   return decisions.size();
 }

@@ -38,7 +38,7 @@ class InboxRouterTest : public ::testing::Test {
     d.body = ReadFixture(fixture);
     d.body_sha256 = id;
     d.received_at = received_at;
-    auto r = store_->AcceptDeliveries({&d, 1}, {}, received_at);
+    auto r = store_->inbox().AcceptDeliveries({&d, 1}, {}, received_at);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   size_t RouteAll() {
@@ -48,7 +48,7 @@ class InboxRouterTest : public ::testing::Test {
     return n.ok() ? *n : 0;
   }
   std::optional<RepoInstallation> Repo(std::string_view name) {
-    auto r = store_->GetRepository(name);
+    auto r = store_->repos().GetRepository(name);
     EXPECT_TRUE(r.ok());
     return r.ok() ? *r : std::nullopt;
   }
@@ -68,7 +68,7 @@ TEST_F(InboxRouterTest, RepositoriesAndFactsArriveWithTheRouting) {
   auto created = Repo("codertocat/hello-world");
   ASSERT_TRUE(created.has_value());
   EXPECT_EQ(created->installation_id, 1) << "the later pull_request payloads name installation 1";
-  auto facts = store_->GetPrFacts("codertocat/hello-world#2");
+  auto facts = store_->repos().GetPrFacts("codertocat/hello-world#2");
   ASSERT_TRUE(facts.ok());
   ASSERT_EQ(facts->size(), 2u);
   EXPECT_EQ((*facts)[0].name, "closed_by");
@@ -77,7 +77,7 @@ TEST_F(InboxRouterTest, RepositoriesAndFactsArriveWithTheRouting) {
   EXPECT_EQ((*facts)[1].name, "reopened");
   EXPECT_EQ((*facts)[1].value, "Codertocat OWNER");
   EXPECT_EQ((*facts)[1].at, kT0 + seconds(1));
-  auto push = store_->GetDelivery("d-4");
+  auto push = store_->inbox().GetDelivery("d-4");
   ASSERT_TRUE(push.ok() && push->has_value());
   EXPECT_EQ((*push)->state, InboxState::kIgnored);
 
@@ -89,7 +89,7 @@ TEST_F(InboxRouterTest, RepositoriesAndFactsArriveWithTheRouting) {
   EXPECT_EQ(Repo("codertocat/space")->installation_id, 957387);
   Accept("d-6", "installation", "installation/deleted.payload.json", kT0 + seconds(5));
   EXPECT_EQ(RouteAll(), 1u);
-  auto all = store_->ListRepositories();
+  auto all = store_->repos().ListRepositories();
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u) << "octocat/hello-world was never known; nothing else goes";
   EXPECT_EQ((*all)[0].repo, "codertocat/hello-world");

@@ -89,7 +89,7 @@ void InboxWriter::Loop() {
     std::vector<Delivery> deliveries;
     deliveries.reserve(batch.size());
     for (Pending& p : batch) deliveries.push_back(std::move(p.delivery));
-    auto outcomes = store_.AcceptDeliveries(deliveries, rejected, clock_->Now());
+    auto outcomes = store_.inbox().AcceptDeliveries(deliveries, rejected, clock_->Now());
     bool any_new = false;
     {
       std::lock_guard<std::mutex> lock(mu_);

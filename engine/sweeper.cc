@@ -66,7 +66,7 @@ bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
 std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
   std::vector<RepoTarget> targets;
   std::set<std::string> seen;
-  auto known = store_.ListRepositories();
+  auto known = store_.repos().ListRepositories();
   if (!known.ok()) {
     Log(LogLevel::kWarn, "sweep.repos").Field("error", known.status().ToString());
     return targets;
@@ -95,7 +95,7 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
     }
     // Remembered, so that a pass for one of their PRs knows which installation to act as
     // even before any webhook from that repository arrived.
-    if (Status s = store_.RecordLearned(learned, {}, clock_->Now()); !s.ok()) {
+    if (Status s = store_.repos().RecordLearned(learned, {}, clock_->Now()); !s.ok()) {
       Log(LogLevel::kWarn, "sweep.learn").Field("error", s.ToString());
     }
   }
@@ -130,7 +130,7 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
         Signal{SubjectKey(target.repo.FullName(), pr.number), "swept", options_.debounce});
   }
   if (signals.empty()) return true;
-  if (Status s = store_.Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
+  if (Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
     ++stats.skipped;
     Log(LogLevel::kWarn, "sweep.enqueue").Field("error", s.ToString());
     return false;
@@ -158,7 +158,7 @@ SweepStats Sweeper::ResolveOnce() {
   // Accepted deliveries are the router's; this looks at the unresolved ones only (a routing
   // backlog does not hide them). Each ends here in a terminal state unless GitHub could not
   // be asked this time.
-  auto open = store_.UnresolvedDeliveries(options_.resolve_batch);
+  auto open = store_.inbox().UnresolvedDeliveries(options_.resolve_batch);
   if (!open.ok()) return stats;
   std::vector<RouteDecision> decisions;
   for (const InboxEntry& entry : *open) {
@@ -184,7 +184,7 @@ SweepStats Sweeper::ResolveOnce() {
     if (options_.app_mode) {
       std::optional<int64_t> id = entry.installation_id;
       if (!id) {
-        auto known = store_.GetRepository(route.repo);
+        auto known = store_.repos().GetRepository(route.repo);
         if (known.ok() && *known) id = (*known)->installation_id;
       }
       if (!id) {
@@ -223,7 +223,7 @@ SweepStats Sweeper::ResolveOnce() {
     decisions.push_back(std::move(d));
   }
   if (decisions.empty()) return stats;
-  if (Status s = store_.ApplyRouting(decisions, clock_->Now()); !s.ok()) {
+  if (Status s = store_.inbox().ApplyRouting(decisions, clock_->Now()); !s.ok()) {
     Log(LogLevel::kWarn, "sweep.resolve").Field("error", s.ToString());
     return stats;
   }

@@ -129,16 +129,16 @@ class SweeperTest : public ::testing::Test {
   // What the store knows about `repo` gatehouse-side.
   void Learn(const std::string& repo, std::optional<int64_t> installation) {
     const RepoInstallation r{repo, installation};
-    ASSERT_TRUE(store_->RecordLearned({&r, 1}, {}, clock_->Now()).ok());
+    ASSERT_TRUE(store_->repos().RecordLearned({&r, 1}, {}, clock_->Now()).ok());
   }
   std::optional<RepoInstallation> Known(const std::string& repo) {
-    auto r = store_->GetRepository(repo);
+    auto r = store_->repos().GetRepository(repo);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::nullopt;
   }
 
   std::optional<WorkItem> Item(const std::string& key) {
-    auto w = store_->GetWorkItem(key);
+    auto w = store_->work().GetWorkItem(key);
     EXPECT_TRUE(w.ok()) << w.status().ToString();
     return w.ok() ? *w : std::nullopt;
   }
@@ -342,10 +342,10 @@ class ResolveTest : public SweeperTest {
       deliveries[i].body_sha256 = std::string(63, 'a') + static_cast<char>('0' + i);
       deliveries[i].received_at = clock_->Now();
     }
-    auto out = store_->AcceptDeliveries(deliveries, {}, clock_->Now());
+    auto out = store_->inbox().AcceptDeliveries(deliveries, {}, clock_->Now());
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     for (AcceptOutcome o : *out) ASSERT_EQ(o, AcceptOutcome::kAccepted);
-    auto open = store_->OpenDeliveries(100, false);
+    auto open = store_->inbox().OpenDeliveries(100, false);
     ASSERT_TRUE(open.ok());
     ASSERT_EQ(open->size(), deliveries.size());
     std::vector<RouteDecision> decisions;
@@ -356,8 +356,8 @@ class ResolveTest : public SweeperTest {
       d.reason = "no known PR has that head";
       decisions.push_back(std::move(d));
     }
-    ASSERT_TRUE(store_->ApplyRouting(decisions, clock_->Now()).ok());
-    auto f = store_->GetFunnel();
+    ASSERT_TRUE(store_->inbox().ApplyRouting(decisions, clock_->Now()).ok());
+    auto f = store_->inbox().GetFunnel();
     ASSERT_TRUE(f.ok());
     ASSERT_EQ(f->unresolved, static_cast<int64_t>(deliveries.size()));
   }
@@ -373,7 +373,7 @@ class ResolveTest : public SweeperTest {
   }
 
   InboxEntry Get(const std::string& id) {
-    auto d = store_->GetDelivery(id);
+    auto d = store_->inbox().GetDelivery(id);
     EXPECT_TRUE(d.ok() && d->has_value()) << id;
     return d.ok() && d->has_value() ? **d : InboxEntry{};
   }
@@ -417,7 +417,7 @@ TEST_F(ResolveTest, UnresolvedDeliveriesAreRoutedIgnoredOrDeadThroughTheCommitsP
   EXPECT_EQ(open.state, InboxState::kRouted) << open.state_reason;
   EXPECT_TRUE(Signalled("acme/app#1", "status"));
   EXPECT_EQ(Item("acme/app#1")->due_at, kStart + seconds(1));
-  auto heads = store_->PullRequestsWithHead("acme/app", head1);
+  auto heads = store_->repos().PullRequestsWithHead("acme/app", head1);
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"}) << "the head is remembered";
 
@@ -445,7 +445,7 @@ TEST_F(ResolveTest, UnresolvedDeliveriesAreRoutedIgnoredOrDeadThroughTheCommitsP
   EXPECT_EQ(junk.state, InboxState::kDead);
   EXPECT_NE(junk.state_reason.find("undecodable body"), std::string::npos) << junk.state_reason;
 
-  auto f = store_->GetFunnel();
+  auto f = store_->inbox().GetFunnel();
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->received, 6);
   EXPECT_EQ(f->routed, 2);
@@ -476,14 +476,14 @@ TEST_F(ResolveTest, ARateLimitedLookupLeavesTheDeliveryUnresolvedForTheNextRound
   EXPECT_EQ(stats.resolved, 0);
   EXPECT_EQ(Get("d-open").state, InboxState::kUnresolved);
   EXPECT_FALSE(Item("acme/app#1").has_value());
-  EXPECT_EQ(store_->GetFunnel()->in_flight, 1);
+  EXPECT_EQ(store_->inbox().GetFunnel()->in_flight, 1);
 
   clock_->Advance(seconds(31));
   SweepStats later = sweeper.ResolveOnce();
   EXPECT_EQ(later.resolved, 1);
   EXPECT_EQ(Get("d-open").state, InboxState::kRouted);
   EXPECT_TRUE(Signalled("acme/app#1", "status"));
-  EXPECT_EQ(store_->GetFunnel()->in_flight, 0);
+  EXPECT_EQ(store_->inbox().GetFunnel()->in_flight, 0);
 }
 
 }  // namespace

@@ -196,7 +196,7 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
     batch.push_back(f.report.finish);
   }
   // Recording the finished passes and claiming their successors share one transaction.
-  auto cycle = store_.FinishAndClaim(batch, options_.owner, want, options_.lease, now);
+  auto cycle = store_.work().FinishAndClaim(batch, options_.owner, want, options_.lease, now);
   if (!cycle.ok()) {
     ++failed_steps_;
     Log(LogLevel::kWarn, "engine.step_failed")
@@ -270,7 +270,7 @@ void WorkerPool::RenewLeases(Time now) {
     }
   }
   if (renewals.empty()) return;
-  auto results = store_.Renew(renewals, now);
+  auto results = store_.work().Renew(renewals, now);
   if (!results.ok()) {
     Log(LogLevel::kWarn, "engine.renew_failed").Field("error", results.status().ToString());
     return;

@@ -39,10 +39,10 @@ class WorkerPoolTest : public ::testing::Test {
 
   void Signal(const std::string& key, const std::string& reason = "pushed") {
     gatehouse::Signal s{key, reason, Duration(0)};
-    ASSERT_TRUE(store_->Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
   }
   WorkItem Get(const std::string& key) {
-    auto r = store_->GetWorkItem(key);
+    auto r = store_->work().GetWorkItem(key);
     return r.ok() && r->has_value() ? **r : WorkItem{};
   }
 
@@ -138,7 +138,7 @@ TEST_F(WorkerPoolTest, TransientFailuresRetryOnScheduleThenDieAndRearmRevives) {
   EXPECT_EQ(dead.last_error, "transient, gave up after 4 attempts: 502 from GitHub");
 
   healthy = true;
-  ASSERT_TRUE(store_->Rearm("acme/app#1", clock_->Now()).ok());
+  ASSERT_TRUE(store_->work().Rearm("acme/app#1", clock_->Now()).ok());
   pool.Wake();
   ASSERT_TRUE(rec_.WaitForCount(5));
   pool.Stop();
@@ -247,7 +247,7 @@ TEST_F(WorkerPoolTest, HeartbeatRenewsTheLeaseWhileThePassRuns) {
     renewed_until = *Get("acme/app#1").lease_until;
   }
   EXPECT_EQ(renewed_until, kT0 + seconds(20) + options_.lease);
-  auto other = store_->Claim("intruder", 1, seconds(30), first_until + seconds(1));
+  auto other = store_->work().Claim("intruder", 1, seconds(30), first_until + seconds(1));
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE(other->empty()) << "a renewed lease must not be claimable";
   release.Open();

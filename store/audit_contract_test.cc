@@ -30,11 +30,11 @@ class AuditContractTest : public ::testing::TestWithParam<StoreBackend> {
   void SetUp() override { store_ = GetParam().open_fresh(dir_); }
 
   void Append(std::vector<AuditEntry> entries) {
-    Status s = store_->AppendAudit(entries, Durability::kRecoverable);
+    Status s = store_->audit().AppendAudit(entries, Durability::kRecoverable);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   std::vector<std::string> Summaries(std::string_view subject, size_t limit) {
-    auto list = store_->ListAudit(subject, limit);
+    auto list = store_->audit().ListAudit(subject, limit);
     EXPECT_TRUE(list.ok()) << list.status().ToString();
     std::vector<std::string> out;
     if (list.ok()) {
@@ -53,7 +53,7 @@ TEST_P(AuditContractTest, EntriesComeBackOldestFirstWithEveryField) {
   Append({verdict, Entry("acme/app#1", "planned", "merge (squash)", kT0 + seconds(1))});
   Append({Entry("acme/app#2", "pass", "other subject")});
   Append({Entry("acme/app#1", "executed", "merged", kT0 + seconds(2))});
-  auto list = store_->ListAudit("acme/app#1", 0);
+  auto list = store_->audit().ListAudit("acme/app#1", 0);
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   ASSERT_EQ(list->size(), 3u);
   const AuditEntry& first = (*list)[0];
@@ -95,27 +95,27 @@ TEST_P(AuditContractTest, ALimitReturnsTheLastEntriesOldestFirst) {
 
 TEST_P(AuditContractTest, BadEntriesWriteNothing) {
   for (const char* kind : {"", "Verdict", "planned!", "two words", "kind9"}) {
-    EXPECT_EQ(store_
-                  ->AppendAudit(std::vector<AuditEntry>{Entry("acme/app#1", "verdict", "ok"),
-                                                        Entry("acme/app#1", kind, "bad")},
-                                Durability::kRecoverable)
+    EXPECT_EQ(store_->audit()
+                  .AppendAudit(std::vector<AuditEntry>{Entry("acme/app#1", "verdict", "ok"),
+                                                       Entry("acme/app#1", kind, "bad")},
+                               Durability::kRecoverable)
                   .code(),
               StatusCode::kInvalidArgument)
         << "kind '" << kind << "'";
   }
-  EXPECT_EQ(store_
-                ->AppendAudit(std::vector<AuditEntry>{Entry("", "verdict", "no subject")},
-                              Durability::kRecoverable)
+  EXPECT_EQ(store_->audit()
+                .AppendAudit(std::vector<AuditEntry>{Entry("", "verdict", "no subject")},
+                             Durability::kRecoverable)
                 .code(),
             StatusCode::kInvalidArgument);
   EXPECT_TRUE(Summaries("acme/app#1", 0).empty());
-  EXPECT_TRUE(store_->AppendAudit({}, Durability::kAcknowledged).ok());
+  EXPECT_TRUE(store_->audit().AppendAudit({}, Durability::kAcknowledged).ok());
   // Every kind the pass uses is accepted.
   for (const char* kind : {"verdict", "planned", "skipped", "executed", "reconciled", "superseded",
                            "failed", "error", "pass", "dry_run"}) {
-    EXPECT_TRUE(store_
-                    ->AppendAudit(std::vector<AuditEntry>{Entry("acme/app#1", kind, kind)},
-                                  Durability::kRecoverable)
+    EXPECT_TRUE(store_->audit()
+                    .AppendAudit(std::vector<AuditEntry>{Entry("acme/app#1", kind, kind)},
+                                 Durability::kRecoverable)
                     .ok())
         << kind;
   }
@@ -127,8 +127,8 @@ TEST_P(AuditContractTest, EntriesAreCountedAndSurviveReopen) {
   auto counters = store_->GetCounters();
   ASSERT_TRUE(counters.ok());
   EXPECT_EQ(counters->at("audit.entries"), 3);
-  Status s = store_->AppendAudit(std::vector<AuditEntry>{Entry("acme/app#1", "executed", "d")},
-                                 Durability::kAcknowledged);
+  Status s = store_->audit().AppendAudit(
+      std::vector<AuditEntry>{Entry("acme/app#1", "executed", "d")}, Durability::kAcknowledged);
   ASSERT_TRUE(s.ok()) << s.ToString();
   store_.reset();
   store_ = GetParam().open_again(dir_);

@@ -26,18 +26,18 @@ class HeadsContractTest : public ::testing::TestWithParam<StoreBackend> {
   // Claims the PR's work item (after the current lease ran out) and returns the new fence.
   int64_t Claim(Time now) {
     Signal s{kPr, "pushed", {}};
-    EXPECT_TRUE(store_->Enqueue({&s, 1}, now, Durability::kRecoverable).ok());
-    auto leases = store_->Claim("w", 1, seconds(30), now);
+    EXPECT_TRUE(store_->work().Enqueue({&s, 1}, now, Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("w", 1, seconds(30), now);
     EXPECT_TRUE(leases.ok() && leases->size() == 1u);
     return leases.ok() && !leases->empty() ? (*leases)[0].fence : 0;
   }
   HeadOccurrence Start(const std::string& sha, Time github_at, Time now = kT0) {
-    auto r = store_->StartHeadOccurrence(kPr, sha, github_at, fence_, now);
+    auto r = store_->ledger().StartHeadOccurrence(kPr, sha, github_at, fence_, now);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : HeadOccurrence{};
   }
   std::optional<HeadOccurrence> Latest() {
-    auto r = store_->LatestHeadOccurrence(kPr);
+    auto r = store_->ledger().LatestHeadOccurrence(kPr);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::nullopt;
   }
@@ -49,7 +49,7 @@ class HeadsContractTest : public ::testing::TestWithParam<StoreBackend> {
 
 TEST_P(HeadsContractTest, NoOccurrenceUntilOneIsStarted) {
   EXPECT_FALSE(Latest().has_value());
-  auto other = store_->LatestHeadOccurrence("acme/app#2");
+  auto other = store_->ledger().LatestHeadOccurrence("acme/app#2");
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->has_value());
 }
@@ -76,10 +76,11 @@ TEST_P(HeadsContractTest, ASequenceOfHeadsNumbersEachShaByItsOwnEarlierOccurrenc
 
   // Another PR's heads are its own.
   Signal s{"acme/app#2", "pushed", {}};
-  ASSERT_TRUE(store_->Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
-  auto leases = store_->Claim("w", 1, seconds(30), kT0);
+  ASSERT_TRUE(store_->work().Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
+  auto leases = store_->work().Claim("w", 1, seconds(30), kT0);
   ASSERT_TRUE(leases.ok() && leases->size() == 1u);
-  auto other = store_->StartHeadOccurrence("acme/app#2", "aaa", kT0, (*leases)[0].fence, kT0);
+  auto other =
+      store_->ledger().StartHeadOccurrence("acme/app#2", "aaa", kT0, (*leases)[0].fence, kT0);
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_EQ(other->occurrence, 1);
 }
@@ -89,7 +90,7 @@ TEST_P(HeadsContractTest, OnlyTheCurrentFenceStartsAnOccurrence) {
   const int64_t stale = fence_;
   const int64_t fresh = Claim(kT0 + seconds(31));
   ASSERT_GT(fresh, stale);
-  auto r = store_->StartHeadOccurrence(kPr, "xxx", kT0, stale, kT0 + seconds(31));
+  auto r = store_->ledger().StartHeadOccurrence(kPr, "xxx", kT0, stale, kT0 + seconds(31));
   EXPECT_EQ(r.status().code(), StatusCode::kFenceLost);
   auto latest = Latest();
   ASSERT_TRUE(latest.has_value());
@@ -99,9 +100,9 @@ TEST_P(HeadsContractTest, OnlyTheCurrentFenceStartsAnOccurrence) {
 }
 
 TEST_P(HeadsContractTest, BadInputIsRefused) {
-  EXPECT_EQ(store_->StartHeadOccurrence(kPr, "", kT0, fence_, kT0).status().code(),
+  EXPECT_EQ(store_->ledger().StartHeadOccurrence(kPr, "", kT0, fence_, kT0).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->StartHeadOccurrence("", "aaa", kT0, fence_, kT0).status().code(),
+  EXPECT_EQ(store_->ledger().StartHeadOccurrence("", "aaa", kT0, fence_, kT0).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -122,23 +123,24 @@ TEST_P(HeadsContractTest, OccurrencesSurviveReopen) {
 // first never blocks the second, and a done one is not "already done" for it.
 TEST_P(HeadsContractTest, LedgerKeysOfDifferentOccurrencesAreDifferentActions) {
   ActionKey first{kPr, "merge", "aaa", "squash", 1};
-  auto r1 = store_->RecordIntent(first, fence_, kT0);
+  auto r1 = store_->ledger().RecordIntent(first, fence_, kT0);
   ASSERT_TRUE(r1.ok());
   ASSERT_EQ(r1->kind, IntentResult::Kind::kRecorded);
-  ASSERT_TRUE(
-      store_->RecordOutcome(r1->record.id, fence_, ActionState::kSuperseded, "409", kT0).ok());
+  ASSERT_TRUE(store_->ledger()
+                  .RecordOutcome(r1->record.id, fence_, ActionState::kSuperseded, "409", kT0)
+                  .ok());
   ActionKey second = first;
   second.head_occurrence = 2;
-  auto r2 = store_->RecordIntent(second, fence_, kT0);
+  auto r2 = store_->ledger().RecordIntent(second, fence_, kT0);
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->kind, IntentResult::Kind::kRecorded);
   EXPECT_NE(r2->record.id, r1->record.id);
   EXPECT_EQ(r2->record.key.head_occurrence, 2);
-  auto again = store_->RecordIntent(first, fence_, kT0);
+  auto again = store_->ledger().RecordIntent(first, fence_, kT0);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->kind, IntentResult::Kind::kSuperseded);
 
-  auto list = store_->ListActions(kPr);
+  auto list = store_->ledger().ListActions(kPr);
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].key.head_occurrence, 1);
@@ -146,7 +148,8 @@ TEST_P(HeadsContractTest, LedgerKeysOfDifferentOccurrencesAreDifferentActions) {
 
   ActionKey zero = first;
   zero.head_occurrence = 0;
-  EXPECT_EQ(store_->RecordIntent(zero, fence_, kT0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->ledger().RecordIntent(zero, fence_, kT0).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HeadsContractTest,

@@ -33,12 +33,12 @@ class InboxContractTest : public ::testing::TestWithParam<StoreBackend> {
   void SetUp() override { store_ = GetParam().open_fresh(dir_); }
 
   std::vector<AcceptOutcome> Accept(std::vector<Delivery> ds, const Counters& rejected = {}) {
-    auto r = store_->AcceptDeliveries(ds, rejected, kT0);
+    auto r = store_->inbox().AcceptDeliveries(ds, rejected, kT0);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<AcceptOutcome>{};
   }
   Funnel GetFunnel() {
-    auto f = store_->GetFunnel();
+    auto f = store_->inbox().GetFunnel();
     EXPECT_TRUE(f.ok());
     return f.ok() ? *f : Funnel{};
   }
@@ -56,7 +56,7 @@ class InboxContractTest : public ::testing::TestWithParam<StoreBackend> {
 TEST_P(InboxContractTest, AcceptsStoresAndReturnsOpenDeliveriesInOrder) {
   auto out = Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
   EXPECT_EQ(out, (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kAccepted}));
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 2u);
   EXPECT_EQ((*open)[0].delivery_id, "d-1");
@@ -81,7 +81,7 @@ TEST_P(InboxContractTest, SameIdSameBodyIsADuplicateDifferentBodyAConflict) {
   auto batch = Accept({MakeDelivery("d-2"), MakeDelivery("d-2")});
   EXPECT_EQ(batch,
             (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kDuplicate}));
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   EXPECT_EQ(open->size(), 2u) << "nothing stored twice";
   Funnel f = GetFunnel();
@@ -106,7 +106,7 @@ TEST_P(InboxContractTest, RejectedRequestsCountInTheFunnel) {
 
 TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3"), MakeDelivery("d-4")});
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 4u);
   std::vector<RouteDecision> decisions(4);
@@ -123,20 +123,20 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   decisions[3].seq = (*open)[3].seq;
   decisions[3].state = InboxState::kDead;
   decisions[3].reason = "body is not JSON";
-  ASSERT_TRUE(store_->ApplyRouting(decisions, kT0).ok());
+  ASSERT_TRUE(store_->inbox().ApplyRouting(decisions, kT0).ok());
 
-  auto w1 = store_->GetWorkItem("acme/app#1");
+  auto w1 = store_->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(w1.ok() && w1->has_value());
   EXPECT_EQ((*w1)->requested_gen, 1);
   EXPECT_EQ((*w1)->due_at, kT0 + seconds(1));
-  auto heads = store_->PullRequestsWithHead("acme/app", "sha1");
+  auto heads = store_->repos().PullRequestsWithHead("acme/app", "sha1");
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
 
-  auto still_open = store_->OpenDeliveries(10, false);
+  auto still_open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(still_open.ok());
   EXPECT_TRUE(still_open->empty());
-  auto unresolved = store_->OpenDeliveries(10, true);
+  auto unresolved = store_->inbox().OpenDeliveries(10, true);
   ASSERT_TRUE(unresolved.ok());
   ASSERT_EQ(unresolved->size(), 1u);
   EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
@@ -151,8 +151,8 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   ExpectBalanced(f);
 
   // Routing an already-routed delivery again changes nothing (a second router, a retry).
-  ASSERT_TRUE(store_->ApplyRouting({&decisions[0], 1}, kT0).ok());
-  EXPECT_EQ((*store_->GetWorkItem("acme/app#1"))->requested_gen, 1);
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&decisions[0], 1}, kT0).ok());
+  EXPECT_EQ((*store_->work().GetWorkItem("acme/app#1"))->requested_gen, 1);
   EXPECT_EQ(GetFunnel().routed, 1);
 
   // The unresolved one resolves later.
@@ -160,7 +160,7 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   later.seq = decisions[2].seq;
   later.state = InboxState::kRouted;
   later.signals = {{"acme/app#1", "ci-completed", {}}};
-  ASSERT_TRUE(store_->ApplyRouting({&later, 1}, kT0).ok());
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&later, 1}, kT0).ok());
   Funnel g = GetFunnel();
   EXPECT_EQ(g.in_flight, 0);
   EXPECT_EQ(g.routed, 2);
@@ -169,7 +169,7 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
 
 TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3")});
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 3u);
   std::vector<RouteDecision> decisions(2);
@@ -177,16 +177,16 @@ TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
   decisions[0].state = InboxState::kUnresolved;
   decisions[1].seq = (*open)[2].seq;
   decisions[1].state = InboxState::kUnresolved;
-  ASSERT_TRUE(store_->ApplyRouting(decisions, kT0).ok());
+  ASSERT_TRUE(store_->inbox().ApplyRouting(decisions, kT0).ok());
   // A backlog of accepted deliveries (d-2, and more) does not hide them.
   Accept({MakeDelivery("d-4"), MakeDelivery("d-5")});
-  auto unresolved = store_->UnresolvedDeliveries(10);
+  auto unresolved = store_->inbox().UnresolvedDeliveries(10);
   ASSERT_TRUE(unresolved.ok());
   ASSERT_EQ(unresolved->size(), 2u);
   EXPECT_EQ((*unresolved)[0].delivery_id, "d-1");
   EXPECT_EQ((*unresolved)[1].delivery_id, "d-3");
   EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
-  auto first = store_->UnresolvedDeliveries(1);
+  auto first = store_->inbox().UnresolvedDeliveries(1);
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->size(), 1u);
   EXPECT_EQ((*first)[0].delivery_id, "d-1");
@@ -194,18 +194,18 @@ TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
 
 TEST_P(InboxContractTest, InvalidDecisionsWriteNothing) {
   Accept({MakeDelivery("d-1")});
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   RouteDecision d;
   d.seq = (*open)[0].seq;
   d.signals = {{"acme/app#1", "Bad Reason", {}}};
-  EXPECT_EQ(store_->ApplyRouting({&d, 1}, kT0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->inbox().ApplyRouting({&d, 1}, kT0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(GetFunnel().in_flight, 1);
 }
 
 TEST_P(InboxContractTest, ClosedPullRequestsAreForgottenAsHeads) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   RouteDecision a;
   a.seq = (*open)[0].seq;
@@ -213,20 +213,20 @@ TEST_P(InboxContractTest, ClosedPullRequestsAreForgottenAsHeads) {
   RouteDecision b;
   b.seq = (*open)[1].seq;
   b.heads = {{"acme/app#2", ""}};
-  ASSERT_TRUE(store_->ApplyRouting({&a, 1}, kT0).ok());
-  ASSERT_TRUE(store_->ApplyRouting({&b, 1}, kT0).ok());
-  auto heads = store_->PullRequestsWithHead("acme/app", "sha1");
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&a, 1}, kT0).ok());
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&b, 1}, kT0).ok());
+  auto heads = store_->repos().PullRequestsWithHead("acme/app", "sha1");
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
 }
 
 TEST_P(InboxContractTest, GetDeliveryFindsItById) {
   Accept({MakeDelivery("d-1")});
-  auto d = store_->GetDelivery("d-1");
+  auto d = store_->inbox().GetDelivery("d-1");
   ASSERT_TRUE(d.ok() && d->has_value());
   EXPECT_EQ((*d)->event, "pull_request");
   EXPECT_EQ((*d)->state, InboxState::kAccepted);
-  auto none = store_->GetDelivery("nope");
+  auto none = store_->inbox().GetDelivery("nope");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
 }
@@ -238,16 +238,16 @@ TEST_P(InboxContractTest, CompressedBodiesComeBackRaw) {
   Delivery broken = MakeDelivery("z-2", "definitely not zlib");
   broken.encoding = Delivery::Encoding::kZlib;
   Accept({d, broken});
-  auto got = store_->GetDelivery("z-1");
+  auto got = store_->inbox().GetDelivery("z-1");
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->body, raw);
   EXPECT_TRUE((*got)->body_error.empty());
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 2u);
   EXPECT_EQ((*open)[0].body, raw) << "the router must see the raw body too";
   EXPECT_FALSE((*open)[1].body_error.empty());
-  auto bad = store_->GetDelivery("z-2");
+  auto bad = store_->inbox().GetDelivery("z-2");
   ASSERT_TRUE(bad.ok() && bad->has_value());
   EXPECT_FALSE((*bad)->body_error.empty()) << "a corrupt body is reported, not thrown";
 }
@@ -256,7 +256,7 @@ TEST_P(InboxContractTest, DeliveriesSurviveReopen) {
   Accept({MakeDelivery("d-1")});
   store_.reset();
   store_ = GetParam().open_again(dir_);
-  auto open = store_->OpenDeliveries(10, false);
+  auto open = store_->inbox().OpenDeliveries(10, false);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_TRUE(store_->CheckWritable().ok());

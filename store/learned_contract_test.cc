@@ -31,14 +31,14 @@ class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
       d.received_at = now;
       ds.push_back(std::move(d));
     }
-    auto accepted = store_->AcceptDeliveries(ds, {}, now);
+    auto accepted = store_->inbox().AcceptDeliveries(ds, {}, now);
     if (!accepted.ok()) return accepted.status();
-    auto open = store_->OpenDeliveries(1000, true);
+    auto open = store_->inbox().OpenDeliveries(1000, true);
     if (!open.ok()) return open.status();
     // The newest open deliveries are the ones just accepted, in order.
     const size_t first = open->size() - decisions.size();
     for (size_t i = 0; i < decisions.size(); ++i) decisions[i].seq = (*open)[first + i].seq;
-    return store_->ApplyRouting(decisions, now);
+    return store_->inbox().ApplyRouting(decisions, now);
   }
   static RouteDecision Learn(std::vector<RepoInstallation> repos,
                              std::vector<std::string> removed = {},
@@ -52,18 +52,18 @@ class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
     return d;
   }
   std::optional<int64_t> InstallationOf(std::string_view repo) {
-    auto r = store_->GetRepository(repo);
+    auto r = store_->repos().GetRepository(repo);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_TRUE(r.ok() && r->has_value()) << repo << " is unknown";
     return r.ok() && r->has_value() ? (*r)->installation_id : std::nullopt;
   }
   bool Known(std::string_view repo) {
-    auto r = store_->GetRepository(repo);
+    auto r = store_->repos().GetRepository(repo);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() && r->has_value();
   }
   std::vector<PrFact> Facts(std::string_view subject) {
-    auto f = store_->GetPrFacts(subject);
+    auto f = store_->repos().GetPrFacts(subject);
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     return f.ok() ? *f : std::vector<PrFact>{};
   }
@@ -75,7 +75,7 @@ class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
 
 TEST_P(LearnedContractTest, RepositoriesAreUpsertedListedInOrderAndLookedUpCaseInsensitively) {
   ASSERT_TRUE(Route({Learn({{"acme/web", 7}, {"acme/app", 7}, {"solo/tool", std::nullopt}})}).ok());
-  auto list = store_->ListRepositories();
+  auto list = store_->repos().ListRepositories();
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   ASSERT_EQ(list->size(), 3u);
   EXPECT_EQ((*list)[0].repo, "acme/app");
@@ -84,7 +84,7 @@ TEST_P(LearnedContractTest, RepositoriesAreUpsertedListedInOrderAndLookedUpCaseI
   EXPECT_EQ((*list)[0].installation_id, 7);
   EXPECT_EQ((*list)[2].installation_id, std::nullopt);
   EXPECT_EQ(InstallationOf("ACME/App"), 7);
-  auto unknown = store_->GetRepository("acme/nothing");
+  auto unknown = store_->repos().GetRepository("acme/nothing");
   ASSERT_TRUE(unknown.ok());
   EXPECT_FALSE(unknown->has_value());
 }
@@ -107,7 +107,7 @@ TEST_P(LearnedContractTest, RemovedRepositoriesAreForgottenAndMayComeBack) {
   ASSERT_TRUE(Route({Learn({}, {"acme/app", "acme/never-seen"})}).ok());
   EXPECT_FALSE(Known("acme/app"));
   EXPECT_TRUE(Known("acme/web"));
-  auto list = store_->ListRepositories();
+  auto list = store_->repos().ListRepositories();
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   // Added and removed in one decision: the removal is applied after the upserts.
@@ -162,7 +162,7 @@ TEST_P(LearnedContractTest, WhatADecisionLearnedCommitsWithItOrNotAtAll) {
   EXPECT_FALSE(Known("acme/app"));
   EXPECT_FALSE(Known("acme/web"));
   EXPECT_TRUE(Facts("acme/app#1").empty());
-  auto item = store_->GetWorkItem("acme/app#1");
+  auto item = store_->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(item.ok());
   EXPECT_FALSE(item->has_value());
 
@@ -174,7 +174,7 @@ TEST_P(LearnedContractTest, WhatADecisionLearnedCommitsWithItOrNotAtAll) {
   ASSERT_TRUE(Route({good}).ok());
   EXPECT_EQ(InstallationOf("acme/app"), 7);
   EXPECT_EQ(Facts("acme/app#1").size(), 1u);
-  item = store_->GetWorkItem("acme/app#1");
+  item = store_->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(item.ok());
   EXPECT_TRUE(item->has_value());
 }
@@ -183,12 +183,12 @@ TEST_P(LearnedContractTest, WhatADecisionLearnedCommitsWithItOrNotAtAll) {
 // included: the first decision's view stands.
 TEST_P(LearnedContractTest, ADecisionForAClosedDeliveryLearnsNothing) {
   ASSERT_TRUE(Route({Learn({{"acme/app", 7}}, {}, {{"acme/app#1", "closed_by", "a", kT0}})}).ok());
-  auto done = store_->GetDelivery("d-1");
+  auto done = store_->inbox().GetDelivery("d-1");
   ASSERT_TRUE(done.ok() && done->has_value());
   RouteDecision late = Learn({{"acme/app", 9}, {"acme/web", 9}}, {},
                              {{"acme/app#1", "closed_by", "b", kT0 + seconds(1)}});
   late.seq = (*done)->seq;
-  ASSERT_TRUE(store_->ApplyRouting({&late, 1}, kT0).ok());
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&late, 1}, kT0).ok());
   EXPECT_EQ(InstallationOf("acme/app"), 7);
   EXPECT_FALSE(Known("acme/web"));
   std::vector<PrFact> facts = Facts("acme/app#1");
@@ -207,18 +207,18 @@ TEST_P(LearnedContractTest, RepositoriesAndFactsSurviveReopen) {
 TEST_P(LearnedContractTest, RecordLearnedFollowsTheRulesOfRouting) {
   const std::vector<RepoInstallation> first = {{"Acme/App", 7}};
   const std::vector<PrFact> seen = {{"acme/app#1", "head_seen", "aaa", kT0}};
-  ASSERT_TRUE(store_->RecordLearned(first, seen, kT0).ok());
+  ASSERT_TRUE(store_->repos().RecordLearned(first, seen, kT0).ok());
   EXPECT_EQ(InstallationOf("acme/app"), 7);
   const std::vector<RepoInstallation> unknown = {{"acme/app", std::nullopt}};
   const std::vector<PrFact> older = {{"acme/app#1", "head_seen", "old", kT0 - Duration(1)}};
-  ASSERT_TRUE(store_->RecordLearned(unknown, older, kT0).ok());
+  ASSERT_TRUE(store_->repos().RecordLearned(unknown, older, kT0).ok());
   EXPECT_EQ(InstallationOf("acme/app"), 7) << "a null installation never overwrites";
   auto facts = Facts("acme/app#1");
   ASSERT_EQ(facts.size(), 1u);
   EXPECT_EQ(facts[0].value, "aaa") << "an older fact does not replace a newer one";
   const std::vector<PrFact> bad = {{"", "head_seen", "x", kT0}};
-  EXPECT_FALSE(store_->RecordLearned({}, bad, kT0).ok());
-  EXPECT_TRUE(store_->RecordLearned({}, {}, kT0).ok());
+  EXPECT_FALSE(store_->repos().RecordLearned({}, bad, kT0).ok());
+  EXPECT_TRUE(store_->repos().RecordLearned({}, {}, kT0).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LearnedContractTest,

@@ -21,19 +21,19 @@ class LedgerContractTest : public ::testing::TestWithParam<StoreBackend> {
   void SetUp() override {
     store_ = GetParam().open_fresh(dir_);
     Signal s{"acme/app#1", "pushed", {}};
-    ASSERT_TRUE(store_->Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
-    auto leases = store_->Claim("w1", 1, seconds(30), kT0);
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
+    auto leases = store_->work().Claim("w1", 1, seconds(30), kT0);
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     fence_ = (*leases)[0].fence;
   }
   IntentResult Intent(const ActionKey& key, int64_t fence) {
-    auto r = store_->RecordIntent(key, fence, kT0);
+    auto r = store_->ledger().RecordIntent(key, fence, kT0);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : IntentResult{};
   }
   // Lets the lease run out and reclaims the item under a new fence.
   int64_t Reclaim() {
-    auto leases = store_->Claim("w2", 1, seconds(30), kT0 + seconds(31));
+    auto leases = store_->work().Claim("w2", 1, seconds(30), kT0 + seconds(31));
     EXPECT_TRUE(leases.ok() && leases->size() == 1u);
     return leases.ok() && !leases->empty() ? (*leases)[0].fence : 0;
   }
@@ -48,12 +48,13 @@ TEST_P(LedgerContractTest, AnIntentThenDoneIsNeverRepeated) {
   ASSERT_EQ(first.kind, IntentResult::Kind::kRecorded);
   EXPECT_EQ(first.record.state, ActionState::kIntent);
   EXPECT_EQ(first.record.attempts, 1);
-  ASSERT_TRUE(
-      store_->RecordOutcome(first.record.id, fence_, ActionState::kDone, "merged", kT0).ok());
+  ASSERT_TRUE(store_->ledger()
+                  .RecordOutcome(first.record.id, fence_, ActionState::kDone, "merged", kT0)
+                  .ok());
   IntentResult again = Intent(kMerge, fence_);
   EXPECT_EQ(again.kind, IntentResult::Kind::kAlreadyDone);
   EXPECT_EQ(again.record.result, "merged");
-  auto list = store_->ListActions("acme/app#1");
+  auto list = store_->ledger().ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].state, ActionState::kDone);
@@ -63,14 +64,14 @@ TEST_P(LedgerContractTest, AStaleFenceCanRecordNothing) {
   const int64_t stale = fence_;
   const int64_t fresh = Reclaim();
   ASSERT_GT(fresh, stale);
-  auto r = store_->RecordIntent(kMerge, stale, kT0);
+  auto r = store_->ledger().RecordIntent(kMerge, stale, kT0);
   EXPECT_EQ(r.status().code(), StatusCode::kFenceLost);
-  auto list = store_->ListActions("acme/app#1");
+  auto list = store_->ledger().ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
   EXPECT_TRUE(list->empty()) << "a rejected intent writes nothing";
   IntentResult ok = Intent(kMerge, fresh);
   EXPECT_EQ(ok.kind, IntentResult::Kind::kRecorded);
-  EXPECT_EQ(store_->RecordOutcome(ok.record.id, stale, ActionState::kDone, "", kT0).code(),
+  EXPECT_EQ(store_->ledger().RecordOutcome(ok.record.id, stale, ActionState::kDone, "", kT0).code(),
             StatusCode::kFenceLost);
 }
 
@@ -84,9 +85,9 @@ TEST_P(LedgerContractTest, AnOpenIntentAsksTheNextHolderToReconcile) {
   ASSERT_EQ(second.kind, IntentResult::Kind::kNeedsReconcile);
   EXPECT_EQ(second.record.id, first.record.id);
   // GitHub says the merge did not happen: record that, then the retry is a new attempt.
-  ASSERT_TRUE(store_
-                  ->RecordOutcome(second.record.id, fresh, ActionState::kFailed,
-                                  "reconciled: not merged", kT0)
+  ASSERT_TRUE(store_->ledger()
+                  .RecordOutcome(second.record.id, fresh, ActionState::kFailed,
+                                 "reconciled: not merged", kT0)
                   .ok());
   IntentResult retry = Intent(kMerge, fresh);
   EXPECT_EQ(retry.kind, IntentResult::Kind::kRecorded);
@@ -97,8 +98,8 @@ TEST_P(LedgerContractTest, AnOpenIntentAsksTheNextHolderToReconcile) {
 TEST_P(LedgerContractTest, SupersededStaysSupersededAndANewHeadIsANewKey) {
   IntentResult first = Intent(kMerge, fence_);
   ASSERT_TRUE(
-      store_
-          ->RecordOutcome(first.record.id, fence_, ActionState::kSuperseded, "409 head moved", kT0)
+      store_->ledger()
+          .RecordOutcome(first.record.id, fence_, ActionState::kSuperseded, "409 head moved", kT0)
           .ok());
   EXPECT_EQ(Intent(kMerge, fence_).kind, IntentResult::Kind::kSuperseded);
   ActionKey moved = kMerge;
@@ -109,23 +110,28 @@ TEST_P(LedgerContractTest, SupersededStaysSupersededAndANewHeadIsANewKey) {
   EXPECT_EQ(Intent(label, fence_).kind, IntentResult::Kind::kRecorded);
   EXPECT_EQ(Intent(other_label, fence_).kind, IntentResult::Kind::kRecorded)
       << "the detail is part of the key";
-  auto list = store_->ListActions("acme/app#1");
+  auto list = store_->ledger().ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(list->size(), 4u);
 }
 
 TEST_P(LedgerContractTest, BadInputIsRefused) {
-  EXPECT_EQ(
-      store_->RecordIntent(ActionKey{"acme/app#1", "", "sha1", ""}, fence_, kT0).status().code(),
-      StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->RecordOutcome(999, fence_, ActionState::kDone, "", kT0).code(),
+  EXPECT_EQ(store_->ledger()
+                .RecordIntent(ActionKey{"acme/app#1", "", "sha1", ""}, fence_, kT0)
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->ledger().RecordOutcome(999, fence_, ActionState::kDone, "", kT0).code(),
             StatusCode::kNotFound);
   IntentResult first = Intent(kMerge, fence_);
-  EXPECT_EQ(store_->RecordOutcome(first.record.id, fence_, ActionState::kIntent, "", kT0).code(),
-            StatusCode::kInvalidArgument);
-  ASSERT_TRUE(store_->RecordOutcome(first.record.id, fence_, ActionState::kDone, "", kT0).ok());
-  EXPECT_EQ(store_->RecordOutcome(first.record.id, fence_, ActionState::kFailed, "", kT0).code(),
-            StatusCode::kFailedPrecondition)
+  EXPECT_EQ(
+      store_->ledger().RecordOutcome(first.record.id, fence_, ActionState::kIntent, "", kT0).code(),
+      StatusCode::kInvalidArgument);
+  ASSERT_TRUE(
+      store_->ledger().RecordOutcome(first.record.id, fence_, ActionState::kDone, "", kT0).ok());
+  EXPECT_EQ(
+      store_->ledger().RecordOutcome(first.record.id, fence_, ActionState::kFailed, "", kT0).code(),
+      StatusCode::kFailedPrecondition)
       << "an outcome is recorded once";
 }
 
@@ -133,7 +139,7 @@ TEST_P(LedgerContractTest, IntentsSurviveReopen) {
   IntentResult first = Intent(kMerge, fence_);
   store_.reset();
   store_ = GetParam().open_again(dir_);
-  auto list = store_->ListActions("acme/app#1");
+  auto list = store_->ledger().ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].state, ActionState::kIntent);

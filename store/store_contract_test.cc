@@ -28,22 +28,22 @@ class StoreContractTest : public ::testing::TestWithParam<StoreBackend> {
   void Signal1(const std::string& key, const std::string& reason, Time now,
                Duration debounce = Duration(0)) {
     Signal s{key, reason, debounce};
-    ASSERT_TRUE(store_->Enqueue({&s, 1}, now, Durability::kRecoverable).ok());
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, now, Durability::kRecoverable).ok());
   }
   WorkItem Get(const std::string& key) {
-    auto r = store_->GetWorkItem(key);
+    auto r = store_->work().GetWorkItem(key);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_TRUE(r->has_value()) << key;
     return r->value_or(WorkItem{});
   }
   std::vector<Lease> Claim(size_t n, Time now, Duration lease = seconds(30),
                            const std::string& owner = "w1") {
-    auto r = store_->Claim(owner, n, lease, now);
+    auto r = store_->work().Claim(owner, n, lease, now);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<Lease>{};
   }
   Status FinishOne(const PassFinish& f, Time now) {
-    auto r = store_->Finish({&f, 1}, now);
+    auto r = store_->work().Finish({&f, 1}, now);
     if (!r.ok()) return r.status();
     return (*r)[0];
   }
@@ -69,7 +69,7 @@ TEST_P(StoreContractTest, EnqueueCreatesPendingItem) {
   EXPECT_EQ(w.reasons, std::vector<std::string>{"pushed"});
   EXPECT_EQ(w.due_at, kT0 + seconds(2));
   EXPECT_EQ(w.fence, 0);
-  auto missing = store_->GetWorkItem("acme/app#2");
+  auto missing = store_->work().GetWorkItem("acme/app#2");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
 }
@@ -86,13 +86,13 @@ TEST_P(StoreContractTest, SignalsFoldIntoOneItemAndDueAtTakesTheMinimum) {
 
 TEST_P(StoreContractTest, BatchEnqueueIsAtomic) {
   std::vector<Signal> batch = {{"acme/app#1", "pushed", {}}, {"acme/app#2", "BAD REASON", {}}};
-  Status s = store_->Enqueue(batch, kT0, Durability::kRecoverable);
+  Status s = store_->work().Enqueue(batch, kT0, Durability::kRecoverable);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  auto r = store_->GetWorkItem("acme/app#1");
+  auto r = store_->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value()) << "a rejected batch must write nothing";
   Signal empty_key{"", "pushed", {}};
-  EXPECT_EQ(store_->Enqueue({&empty_key, 1}, kT0, Durability::kRecoverable).code(),
+  EXPECT_EQ(store_->work().Enqueue({&empty_key, 1}, kT0, Durability::kRecoverable).code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -183,7 +183,7 @@ TEST_P(StoreContractTest, StaleFenceIsRejectedAfterReclaim) {
   EXPECT_EQ(b[0].reasons, (std::vector<std::string>{"ci-completed", "pushed"}));
 
   LeaseRenewal stale_renew{a[0].key, a[0].fence, kT0 + seconds(30)};
-  auto renewed = store_->Renew({&stale_renew, 1}, kT0 + seconds(11));
+  auto renewed = store_->work().Renew({&stale_renew, 1}, kT0 + seconds(11));
   ASSERT_TRUE(renewed.ok());
   EXPECT_EQ((*renewed)[0].code(), StatusCode::kFenceLost);
   EXPECT_EQ(FinishOne(Completed(a[0]), kT0 + seconds(11)).code(), StatusCode::kFenceLost);
@@ -205,7 +205,7 @@ TEST_P(StoreContractTest, RenewalKeepsTheLease) {
   auto a = Claim(1, kT0, seconds(10), "a");
   ASSERT_EQ(a.size(), 1u);
   LeaseRenewal r{a[0].key, a[0].fence, kT0 + seconds(25)};
-  auto renewed = store_->Renew({&r, 1}, kT0 + seconds(5));
+  auto renewed = store_->work().Renew({&r, 1}, kT0 + seconds(5));
   ASSERT_TRUE(renewed.ok());
   EXPECT_TRUE((*renewed)[0].ok());
   EXPECT_TRUE(Claim(1, kT0 + seconds(20), seconds(10), "b").empty());
@@ -221,7 +221,7 @@ TEST_P(StoreContractTest, FinishBatchReportsEachPassSeparately) {
   PassFinish stale = Completed(leases[1]);
   stale.fence += 7;
   std::vector<PassFinish> batch = {good, stale};
-  auto r = store_->Finish(batch, kT0 + seconds(1));
+  auto r = store_->work().Finish(batch, kT0 + seconds(1));
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE((*r)[0].ok());
   EXPECT_EQ((*r)[1].code(), StatusCode::kFenceLost);
@@ -288,13 +288,14 @@ TEST_P(StoreContractTest, DeadItemsKeepSignalsUntilRearmed) {
   EXPECT_EQ(still.requested_gen, 2) << "the signal is recorded, not dropped";
   EXPECT_TRUE(Claim(10, kT0 + seconds(1000)).empty());
 
-  auto dead_list = store_->ListWorkItems(WorkFilter{WorkState::kDead, 100});
+  auto dead_list = store_->work().ListWorkItems(WorkFilter{WorkState::kDead, 100});
   ASSERT_TRUE(dead_list.ok());
   ASSERT_EQ(dead_list->size(), 1u);
 
-  EXPECT_EQ(store_->Rearm("acme/app#404", kT0).code(), StatusCode::kNotFound);
-  ASSERT_TRUE(store_->Rearm("acme/app#1", kT0 + seconds(3)).ok());
-  EXPECT_EQ(store_->Rearm("acme/app#1", kT0 + seconds(3)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->work().Rearm("acme/app#404", kT0).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->work().Rearm("acme/app#1", kT0 + seconds(3)).ok());
+  EXPECT_EQ(store_->work().Rearm("acme/app#1", kT0 + seconds(3)).code(),
+            StatusCode::kFailedPrecondition);
   WorkItem armed = Get("acme/app#1");
   EXPECT_EQ(armed.state, WorkState::kPending);
   EXPECT_EQ(armed.attempts, 0);
@@ -315,23 +316,23 @@ TEST_P(StoreContractTest, ListFiltersAndOrdersByKey) {
   Signal1("c/x#3", "swept", kT0 + seconds(100));
   auto leases = Claim(1, kT0);
   ASSERT_EQ(leases.size(), 1u);
-  auto all = store_->ListWorkItems(WorkFilter{});
+  auto all = store_->work().ListWorkItems(WorkFilter{});
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].key, "a/x#1");
   EXPECT_EQ((*all)[2].key, "c/x#3");
-  auto running = store_->ListWorkItems(WorkFilter{WorkState::kRunning, 10});
+  auto running = store_->work().ListWorkItems(WorkFilter{WorkState::kRunning, 10});
   ASSERT_TRUE(running.ok());
   ASSERT_EQ(running->size(), 1u);
   EXPECT_EQ((*running)[0].key, leases[0].key);
-  auto limited = store_->ListWorkItems(WorkFilter{std::nullopt, 2});
+  auto limited = store_->work().ListWorkItems(WorkFilter{std::nullopt, 2});
   ASSERT_TRUE(limited.ok());
   EXPECT_EQ(limited->size(), 2u);
 }
 
 TEST_P(StoreContractTest, CountersTrackTheFunnel) {
   std::vector<Signal> batch(5, Signal{"acme/app#1", "pushed", {}});
-  ASSERT_TRUE(store_->Enqueue(batch, kT0, Durability::kAcknowledged).ok());
+  ASSERT_TRUE(store_->work().Enqueue(batch, kT0, Durability::kAcknowledged).ok());
   auto a = Claim(1, kT0);
   ASSERT_EQ(a.size(), 1u);
   ASSERT_TRUE(FinishOne(Completed(a[0]), kT0).ok());
@@ -359,12 +360,12 @@ TEST_P(StoreContractTest, ConcurrentClaimersNeverShareAnItem) {
   constexpr int kKeys = 300;
   std::vector<Signal> batch;
   for (int i = 0; i < kKeys; ++i) batch.push_back({"acme/app#" + std::to_string(i), "swept", {}});
-  ASSERT_TRUE(store_->Enqueue(batch, kT0, Durability::kRecoverable).ok());
+  ASSERT_TRUE(store_->work().Enqueue(batch, kT0, Durability::kRecoverable).ok());
   StorePtr other = GetParam().open_again(dir_);
   std::vector<std::string> got_a, got_b;
   auto drain = [&](Store* s, const std::string& owner, std::vector<std::string>* out) {
     while (true) {
-      auto r = s->Claim(owner, 7, seconds(60), kT0);
+      auto r = s->work().Claim(owner, 7, seconds(60), kT0);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       if (r->empty()) return;
       for (auto& l : *r) out->push_back(l.key);

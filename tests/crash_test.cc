@@ -29,7 +29,7 @@ TEST(CrashTest, KilledMidPassIsReclaimedWithAHigherFenceAndNothingIsLost) {
   auto store = OpenSqliteStore(db);
   ASSERT_TRUE(store.ok());
   std::vector<Signal> first(2, Signal{"crash/app#1", "pushed", Duration(0)});
-  ASSERT_TRUE((*store)->Enqueue(first, RealClock().Now(), Durability::kAcknowledged).ok());
+  ASSERT_TRUE((*store)->work().Enqueue(first, RealClock().Now(), Durability::kAcknowledged).ok());
 
   // 1. A process claims the item and hangs mid-pass (its heartbeat still renewing).
   ChildProcess victim({STORM_CHILD_PATH, "--mode", "crash", "--db", db, "--log", log, "--workers",
@@ -44,11 +44,11 @@ TEST(CrashTest, KilledMidPassIsReclaimedWithAHigherFenceAndNothingIsLost) {
 
   // 2. More signals arrive while it works, then it dies without a word.
   std::vector<Signal> more(3, Signal{"crash/app#1", "ci-completed", Duration(0)});
-  ASSERT_TRUE((*store)->Enqueue(more, RealClock().Now(), Durability::kAcknowledged).ok());
+  ASSERT_TRUE((*store)->work().Enqueue(more, RealClock().Now(), Durability::kAcknowledged).ok());
   victim.Signal(SIGKILL);
   ASSERT_EQ(victim.Wait(), 128 + SIGKILL);
 
-  auto item = (*store)->GetWorkItem("crash/app#1");
+  auto item = (*store)->work().GetWorkItem("crash/app#1");
   ASSERT_TRUE(item.ok() && item->has_value());
   const WorkItem dead_holder = **item;
   EXPECT_EQ(dead_holder.state, WorkState::kRunning);
@@ -58,7 +58,7 @@ TEST(CrashTest, KilledMidPassIsReclaimedWithAHigherFenceAndNothingIsLost) {
   ASSERT_TRUE(dead_holder.lease_until.has_value());
   const Time lease_until = *dead_holder.lease_until;
   // Before the lease runs out nobody may take the item.
-  auto early = (*store)->Claim("intruder", 1, std::chrono::seconds(1),
+  auto early = (*store)->work().Claim("intruder", 1, std::chrono::seconds(1),
                                lease_until - std::chrono::milliseconds(1));
   ASSERT_TRUE(early.ok());
   EXPECT_TRUE(early->empty());
@@ -78,7 +78,7 @@ TEST(CrashTest, KilledMidPassIsReclaimedWithAHigherFenceAndNothingIsLost) {
   restarted.Signal(SIGTERM);
   EXPECT_EQ(restarted.Wait(), 0);
 
-  auto after = (*store)->GetWorkItem("crash/app#1");
+  auto after = (*store)->work().GetWorkItem("crash/app#1");
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->state, WorkState::kIdle);
   EXPECT_EQ((*after)->done_gen, 5);

@@ -180,7 +180,7 @@ class DecideActE2eTest : public ::testing::Test {
       if (auto live = OpenSqliteStore(dir_.File("g.db")); live.ok()) {
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (std::chrono::steady_clock::now() < give_up) {
-          auto funnel = (*live)->GetFunnel();
+          auto funnel = (*live)->inbox().GetFunnel();
           if (funnel.ok() && funnel->in_flight == 0) break;
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
@@ -194,8 +194,8 @@ class DecideActE2eTest : public ::testing::Test {
     EXPECT_TRUE(store.ok());
     if (!store.ok()) return out;
     out.store = std::move(store).value();
-    if (auto a = out.store->ListActions(kSubject); a.ok()) out.actions = *a;
-    if (auto a = out.store->ListAudit(kSubject, 0); a.ok()) out.audit = *a;
+    if (auto a = out.store->ledger().ListActions(kSubject); a.ok()) out.actions = *a;
+    if (auto a = out.store->audit().ListAudit(kSubject, 0); a.ok()) out.audit = *a;
     return out;
   }
 
@@ -218,11 +218,11 @@ class DecideActE2eTest : public ::testing::Test {
     return n;
   }
   static void ExpectNothingDeadOrLost(const Outcome& o) {
-    auto funnel = o.store->GetFunnel();
+    auto funnel = o.store->inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok());
     EXPECT_EQ(funnel->in_flight, 0) << o.logs;
     EXPECT_EQ(funnel->dead, 0) << o.logs;
-    auto dead = o.store->ListWorkItems(WorkFilter{WorkState::kDead, 100});
+    auto dead = o.store->work().ListWorkItems(WorkFilter{WorkState::kDead, 100});
     ASSERT_TRUE(dead.ok());
     EXPECT_TRUE(dead->empty());
   }
@@ -345,7 +345,7 @@ TEST_F(DecideActE2eTest, SecondaryRateLimitWaitsWithoutConsumingAnAttempt) {
   ASSERT_TRUE(o.store);
   EXPECT_EQ(Count(o, "merge", ActionState::kDone), 1);
   EXPECT_GE(CountAudit(o, "error", "rate"), 1) << o.logs;
-  auto item = o.store->GetWorkItem(kSubject);
+  auto item = o.store->work().GetWorkItem(kSubject);
   ASSERT_TRUE(item.ok());
   ASSERT_TRUE(item->has_value());
   EXPECT_EQ((*item)->attempts, 0);

@@ -100,13 +100,13 @@ TEST(IngressCrashTest, EveryAcknowledgedDeliverySurvivesSigkill) {
   auto store = OpenSqliteStore(db);
   ASSERT_TRUE(store.ok());
   for (const std::string& id : acked_ids) {
-    auto d = (*store)->GetDelivery(id);
+    auto d = (*store)->inbox().GetDelivery(id);
     ASSERT_TRUE(d.ok());
     ASSERT_TRUE(d->has_value()) << "acknowledged delivery " << id << " was lost";
   }
   Funnel f;
   for (int i = 0; i < 30000; ++i) {  // until routing has drained (bounded safety net)
-    auto funnel = (*store)->GetFunnel();
+    auto funnel = (*store)->inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok());
     f = *funnel;
     if (f.in_flight == 0) break;
@@ -116,7 +116,7 @@ TEST(IngressCrashTest, EveryAcknowledgedDeliverySurvivesSigkill) {
   EXPECT_EQ(f.dead, 0);
   EXPECT_GE(f.routed, static_cast<int64_t>(acked_ids.size()));
   EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight);
-  auto item = (*store)->GetWorkItem("codertocat/hello-world#2");
+  auto item = (*store)->work().GetWorkItem("codertocat/hello-world#2");
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->requested_gen, f.routed) << "one signal per routed delivery";
   restarted->Signal(SIGTERM);

@@ -78,7 +78,7 @@ class Ingress {
   // Waits until no delivery is left in 'accepted' (routing may leave some 'unresolved').
   bool WaitRouted() {
     for (int i = 0; i < 20000; ++i) {
-      auto open = store_->OpenDeliveries(1, false);
+      auto open = store_->inbox().OpenDeliveries(1, false);
       if (open.ok() && open->empty()) return true;
       router_->Wake();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -87,7 +87,7 @@ class Ingress {
   }
 
   InboxEntry Delivery(const std::string& id) {
-    auto d = store_->GetDelivery(id);
+    auto d = store_->inbox().GetDelivery(id);
     EXPECT_TRUE(d.ok() && d->has_value()) << id;
     return d.ok() && d->has_value() ? **d : InboxEntry{};
   }
@@ -164,11 +164,11 @@ TEST(IngressTest, EveryFixtureIsAcceptedAndEndsRoutedIgnoredOrVisiblyUnresolved)
   // The status fixture's commit is the head of no PR gatehouse has seen.
   EXPECT_EQ(by_name["status/payload.json"].state, InboxState::kUnresolved);
 
-  auto pr = ingress.store().GetWorkItem("codertocat/hello-world#2");
+  auto pr = ingress.store().work().GetWorkItem("codertocat/hello-world#2");
   ASSERT_TRUE(pr.ok() && pr->has_value());
   EXPECT_GE((*pr)->requested_gen, 10) << "each routed PR event is one signal on one item";
 
-  auto funnel = ingress.store().GetFunnel();
+  auto funnel = ingress.store().inbox().GetFunnel();
   ASSERT_TRUE(funnel.ok());
   EXPECT_EQ(funnel->received, static_cast<int64_t>(posted.size()));
   EXPECT_EQ(funnel->dead, 0);
@@ -192,7 +192,7 @@ TEST(IngressTest, ACheckWithoutPullRequestsIsResolvedByAKnownHead) {
   ASSERT_TRUE(ingress.WaitRouted());
   InboxEntry e = ingress.Delivery("st-1");
   EXPECT_EQ(e.state, InboxState::kRouted) << e.state_reason;
-  auto item = ingress.store().GetWorkItem("codertocat/hello-world#2");
+  auto item = ingress.store().work().GetWorkItem("codertocat/hello-world#2");
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->requested_gen, 2);
   EXPECT_NE(std::find((*item)->reasons.begin(), (*item)->reasons.end(), "status"),
@@ -209,11 +209,11 @@ TEST(IngressTest, DuplicatesConflictsAndBadRequestsAreCountedNotRouted) {
   EXPECT_EQ(ingress.Post("pull_request", "bad-sig", body, "wrong secret").status, 401);
   EXPECT_EQ(ingress.Post("pull_request", "bad-json", "{not json").status, 400);
   ASSERT_TRUE(ingress.WaitRouted());
-  auto item = ingress.store().GetWorkItem("codertocat/hello-world#2");
+  auto item = ingress.store().work().GetWorkItem("codertocat/hello-world#2");
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->requested_gen, 1) << "the duplicate and the conflict routed nothing";
-  EXPECT_FALSE(ingress.store().GetDelivery("bad-sig")->has_value());
-  EXPECT_FALSE(ingress.store().GetDelivery("bad-json")->has_value());
+  EXPECT_FALSE(ingress.store().inbox().GetDelivery("bad-sig")->has_value());
+  EXPECT_FALSE(ingress.store().inbox().GetDelivery("bad-json")->has_value());
 }
 
 }  // namespace

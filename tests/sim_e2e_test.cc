@@ -80,7 +80,7 @@ TEST(SimE2eTest, SimulatorWebhooksAreVerifiedAndRoutedByGatehouse) {
   ASSERT_TRUE(store.ok());
   Funnel f;
   for (int i = 0; i < 20000; ++i) {  // bounded safety net
-    auto funnel = (*store)->GetFunnel();
+    auto funnel = (*store)->inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok());
     f = *funnel;
     if (f.received >= 5 && f.in_flight == 0) break;
@@ -91,7 +91,7 @@ TEST(SimE2eTest, SimulatorWebhooksAreVerifiedAndRoutedByGatehouse) {
   EXPECT_EQ(f.dead, 0);
   EXPECT_EQ(f.in_flight, 0);
   EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight);
-  auto item = (*store)->GetWorkItem("acme/app#1");
+  auto item = (*store)->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_GE((*item)->requested_gen, 4) << "opened, pushed, ci-completed, reviewed";
   auto counters = (*store)->GetCounters();

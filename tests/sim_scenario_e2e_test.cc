@@ -134,7 +134,7 @@ TEST_F(SimScenarioE2eTest, ScenarioPassesAndEveryWebhookIsRouted) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   Funnel f;
   for (int i = 0; i < 20000; ++i) {
-    auto funnel = (*store)->GetFunnel();
+    auto funnel = (*store)->inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok());
     f = *funnel;
     if (f.received >= sent && f.in_flight == 0) break;
@@ -147,7 +147,7 @@ TEST_F(SimScenarioE2eTest, ScenarioPassesAndEveryWebhookIsRouted) {
   EXPECT_EQ(f.duplicate, 0);
   EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight);
   EXPECT_GE(f.routed, 1);
-  auto item = (*store)->GetWorkItem("acme/app#1");
+  auto item = (*store)->work().GetWorkItem("acme/app#1");
   ASSERT_TRUE(item.ok()) << item.status().ToString();
   ASSERT_TRUE(item->has_value());
   EXPECT_GE((*item)->requested_gen, 1);

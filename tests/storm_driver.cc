@@ -50,7 +50,7 @@ void ProduceSignals(Enqueuer& enqueuer, const StormPlan& plan, int producers, ui
 
 std::map<std::string, WorkItem> AllItems(Store& store) {
   std::map<std::string, WorkItem> out;
-  auto items = store.ListWorkItems(WorkFilter{std::nullopt, 1'000'000});
+  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1'000'000});
   if (!items.ok()) return out;
   for (auto& w : *items) out[w.key] = std::move(w);
   return out;
@@ -82,7 +82,7 @@ bool HealAndDrain(Store& store, const std::string& heal_file, const std::functio
   for (const auto& [key, w] : AllItems(store)) {
     if (w.state != WorkState::kDead) continue;
     want->dead_errors[key] = w.last_error;
-    if (!store.Rearm(key, RealClock().Now()).ok()) return false;
+    if (!store.work().Rearm(key, RealClock().Now()).ok()) return false;
     want->requested[key] += 1;  // a re-arm requests one more generation
   }
   if (!WaitQuiet(store, tick, /*allow_dead=*/false)) return false;

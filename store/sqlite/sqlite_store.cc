@@ -302,7 +302,7 @@ Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> fini
   return out;
 }
 
-Result<Store::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish> finishes,
+Result<WorkQueue::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish> finishes,
                                                  std::string_view owner, size_t max_items,
                                                  Duration lease, Time now) {
   Cycle cycle;

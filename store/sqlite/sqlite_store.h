@@ -26,9 +26,22 @@ struct SqliteStoreOptions {
 // Opens (creating if needed) the database at `path` and applies pending migrations.
 Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options = {});
 
-class SqliteStore final : public Store {
+// One class implements every concept's interface (each in its own .cc file) over one
+// connection; the Store accessors hand out this object as each interface.
+class SqliteStore final : public Store,
+                          public WorkQueue,
+                          public Inbox,
+                          public ActionLedger,
+                          public AuditLog,
+                          public RepoDirectory {
  public:
   ~SqliteStore() override = default;
+
+  WorkQueue& work() override { return *this; }
+  Inbox& inbox() override { return *this; }
+  ActionLedger& ledger() override { return *this; }
+  AuditLog& audit() override { return *this; }
+  RepoDirectory& repos() override { return *this; }
 
   Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) override;
   Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,

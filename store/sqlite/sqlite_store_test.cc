@@ -186,7 +186,7 @@ TEST(SqliteStoreTest, TheLedgerOfAnOlderDatabaseBecomesOccurrenceOne) {
   }
   auto store = OpenSqliteStore(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto list = (*store)->ListActions("acme/app#1");
+  auto list = (*store)->ledger().ListActions("acme/app#1");
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].key.head_occurrence, 1);
@@ -202,14 +202,14 @@ TEST(SqliteStoreTest, TheLedgerOfAnOlderDatabaseBecomesOccurrenceOne) {
             "aaa@5 xxx@25 bbb@27");
   EXPECT_EQ(PragmaText(path, "SELECT group_concat(name) FROM pr_facts"), "reopened");
   Signal s{"acme/app#1", "pushed", {}};
-  ASSERT_TRUE((*store)->Enqueue({&s, 1}, FromMicros(100), Durability::kRecoverable).ok());
-  auto leases = (*store)->Claim("w", 1, std::chrono::seconds(30), FromMicros(100));
+  ASSERT_TRUE((*store)->work().Enqueue({&s, 1}, FromMicros(100), Durability::kRecoverable).ok());
+  auto leases = (*store)->work().Claim("w", 1, std::chrono::seconds(30), FromMicros(100));
   ASSERT_TRUE(leases.ok() && leases->size() == 1u);
-  auto latest = (*store)->LatestHeadOccurrence("acme/app#1");
+  auto latest = (*store)->ledger().LatestHeadOccurrence("acme/app#1");
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->head_sha, "bbb");
   // aaa comes back: its second occurrence, whose merge key the superseded one does not block.
-  auto back = (*store)->StartHeadOccurrence("acme/app#1", "aaa", FromMicros(100),
+  auto back = (*store)->ledger().StartHeadOccurrence("acme/app#1", "aaa", FromMicros(100),
                                             (*leases)[0].fence, FromMicros(100));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->occurrence, 2);

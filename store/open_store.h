@@ -1,0 +1,31 @@
+// OpenStore: the one backend-neutral way to open a Store, named by a URL, so that nothing
+// above store/ includes a backend's headers.
+//
+//   sqlite:PATH   or a plain PATH      the embedded SQLite backend (store/sqlite/), on the file
+//                                      PATH (created with its schema unless must_exist)
+//   postgresql://... or postgres://... the PostgreSQL backend (not built yet: kInvalidArgument
+//                                      saying so)
+//
+// Pending migrations are applied before the store is returned.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace gatehouse {
+
+struct StoreOptions {
+  // kNotFound ("no database at ...") instead of creating a new, empty database.
+  bool must_exist = false;
+  int busy_timeout_ms = 10000;  // SQLite: how long a writer waits for another
+};
+
+Result<StorePtr> OpenStore(std::string_view url, const StoreOptions& options = {});
+
+// What OpenStore would open, for messages: "sqlite:/var/lib/gatehouse.db".
+std::string DescribeStoreUrl(std::string_view url);
+
+}  // namespace gatehouse
