@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "store/sqlite/sqlite_store.h"
+#include "store/open_store.h"
 #include "store/store_test_util.h"
 #include "tests/child_process.h"
 
@@ -71,7 +71,7 @@ TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
   testing::TempDir dir;
   const std::string db = dir.File("g.db");
   {
-    auto store = OpenSqliteStore(db);
+    auto store = OpenStore(db);
     ASSERT_TRUE(store.ok());
     const Time now = RealClock().Now();
     std::vector<Signal> sigs = {{"acme/app#1", "pushed", {}}, {"acme/app#2", "pushed", {}}};
@@ -124,7 +124,7 @@ TEST(CliTest, SignalWithDebounceWaits) {
   CliRun bad = Gatehouse("work signal acme/app#3 --reason 'Not Valid' --db " + db);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("outside [a-z0-9_.:-]"), std::string::npos) << bad.out;
-  auto store = OpenSqliteStore(db);
+  auto store = OpenStore(db);
   ASSERT_TRUE(store.ok());
   auto item = (*store)->work().GetWorkItem("acme/app#3");
   ASSERT_TRUE(item.ok() && item->has_value());
@@ -226,7 +226,7 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on http://127.0.0.1:", 0), 0u);
   CliRun sig = Gatehouse("work signal acme/app#7 --reason pushed --db " + db);
   ASSERT_EQ(sig.code, 0) << sig.out;
-  auto store = OpenSqliteStore(db);
+  auto store = OpenStore(db);
   ASSERT_TRUE(store.ok());
   WorkItem w;
   for (int i = 0; i < 200000; ++i) {  // until the pass is recorded (bounded safety net)
@@ -256,7 +256,7 @@ TEST(CliTest, AuditPrintsAPullRequestsHistory) {
   const Time t0 = FromMicros(1'796'040'001'123'000);  // 2026-11-30T12:00:01.123Z
   const std::string head = "abc1234def5678abc1234def5678abc1234def56";
   {
-    auto store = OpenSqliteStore(db);
+    auto store = OpenStore(db);
     ASSERT_TRUE(store.ok());
     Signal s{"acme/app#12", "pushed", {}};
     ASSERT_TRUE((*store)->work().Enqueue({&s, 1}, t0, Durability::kAcknowledged).ok());
