@@ -1,6 +1,9 @@
 #include "engine/inbox_router.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <map>
@@ -11,16 +14,31 @@
 
 namespace gatehouse {
 
+namespace {
+
+std::string DefaultOwner() {
+  static std::atomic<int> next{0};
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return "router@" + std::string(host) + ":" + std::to_string(getpid()) + ":" +
+         std::to_string(next.fetch_add(1));
+}
+
+}  // namespace
+
 InboxRouter::InboxRouter(Store& store, ClockPtr clock, RouterOptions options,
                          std::function<void()> on_routed)
     : store_(store),
       clock_(std::move(clock)),
-      options_(options),
-      on_routed_(std::move(on_routed)) {}
+      options_(std::move(options)),
+      on_routed_(std::move(on_routed)) {
+  if (options_.owner.empty()) options_.owner = DefaultOwner();
+}
 
 InboxRouter::~InboxRouter() { Stop(); }
 
 void InboxRouter::Start() {
+  wakeup_ = store_.wakeups().Subscribe(Wakeups::Topic::kDeliveries, [this] { Wake(); });
   thread_ = std::thread([this] {
     SetThreadName("gh-router");
     Loop();
@@ -28,6 +46,10 @@ void InboxRouter::Start() {
 }
 
 void InboxRouter::Stop() {
+  if (wakeup_ != 0) {
+    store_.wakeups().Unsubscribe(wakeup_);
+    wakeup_ = 0;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -45,7 +67,11 @@ void InboxRouter::Wake() {
 }
 
 Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
-  GH_ASSIGN_OR_RETURN(auto entries, store_.inbox().OpenDeliveries(options_.batch, include_unresolved));
+  GH_ASSIGN_OR_RETURN(auto entries,
+                      store_.inbox().ClaimDeliveries(
+                          options_.owner, options_.batch,
+                          include_unresolved ? Inbox::Open::kAny : Inbox::Open::kAccepted,
+                          options_.claim_lease, clock_->Now()));
   if (entries.empty()) return size_t{0};
   std::vector<RouteDecision> decisions;
   decisions.reserve(entries.size());
@@ -55,6 +81,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   for (const InboxEntry& e : entries) {
     RouteDecision d;
     d.seq = e.seq;
+    d.claim = e.claim;
     if (!e.body_error.empty()) {
       d.state = InboxState::kDead;
       d.reason = "stored body unreadable: " + e.body_error;

@@ -8,8 +8,9 @@
 // matches no known PR head stays `unresolved`, visible in the funnel, and is looked at again every
 // `unresolved_recheck` (the sweep and the GitHub client resolve the rest in later issues).
 //
-// Several routers (processes) may share one store: applying a decision for a delivery that is
-// no longer open changes nothing.
+// Several routers (threads or processes) may share one store: each claims its own batch
+// (Inbox::ClaimDeliveries), so none routes a delivery another holds, and a decision applied
+// under a claim that has been superseded changes nothing.
 //
 // Thread-safe. Start() once; Stop() routes what is still accepted, then joins.
 #pragma once
@@ -17,6 +18,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "base/clock.h"
@@ -27,6 +29,12 @@ namespace gatehouse {
 struct RouterOptions {
   Duration debounce = std::chrono::seconds(1);  // for every signal routed
   size_t batch = 256;
+  // Who claims (Inbox::ClaimDeliveries); "" = "router@<host>:<pid>:<n>". Routers in several
+  // threads or processes each claim their own batches.
+  std::string owner;
+  // How long a batch stays this router's: a router that dies mid-batch leaves it to another
+  // after this. Routing a batch takes milliseconds; the lease only bounds a crash's delay.
+  Duration claim_lease = std::chrono::seconds(60);
   std::chrono::milliseconds poll_interval{500};  // deliveries accepted by other processes
   Duration unresolved_recheck = std::chrono::seconds(30);
 };
@@ -49,6 +57,7 @@ class InboxRouter {
   void Loop();
 
   Store& store_;
+  int64_t wakeup_ = 0;  // the store's kDeliveries subscription while started
   ClockPtr clock_;
   RouterOptions options_;
   std::function<void()> on_routed_;

@@ -158,13 +158,22 @@ SweepStats Sweeper::ResolveOnce() {
   // Accepted deliveries are the router's; this looks at the unresolved ones only (a routing
   // backlog does not hide them). Each ends here in a terminal state unless GitHub could not
   // be asked this time.
-  auto open = store_.inbox().UnresolvedDeliveries(options_.resolve_batch);
+  auto open = store_.inbox().ClaimDeliveries(options_.resolve_owner, options_.resolve_batch,
+                                             Inbox::Open::kUnresolved, options_.resolve_lease,
+                                             clock_->Now());
   if (!open.ok()) return stats;
   std::vector<RouteDecision> decisions;
   for (const InboxEntry& entry : *open) {
-    if (Stopping()) break;
     RouteDecision d;
     d.seq = entry.seq;
+    d.claim = entry.claim;
+    if (Stopping()) {
+      // Released, not held for the claim's lease: another resolver may take it at once.
+      d.state = InboxState::kUnresolved;
+      d.reason = entry.state_reason;
+      decisions.push_back(std::move(d));
+      continue;
+    }
     boost::system::error_code ec;
     boost::json::value payload =
         entry.body_error.empty() ? boost::json::parse(entry.body, ec) : boost::json::value();
@@ -175,10 +184,19 @@ SweepStats Sweeper::ResolveOnce() {
       decisions.push_back(std::move(d));
       continue;
     }
+    // A delivery this round cannot decide stays unresolved, and its claim is released (by
+    // applying `unresolved` again), so that the next round — here or in another process —
+    // looks at it again.
+    auto later = [&](std::string why) {
+      d.state = InboxState::kUnresolved;
+      d.reason = std::move(why);
+      decisions.push_back(std::move(d));
+    };
     RouteResult route = RouteWebhook(entry.event, payload);
     RepoRef repo;
     if (route.kind != RouteResult::Kind::kResolveBySha || !SplitRepo(route.repo, &repo)) {
-      continue;  // the router routes it differently now; it will pick it up
+      later(entry.state_reason);  // the router routes it differently now; it will pick it up
+      continue;
     }
     CallContext ctx{0, /*background=*/true};
     if (options_.app_mode) {
@@ -201,7 +219,8 @@ SweepStats Sweeper::ResolveOnce() {
         Log(LogLevel::kInfo, "sweep.resolve_later")
             .Field("delivery", entry.delivery_id)
             .Field("error", prs.error().ToString());
-        continue;  // next round
+        later("looking up " + route.sha + " later: " + prs.error().ToString());
+        continue;
       }
       d.state = InboxState::kIgnored;
       d.reason = "commit " + route.sha + " not found on GitHub";
@@ -227,7 +246,9 @@ SweepStats Sweeper::ResolveOnce() {
     Log(LogLevel::kWarn, "sweep.resolve").Field("error", s.ToString());
     return stats;
   }
-  stats.resolved = static_cast<int64_t>(decisions.size());
+  stats.resolved = std::count_if(decisions.begin(), decisions.end(), [](const RouteDecision& x) {
+    return x.state != InboxState::kUnresolved;
+  });
   Log(LogLevel::kInfo, "sweep.resolved").Field("deliveries", stats.resolved);
   if (on_signalled_) on_signalled_();
   return stats;

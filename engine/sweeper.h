@@ -44,6 +44,10 @@ struct SweepOptions {
   // repositories learned from webhooks are swept, all under installation 0.
   bool app_mode = true;
   size_t resolve_batch = 100;
+  // The resolver's claim on the unresolved deliveries it looks up (Inbox::ClaimDeliveries):
+  // long enough for a batch's GitHub lookups; a resolver that dies leaves them to another.
+  std::string resolve_owner = "resolver";
+  Duration resolve_lease = std::chrono::minutes(5);
 };
 
 struct SweepStats {

@@ -345,13 +345,15 @@ class ResolveTest : public SweeperTest {
     auto out = store_->inbox().AcceptDeliveries(deliveries, {}, clock_->Now());
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     for (AcceptOutcome o : *out) ASSERT_EQ(o, AcceptOutcome::kAccepted);
-    auto open = store_->inbox().OpenDeliveries(100, false);
+    auto open = store_->inbox().ClaimDeliveries("test-router", 100, Inbox::Open::kAccepted,
+                                                std::chrono::seconds(30), clock_->Now());
     ASSERT_TRUE(open.ok());
     ASSERT_EQ(open->size(), deliveries.size());
     std::vector<RouteDecision> decisions;
     for (const InboxEntry& e : *open) {
       RouteDecision d;
       d.seq = e.seq;
+      d.claim = e.claim;
       d.state = InboxState::kUnresolved;
       d.reason = "no known PR has that head";
       decisions.push_back(std::move(d));

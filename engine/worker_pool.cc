@@ -64,6 +64,8 @@ Status WorkerPool::Start() {
     SetThreadName("gh-dispatch");
     DispatcherLoop();
   });
+  // New work committed anywhere the store can tell us about: look now, not at the next poll.
+  wakeup_ = store_.wakeups().Subscribe(Wakeups::Topic::kWork, [this] { Wake(); });
   Log(LogLevel::kInfo, "engine.started")
       .Field("owner", options_.owner)
       .Field("workers", static_cast<int64_t>(options_.workers))
@@ -74,6 +76,10 @@ Status WorkerPool::Start() {
 }
 
 void WorkerPool::Stop() {
+  if (wakeup_ != 0) {
+    store_.wakeups().Unsubscribe(wakeup_);
+    wakeup_ = 0;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;

@@ -137,6 +137,7 @@ class WorkerPool {
   void Dispatch(std::vector<Lease>& leases, Time now);
 
   Store& store_;
+  int64_t wakeup_ = 0;  // the store's kWork subscription while started
   ClockPtr clock_;
   PassFn pass_;
   EngineOptions options_;

@@ -60,11 +60,15 @@ struct InboxEntry {
   std::string state_reason;
   int attempts = 0;
   Time received_at;
+  // The token of the claim this entry was handed out under (Inbox::ClaimDeliveries); a routing
+  // decision for it must carry it. 0 for entries read without a claim (GetDelivery).
+  int64_t claim = 0;
 };
 
 // What routing decided for one delivery; applied atomically with its signals.
 struct RouteDecision {
   int64_t seq = 0;
+  int64_t claim = 0;                       // the InboxEntry::claim the delivery was routed under
   InboxState state = InboxState::kRouted;  // kRouted, kIgnored, kUnresolved or kDead
   std::string reason;                      // why ignored / unresolved / dead, or a summary
   std::vector<Signal> signals;             // folded into work items in the same transaction
@@ -106,17 +110,24 @@ class Inbox {
                                                               const Counters& rejected,
                                                               Time now) = 0;
 
-  // Deliveries not yet in a terminal state, oldest first: `accepted` ones, and `unresolved`
-  // ones too when `include_unresolved`.
-  virtual Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) = 0;
+  // Which open deliveries ClaimDeliveries takes: `accepted` ones (to route), `unresolved` ones
+  // (to resolve through GitHub), or both.
+  enum class Open { kAccepted, kUnresolved, kAny };
 
-  // Only the `unresolved` deliveries, oldest first, for the resolver (a backlog of accepted
-  // deliveries must not hide them).
-  virtual Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) = 0;
+  // Claims up to `limit` open deliveries of `which` that no live claim holds, oldest first,
+  // for `owner` until now + `lease`, in one transaction; each gets a new claim token
+  // (InboxEntry::claim). Several routers — threads or processes — therefore never work on the
+  // same delivery at once, and none routes one twice. A claim not applied within its lease (its
+  // router died or stalled) can be claimed again, under a new token. Recoverable durability: a
+  // claim lost in a crash only makes its deliveries claimable again.
+  virtual Result<std::vector<InboxEntry>> ClaimDeliveries(std::string_view owner, size_t limit,
+                                                          Open which, Duration lease, Time now) = 0;
 
   // Applies routing decisions, each with its signals and what it learned (heads, repos,
-  // removed repos, facts), in one transaction. A decision for a delivery that is no longer
-  // open is skipped entirely (another router got there).
+  // removed repos, facts), in one transaction. A decision is applied only while its delivery
+  // is open and its claim token is still the delivery's latest (decision.claim); otherwise it
+  // is skipped entirely — another router claimed the delivery since, and decides it. Applying
+  // releases the claim, so a delivery left `unresolved` can be claimed by the resolver at once.
   virtual Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) = 0;
 
   virtual Result<Funnel> GetFunnel() = 0;

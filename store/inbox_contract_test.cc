@@ -37,6 +37,12 @@ class InboxContractTest : public ::testing::TestWithParam<StoreBackend> {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<AcceptOutcome>{};
   }
+  // Claims open deliveries as a router would, each time later than every earlier claim's
+  // lease, so that what an earlier claim left unapplied is claimable again.
+  Result<std::vector<InboxEntry>> Claim(size_t limit, Inbox::Open which = Inbox::Open::kAccepted) {
+    claim_at_ += seconds(60);
+    return store_->inbox().ClaimDeliveries("test", limit, which, seconds(30), claim_at_);
+  }
   Funnel GetFunnel() {
     auto f = store_->inbox().GetFunnel();
     EXPECT_TRUE(f.ok());
@@ -51,12 +57,13 @@ class InboxContractTest : public ::testing::TestWithParam<StoreBackend> {
 
   TempDir dir_;
   StorePtr store_;
+  Time claim_at_ = kT0;
 };
 
 TEST_P(InboxContractTest, AcceptsStoresAndReturnsOpenDeliveriesInOrder) {
   auto out = Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
   EXPECT_EQ(out, (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kAccepted}));
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 2u);
   EXPECT_EQ((*open)[0].delivery_id, "d-1");
@@ -81,7 +88,7 @@ TEST_P(InboxContractTest, SameIdSameBodyIsADuplicateDifferentBodyAConflict) {
   auto batch = Accept({MakeDelivery("d-2"), MakeDelivery("d-2")});
   EXPECT_EQ(batch,
             (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kDuplicate}));
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   EXPECT_EQ(open->size(), 2u) << "nothing stored twice";
   Funnel f = GetFunnel();
@@ -106,21 +113,25 @@ TEST_P(InboxContractTest, RejectedRequestsCountInTheFunnel) {
 
 TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3"), MakeDelivery("d-4")});
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 4u);
   std::vector<RouteDecision> decisions(4);
   decisions[0].seq = (*open)[0].seq;
+  decisions[0].claim = (*open)[0].claim;
   decisions[0].state = InboxState::kRouted;
   decisions[0].signals = {{"acme/app#1", "opened", seconds(1)}, {"acme/app#2", "pushed", {}}};
   decisions[0].heads = {{"acme/app#1", "sha1"}};
   decisions[1].seq = (*open)[1].seq;
+  decisions[1].claim = (*open)[1].claim;
   decisions[1].state = InboxState::kIgnored;
   decisions[1].reason = "event star is not used";
   decisions[2].seq = (*open)[2].seq;
+  decisions[2].claim = (*open)[2].claim;
   decisions[2].state = InboxState::kUnresolved;
   decisions[2].reason = "no known PR has head abc";
   decisions[3].seq = (*open)[3].seq;
+  decisions[3].claim = (*open)[3].claim;
   decisions[3].state = InboxState::kDead;
   decisions[3].reason = "body is not JSON";
   ASSERT_TRUE(store_->inbox().ApplyRouting(decisions, kT0).ok());
@@ -133,10 +144,10 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, std::vector<std::string>{"acme/app#1"});
 
-  auto still_open = store_->inbox().OpenDeliveries(10, false);
+  auto still_open = Claim(10);
   ASSERT_TRUE(still_open.ok());
   EXPECT_TRUE(still_open->empty());
-  auto unresolved = store_->inbox().OpenDeliveries(10, true);
+  auto unresolved = Claim(10, Inbox::Open::kAny);
   ASSERT_TRUE(unresolved.ok());
   ASSERT_EQ(unresolved->size(), 1u);
   EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
@@ -155,9 +166,10 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
   EXPECT_EQ((*store_->work().GetWorkItem("acme/app#1"))->requested_gen, 1);
   EXPECT_EQ(GetFunnel().routed, 1);
 
-  // The unresolved one resolves later.
+  // The unresolved one resolves later, under the claim that listed it.
   RouteDecision later;
-  later.seq = decisions[2].seq;
+  later.seq = (*unresolved)[0].seq;
+  later.claim = (*unresolved)[0].claim;
   later.state = InboxState::kRouted;
   later.signals = {{"acme/app#1", "ci-completed", {}}};
   ASSERT_TRUE(store_->inbox().ApplyRouting({&later, 1}, kT0).ok());
@@ -169,24 +181,26 @@ TEST_P(InboxContractTest, RoutingEnqueuesSignalsAndEndsTheDeliveryAtomically) {
 
 TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2"), MakeDelivery("d-3")});
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 3u);
   std::vector<RouteDecision> decisions(2);
   decisions[0].seq = (*open)[0].seq;
+  decisions[0].claim = (*open)[0].claim;
   decisions[0].state = InboxState::kUnresolved;
   decisions[1].seq = (*open)[2].seq;
+  decisions[1].claim = (*open)[2].claim;
   decisions[1].state = InboxState::kUnresolved;
   ASSERT_TRUE(store_->inbox().ApplyRouting(decisions, kT0).ok());
   // A backlog of accepted deliveries (d-2, and more) does not hide them.
   Accept({MakeDelivery("d-4"), MakeDelivery("d-5")});
-  auto unresolved = store_->inbox().UnresolvedDeliveries(10);
+  auto unresolved = Claim(10, Inbox::Open::kUnresolved);
   ASSERT_TRUE(unresolved.ok());
   ASSERT_EQ(unresolved->size(), 2u);
   EXPECT_EQ((*unresolved)[0].delivery_id, "d-1");
   EXPECT_EQ((*unresolved)[1].delivery_id, "d-3");
   EXPECT_EQ((*unresolved)[0].state, InboxState::kUnresolved);
-  auto first = store_->inbox().UnresolvedDeliveries(1);
+  auto first = Claim(1, Inbox::Open::kUnresolved);
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->size(), 1u);
   EXPECT_EQ((*first)[0].delivery_id, "d-1");
@@ -194,10 +208,11 @@ TEST_P(InboxContractTest, UnresolvedDeliveriesAreListedAloneOldestFirst) {
 
 TEST_P(InboxContractTest, InvalidDecisionsWriteNothing) {
   Accept({MakeDelivery("d-1")});
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   RouteDecision d;
   d.seq = (*open)[0].seq;
+  d.claim = (*open)[0].claim;
   d.signals = {{"acme/app#1", "Bad Reason", {}}};
   EXPECT_EQ(store_->inbox().ApplyRouting({&d, 1}, kT0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(GetFunnel().in_flight, 1);
@@ -205,13 +220,15 @@ TEST_P(InboxContractTest, InvalidDecisionsWriteNothing) {
 
 TEST_P(InboxContractTest, ClosedPullRequestsAreForgottenAsHeads) {
   Accept({MakeDelivery("d-1"), MakeDelivery("d-2")});
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   RouteDecision a;
   a.seq = (*open)[0].seq;
+  a.claim = (*open)[0].claim;
   a.heads = {{"acme/app#1", "sha1"}, {"acme/app#2", "sha1"}};
   RouteDecision b;
   b.seq = (*open)[1].seq;
+  b.claim = (*open)[1].claim;
   b.heads = {{"acme/app#2", ""}};
   ASSERT_TRUE(store_->inbox().ApplyRouting({&a, 1}, kT0).ok());
   ASSERT_TRUE(store_->inbox().ApplyRouting({&b, 1}, kT0).ok());
@@ -242,7 +259,7 @@ TEST_P(InboxContractTest, CompressedBodiesComeBackRaw) {
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->body, raw);
   EXPECT_TRUE((*got)->body_error.empty());
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 2u);
   EXPECT_EQ((*open)[0].body, raw) << "the router must see the raw body too";
@@ -256,7 +273,7 @@ TEST_P(InboxContractTest, DeliveriesSurviveReopen) {
   Accept({MakeDelivery("d-1")});
   store_.reset();
   store_ = GetParam().open_again(dir_);
-  auto open = store_->inbox().OpenDeliveries(10, false);
+  auto open = Claim(10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_TRUE(store_->CheckWritable().ok());

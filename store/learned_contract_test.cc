@@ -33,11 +33,17 @@ class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
     }
     auto accepted = store_->inbox().AcceptDeliveries(ds, {}, now);
     if (!accepted.ok()) return accepted.status();
-    auto open = store_->inbox().OpenDeliveries(1000, true);
+    // Each claim later than the last one's lease: everything open is claimable.
+    claim_at_ += seconds(60);
+    auto open =
+        store_->inbox().ClaimDeliveries("test", 1000, Inbox::Open::kAny, seconds(30), claim_at_);
     if (!open.ok()) return open.status();
     // The newest open deliveries are the ones just accepted, in order.
     const size_t first = open->size() - decisions.size();
-    for (size_t i = 0; i < decisions.size(); ++i) decisions[i].seq = (*open)[first + i].seq;
+    for (size_t i = 0; i < decisions.size(); ++i) {
+      decisions[i].seq = (*open)[first + i].seq;
+      decisions[i].claim = (*open)[first + i].claim;
+    }
     return store_->inbox().ApplyRouting(decisions, now);
   }
   static RouteDecision Learn(std::vector<RepoInstallation> repos,
@@ -71,6 +77,7 @@ class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
   TempDir dir_;
   StorePtr store_;
   int next_ = 1;
+  Time claim_at_ = kT0;
 };
 
 TEST_P(LearnedContractTest, RepositoriesAreUpsertedListedInOrderAndLookedUpCaseInsensitively) {

@@ -57,11 +57,9 @@ class InboxWrapper : public Inbox {
                                                       const Counters& rejected, Time now) override {
     return target_.AcceptDeliveries(deliveries, rejected, now);
   }
-  Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override {
-    return target_.OpenDeliveries(limit, include_unresolved);
-  }
-  Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) override {
-    return target_.UnresolvedDeliveries(limit);
+  Result<std::vector<InboxEntry>> ClaimDeliveries(std::string_view owner, size_t limit, Open which,
+                                                  Duration lease, Time now) override {
+    return target_.ClaimDeliveries(owner, limit, which, lease, now);
   }
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override {
     return target_.ApplyRouting(decisions, now);
@@ -157,6 +155,7 @@ class StoreWrapper : public Store {
   ActionLedger& ledger() override { return target_.ledger(); }
   AuditLog& audit() override { return target_.audit(); }
   RepoDirectory& repos() override { return target_.repos(); }
+  Wakeups& wakeups() override { return target_.wakeups(); }
   Result<Counters> GetCounters() override { return target_.GetCounters(); }
   Status CheckWritable() override { return target_.CheckWritable(); }
 

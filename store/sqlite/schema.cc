@@ -178,12 +178,33 @@ INSERT INTO head_occurrences (subject, seq, head_sha, occurrence, github_at, obs
 DELETE FROM pr_facts WHERE substr(name, 1, 10) = 'head_seen:';
 )sql";
 
+// A contract several nodes can share (docs/ARCHITECTURE.md, "The store contract"):
+//  - routing is claimed: a router claims a batch of open deliveries under a lease and a
+//    per-delivery token, and applies its decisions only while the token is current;
+//  - no counter row serializes every writer: each store instance adds to its own shard of a
+//    counter (chosen at open), and readers sum the shards.
+constexpr const char kV6[] = R"sql(
+ALTER TABLE inbox ADD COLUMN claim INTEGER NOT NULL DEFAULT 0;  -- the latest claim's token
+ALTER TABLE inbox ADD COLUMN claim_owner TEXT;                 -- NULL: not claimed
+ALTER TABLE inbox ADD COLUMN claim_until INTEGER;              -- the claim's lease
+
+CREATE TABLE counter_shards (
+  name  TEXT NOT NULL,
+  shard INTEGER NOT NULL,
+  value INTEGER NOT NULL,
+  PRIMARY KEY (name, shard)
+) WITHOUT ROWID;
+INSERT INTO counter_shards (name, shard, value) SELECT name, 0, value FROM counters;
+DROP TABLE counters;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
     {3, "action ledger", kV3},
     {4, "repositories, pull request facts, audit log", kV4},
     {5, "head occurrences", kV5},
+    {6, "claimed routing, sharded counters", kV6},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // what else routing learned is applied by sqlite_repos.cc in the same transaction.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <string>
 
 #include "base/compress.h"
@@ -44,7 +45,7 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     std::span<const Delivery> deliveries, const Counters& rejected, Time now) {
   std::vector<AcceptOutcome> out;
   if (deliveries.empty() && rejected.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
   Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
     out.clear();
@@ -98,7 +99,11 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     GH_RETURN_IF_ERROR(Bump("inbox.rejected.conflict", conflict));
     return Bump("inbox.rejected", refused + conflict);
   });
+  lock.unlock();
   if (!s.ok()) return s.WithContext("accepting deliveries");
+  if (std::find(out.begin(), out.end(), AcceptOutcome::kAccepted) != out.end()) {
+    wakeups_.Notify(Wakeups::Topic::kDeliveries);
+  }
   return out;
 }
 
@@ -106,7 +111,7 @@ namespace {
 
 constexpr const char kInboxColumns[] =
     "seq, delivery_id, event, action, installation_id, body, state, state_reason, attempts, "
-    "received_at, body_encoding";
+    "received_at, body_encoding, claim";
 
 // A corrupt compressed body is reported in the entry (the router marks the delivery dead
 // with this reason) rather than failing the whole read.
@@ -122,6 +127,7 @@ InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
   e.state_reason = q.Text(7);
   e.attempts = static_cast<int>(q.Int(8));
   e.received_at = q.TimeAt(9);
+  e.claim = q.Int(11);
   if (q.Text(10) == "zlib") {
     auto raw = ZlibDecompress(e.body);
     if (raw.ok()) {
@@ -147,37 +153,43 @@ Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view deli
   return std::optional<InboxEntry>(ReadInboxEntry(*q));
 }
 
-Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool include_unresolved) {
-  std::lock_guard<std::mutex> lock(mu_);
+Result<std::vector<InboxEntry>> SqliteStore::ClaimDeliveries(std::string_view owner, size_t limit,
+                                                             Open which, Duration lease, Time now) {
   static const std::string sql = std::string("SELECT ") + kInboxColumns +
                                  " FROM inbox INDEXED BY inbox_open "
                                  "WHERE state IN ('accepted', 'unresolved') "
-                                 "AND (state = 'accepted' OR ?2) ORDER BY seq LIMIT ?1";
-  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
-  q->Bind(1, static_cast<int64_t>(limit)).Bind(2, static_cast<int64_t>(include_unresolved));
+                                 "AND (state = 'accepted' OR ?2) AND (state = 'unresolved' OR ?3) "
+                                 "AND (claim_until IS NULL OR claim_until <= ?4) "
+                                 "ORDER BY seq LIMIT ?1";
+  if (owner.empty()) return InvalidArgument("a claim needs an owner");
+  if (lease.count() <= 0) return InvalidArgument("a claim needs a positive lease");
   std::vector<InboxEntry> out;
-  while (true) {
-    GH_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    out.push_back(ReadInboxEntry(*q));
-  }
-  return out;
-}
-
-Result<std::vector<InboxEntry>> SqliteStore::UnresolvedDeliveries(size_t limit) {
   std::lock_guard<std::mutex> lock(mu_);
-  static const std::string sql = std::string("SELECT ") + kInboxColumns +
-                                 " FROM inbox INDEXED BY inbox_open "
-                                 "WHERE state IN ('accepted', 'unresolved') "
-                                 "AND state = 'unresolved' ORDER BY seq LIMIT ?1";
-  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
-  q->Bind(1, static_cast<int64_t>(limit));
-  std::vector<InboxEntry> out;
-  while (true) {
-    GH_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    out.push_back(ReadInboxEntry(*q));
-  }
+  // Recoverable: a claim lost in a crash only makes its deliveries claimable again.
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    out.clear();
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+    q->Bind(1, static_cast<int64_t>(limit));
+    q->Bind(2, static_cast<int64_t>(which != Open::kAccepted));
+    q->Bind(3, static_cast<int64_t>(which != Open::kUnresolved));
+    q->Bind(4, now);
+    while (true) {
+      GH_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      out.push_back(ReadInboxEntry(*q));
+    }
+    q.reset();
+    for (InboxEntry& e : out) {
+      GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE inbox SET claim = claim + 1, "
+                                               "claim_owner = ?2, claim_until = ?3 "
+                                               "WHERE seq = ?1"));
+      u->Bind(1, e.seq).Bind(2, owner).Bind(3, now + lease);
+      GH_RETURN_IF_ERROR(u->Run());
+      e.claim += 1;
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("claiming deliveries");
   return out;
 }
 
@@ -198,25 +210,30 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
     }
   }
   if (decisions.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
+  bool signalled = false;
+  std::unique_lock<std::mutex> lock(mu_);
   // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
   // open and is routed again (and signals are idempotent in effect: one more pass at most).
   Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+    signalled = false;
     int64_t routed = 0, ignored = 0, dead = 0;
     for (const RouteDecision& d : decisions) {
-      GH_ASSIGN_OR_RETURN(auto u,
-                          db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
-                                       "attempts = attempts + 1, finished_at = ?4 "
-                                       "WHERE seq = ?1 AND state IN ('accepted', 'unresolved')"));
-      u->Bind(1, d.seq).Bind(2, InboxStateName(d.state)).Bind(3, d.reason);
+      GH_ASSIGN_OR_RETURN(
+          auto u, db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
+                               "attempts = attempts + 1, finished_at = ?4, claim_owner = NULL, "
+                               "claim_until = NULL WHERE seq = ?1 AND claim = ?5 AND "
+                               "state IN ('accepted', 'unresolved')"));
+      u->Bind(1, d.seq).Bind(2, InboxStateName(d.state)).Bind(3, d.reason).Bind(5, d.claim);
       if (IsTerminal(d.state)) {
         u->Bind(4, now);
       } else {
         u->BindNull(4);
       }
       GH_RETURN_IF_ERROR(u->Run());
-      if (sqlite3_changes(db_->raw()) != 1) continue;  // no longer open: someone routed it
+      // No longer open, or claimed since by another router, which decides it.
+      if (sqlite3_changes(db_->raw()) != 1) continue;
       GH_RETURN_IF_ERROR(EnqueueInTx(d.signals, now));
+      signalled |= !d.signals.empty();
       for (const auto& [key, sha] : d.heads) {
         if (sha.empty()) {
           GH_ASSIGN_OR_RETURN(auto del, db_->Prepare("DELETE FROM pr_heads WHERE key = ?1"));
@@ -242,6 +259,8 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
     GH_RETURN_IF_ERROR(Bump("inbox.ignored", ignored));
     return Bump("inbox.dead", dead);
   });
+  lock.unlock();
+  if (s.ok() && signalled) wakeups_.Notify(Wakeups::Topic::kWork);
   return s.WithContext("applying routing");
 }
 
@@ -265,11 +284,11 @@ Result<Funnel> SqliteStore::GetFunnel() {
   Funnel f;
   // One snapshot, so that the funnel adds up even while deliveries arrive.
   Status s = db_->ReadTransaction([&]() -> Status {
-    GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("SELECT name, value FROM counters WHERE name IN "
-                                             "('inbox.received', 'inbox.routed', "
+    GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("SELECT name, SUM(value) FROM counter_shards "
+                                             "WHERE name IN ('inbox.received', 'inbox.routed', "
                                              "'inbox.ignored', 'inbox.duplicate', "
                                              "'inbox.rejected', 'inbox.dead', "
-                                             "'inbox.rejected.conflict')"));
+                                             "'inbox.rejected.conflict') GROUP BY name"));
     while (true) {
       GH_ASSIGN_OR_RETURN(bool row, c->Step());
       if (!row) break;

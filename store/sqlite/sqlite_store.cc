@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <random>
 #include <string>
 
 #include "base/log.h"
@@ -98,6 +99,20 @@ Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptio
   return StorePtr(std::move(store));
 }
 
+namespace {
+
+constexpr int64_t kCounterShards = 8;
+
+int64_t PickCounterShard() {
+  std::random_device rd;
+  return static_cast<int64_t>(rd() % kCounterShards);
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(std::unique_ptr<sqlite::SqliteDb> db)
+    : db_(std::move(db)), counter_shard_(PickCounterShard()) {}
+
 Status SqliteStore::Migrate() {
   std::lock_guard<std::mutex> lock(mu_);
   GH_RETURN_IF_ERROR(
@@ -134,17 +149,23 @@ Result<int> SqliteStore::SchemaVersion() {
 
 Status SqliteStore::Bump(std::string_view name, int64_t delta) {
   if (delta == 0) return Status::Ok();
-  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("INSERT INTO counters (name, value) VALUES (?1, ?2) "
-                                           "ON CONFLICT (name) DO UPDATE SET value = value + ?2"));
-  q->Bind(1, name).Bind(2, delta);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("INSERT INTO counter_shards (name, shard, value) "
+                                           "VALUES (?1, ?3, ?2) ON CONFLICT (name, shard) "
+                                           "DO UPDATE SET value = value + ?2"));
+  q->Bind(1, name).Bind(2, delta).Bind(3, counter_shard_);
   return q->Run();
 }
 
 Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durability durability) {
   for (const Signal& sig : signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
   if (signals.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(durability, [&]() -> Status { return EnqueueInTx(signals, now); });
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s = db_->WriteTransaction(durability, [&]() -> Status { return EnqueueInTx(signals, now); });
+  }
+  if (s.ok()) wakeups_.Notify(Wakeups::Topic::kWork);
+  return s;
 }
 
 Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
@@ -303,8 +324,8 @@ Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> fini
 }
 
 Result<WorkQueue::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish> finishes,
-                                                 std::string_view owner, size_t max_items,
-                                                 Duration lease, Time now) {
+                                                     std::string_view owner, size_t max_items,
+                                                     Duration lease, Time now) {
   Cycle cycle;
   if (finishes.empty() && max_items == 0) return cycle;
   std::lock_guard<std::mutex> lock(mu_);
@@ -389,6 +410,12 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
 }
 
 Status SqliteStore::Rearm(std::string_view key, Time now) {
+  Status s = RearmLocked(key, now);
+  if (s.ok()) wakeups_.Notify(Wakeups::Topic::kWork);
+  return s;
+}
+
+Status SqliteStore::RearmLocked(std::string_view key, Time now) {
   std::lock_guard<std::mutex> lock(mu_);
   return db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state FROM work_items WHERE key = ?1"));
@@ -443,7 +470,8 @@ Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filte
 
 Result<Counters> SqliteStore::GetCounters() {
   std::lock_guard<std::mutex> lock(mu_);
-  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT name, value FROM counters"));
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT name, SUM(value) FROM counter_shards "
+                                           "GROUP BY name"));
   Counters out;
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, q->Step());

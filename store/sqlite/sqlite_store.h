@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "store/local_wakeups.h"
 #include "store/sqlite/sqlite_db.h"
 #include "store/store.h"
 
@@ -42,6 +43,8 @@ class SqliteStore final : public Store,
   ActionLedger& ledger() override { return *this; }
   AuditLog& audit() override { return *this; }
   RepoDirectory& repos() override { return *this; }
+  // In-process only: other processes on the same file find new work by polling.
+  Wakeups& wakeups() override { return wakeups_; }
 
   Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) override;
   Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
@@ -58,8 +61,8 @@ class SqliteStore final : public Store,
   // The inbox: store/sqlite/sqlite_inbox.cc.
   Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
                                                       const Counters& rejected, Time now) override;
-  Result<std::vector<InboxEntry>> OpenDeliveries(size_t limit, bool include_unresolved) override;
-  Result<std::vector<InboxEntry>> UnresolvedDeliveries(size_t limit) override;
+  Result<std::vector<InboxEntry>> ClaimDeliveries(std::string_view owner, size_t limit, Open which,
+                                                  Duration lease, Time now) override;
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override;
   Result<std::vector<std::string>> PullRequestsWithHead(std::string_view repo,
                                                         std::string_view sha) override;
@@ -94,9 +97,11 @@ class SqliteStore final : public Store,
 
  private:
   friend Result<StorePtr> OpenSqliteStore(const std::string&, const SqliteStoreOptions&);
-  explicit SqliteStore(std::unique_ptr<sqlite::SqliteDb> db) : db_(std::move(db)) {}
+  explicit SqliteStore(std::unique_ptr<sqlite::SqliteDb> db);
 
   Status Migrate();
+  // Rearm's transaction; Rearm notifies after it commits.
+  Status RearmLocked(std::string_view key, Time now);
   // Adds `delta` to counter `name`; call inside a write transaction.
   Status Bump(std::string_view name, int64_t delta);
   // The bodies of Enqueue, Claim and Finish; call inside a write transaction with mu_ held.
@@ -112,6 +117,10 @@ class SqliteStore final : public Store,
 
   std::mutex mu_;
   std::unique_ptr<sqlite::SqliteDb> db_;  // guarded by mu_
+  // The counter shard this store instance adds to (counter_shards): instances — threads with
+  // their own store, processes — rarely write the same counter row, and readers sum them.
+  const int64_t counter_shard_;
+  LocalWakeups wakeups_;
 };
 
 }  // namespace gatehouse

@@ -103,7 +103,7 @@ TEST(SqliteStoreTest, InboxTableIsReadyForIngress) {
   ASSERT_TRUE(OpenSqliteStore(dir.File("g.db")).ok());
   EXPECT_EQ(PragmaText(dir.File("g.db"),
                        "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
-                       "('inbox', 'inbox_conflicts', 'counters', 'work_items')"),
+                       "('inbox', 'inbox_conflicts', 'counter_shards', 'work_items')"),
             "4");
 }
 
@@ -210,7 +210,7 @@ TEST(SqliteStoreTest, TheLedgerOfAnOlderDatabaseBecomesOccurrenceOne) {
   EXPECT_EQ((*latest)->head_sha, "bbb");
   // aaa comes back: its second occurrence, whose merge key the superseded one does not block.
   auto back = (*store)->ledger().StartHeadOccurrence("acme/app#1", "aaa", FromMicros(100),
-                                            (*leases)[0].fence, FromMicros(100));
+                                                     (*leases)[0].fence, FromMicros(100));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->occurrence, 2);
   sqlite3* raw = nullptr;

@@ -1,0 +1,34 @@
+// LocalWakeups: the in-process Wakeups every backend can start from — Notify calls this
+// process's subscribers of a topic, synchronously. A backend that can reach other processes
+// (PostgreSQL's LISTEN/NOTIFY) also calls Notify when another process's notification arrives.
+//
+// Thread-safe. Subscribers run under an internal lock (so that Unsubscribe can promise that a
+// callback is over), hence the Wakeups rule that they must not call back into it.
+#pragma once
+
+#include <map>
+#include <mutex>
+
+#include "store/wakeups.h"
+
+namespace gatehouse {
+
+class LocalWakeups final : public Wakeups {
+ public:
+  int64_t Subscribe(Topic topic, Callback callback) override;
+  void Unsubscribe(int64_t handle) override;
+
+  // Calls every subscriber of `topic`.
+  void Notify(Topic topic);
+
+ private:
+  struct Subscriber {
+    Topic topic;
+    Callback callback;
+  };
+  std::mutex mu_;
+  std::map<int64_t, Subscriber> subscribers_;  // guarded by mu_
+  int64_t next_ = 1;                           // guarded by mu_
+};
+
+}  // namespace gatehouse
