@@ -223,15 +223,8 @@ int RunServe(int argc, char** argv) {
           return FetchAppLogin(*transport, *signer, clock->Now());
         };
       } else {
-        pass_config.discover_login = [&github]() -> GitHubResult<std::string> {
-          auto me = github->Call(CallContext{0, false}, "GET", "/user");
-          if (!me.ok()) return me.error();
-          const auto* obj = me->body.if_object();
-          const auto* login = obj ? obj->if_contains("login") : nullptr;
-          if (login == nullptr || !login->is_string()) {
-            return GitHubError{GitHubErrorKind::kPermanent, 200, {}, "GET /user: no login"};
-          }
-          return std::string(login->get_string());
+        pass_config.discover_login = [&github] {
+          return github->GetAuthenticatedUserLogin(CallContext{0, false});
         };
       }
     }
