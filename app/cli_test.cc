@@ -52,8 +52,7 @@ TEST(CliTest, HelpEverywhere) {
   EXPECT_NE(bad_workers.out.find("not an integer"), std::string::npos);
   CliRun bad_autonomy = Gatehouse("serve --insecure-no-signature --autonomy yolo");
   EXPECT_EQ(bad_autonomy.code, 2);
-  EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"),
-            std::string::npos)
+  EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"), std::string::npos)
       << bad_autonomy.out;
   CliRun bad_prs = Gatehouse("demo --prs 0");
   EXPECT_EQ(bad_prs.code, 2);
@@ -263,10 +262,13 @@ TEST(CliTest, AuditPrintsAPullRequestsHistory) {
     auto leases = (*store)->work().Claim("t", 1, std::chrono::seconds(30), t0);
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
     const int64_t fence = (*leases)[0].fence;
-    auto merge = (*store)->ledger().RecordIntent(ActionKey{"acme/app#12", "merge", head, ""}, fence, t0);
+    auto merge =
+        (*store)->ledger().RecordIntent(ActionKey{"acme/app#12", "merge", head, ""}, fence, t0);
     ASSERT_TRUE(merge.ok());
-    ASSERT_TRUE(
-        (*store)->ledger().RecordOutcome(merge->record.id, fence, ActionState::kDone, "merged", t0).ok());
+    ASSERT_TRUE((*store)
+                    ->ledger()
+                    .RecordOutcome(merge->record.id, fence, ActionState::kDone, "merged", t0)
+                    .ok());
     std::vector<AuditEntry> entries;
     for (int i = 0; i < 3; ++i) {
       AuditEntry e;

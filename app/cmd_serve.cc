@@ -1,32 +1,21 @@
 // gatehouse serve: the webhook server, the inbox, the router, the work-item engine running
 // the per-PR pass (act/pr_pass.h) and the sweeper on one SQLite file, until SIGINT/SIGTERM.
-//
-// Without GitHub credentials in the environment, serve still accepts, stores and routes every
-// webhook, but its passes cannot read a PR: each one only logs the work it would do.
+// The wiring is app/gatehouse_server.h; this file turns flags and the environment into its
+// ServerOptions, opens the store, and waits for a stop signal.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <future>
-#include <memory>
+#include <optional>
 #include <string>
-#include <thread>
 
 #include "act/pr_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
+#include "app/gatehouse_server.h"
 #include "app/webhook_secrets.h"
-#include "base/clock.h"
 #include "base/log.h"
-#include "engine/inbox_router.h"
-#include "engine/inbox_writer.h"
-#include "engine/sweeper.h"
-#include "engine/worker_pool.h"
-#include "github/app_auth.h"
 #include "github/auth_config.h"
-#include "github/client.h"
-#include "github/transport.h"
 #include "http/server.h"
-#include "http/webhook_handler.h"
 
 namespace gatehouse::app {
 namespace {
@@ -123,12 +112,15 @@ int RunServe(int argc, char** argv) {
                         &debounce_ms, &sweep_s, &resolve_s}) {
     if (!r->ok()) return UsageError(r->status().message());
   }
-  EngineOptions options;
-  options.workers = static_cast<size_t>(*workers);
-  options.lease = std::chrono::seconds(*lease);
-  options.retry.max_attempts = static_cast<int>(*attempts);
+  ServerOptions options;
+  options.engine.workers = static_cast<size_t>(*workers);
+  options.engine.lease = std::chrono::seconds(*lease);
+  options.engine.retry.max_attempts = static_cast<int>(*attempts);
+  options.debounce = std::chrono::milliseconds(*debounce_ms);
+  options.sweep_interval = std::chrono::seconds(*sweep_s);
+  options.resolve_interval = std::chrono::seconds(*resolve_s);
 
-  WebhookOptions webhook;
+  WebhookOptions& webhook = options.webhook;
   webhook.path = flags.Get("webhook-path", "/webhook");
   webhook.insecure_no_signature = flags.Has("insecure-no-signature");
   auto secrets = LoadWebhookSecrets();
@@ -148,7 +140,6 @@ int RunServe(int argc, char** argv) {
   }
 
   // GitHub credentials: none at all means record-only; anything half-configured is an error.
-  std::optional<GitHubAuthConfig> github_config;
   const EnvLookup env = ProcessEnv();
   bool any_github = false;
   for (const char* name : {"GATEHOUSE_GITHUB_APP_ID", "GATEHOUSE_GITHUB_PRIVATE_KEY",
@@ -159,13 +150,13 @@ int RunServe(int argc, char** argv) {
   if (any_github) {
     auto loaded = LoadGitHubAuthConfig(env);
     if (!loaded.ok()) return UsageError(loaded.status().message());
-    github_config = std::move(loaded).value();
+    options.github = std::move(loaded).value();
   }
-  act::PassConfig pass_config;
+  act::PassConfig& pass_config = options.pass;
   pass_config.override_dir = flags.Get("policy-dir", "");
   pass_config.dry_run = flags.Has("dry-run");
-  pass_config.app_mode = github_config && github_config->app_mode();
   pass_config.executor.app_login = flags.Get("app-login", "gatehouse[bot]");
+  options.discover_login = !flags.Has("app-login");
   {
     const std::string autonomy = flags.Get("autonomy", "observe");
     auto level = decide::ParseAutonomy(autonomy);
@@ -181,6 +172,9 @@ int RunServe(int argc, char** argv) {
       if (decide::ActionKindName(a.kind) == kind) raise(SIGKILL);
     };
   }
+  options.http.listen = flags.Get("listen", "127.0.0.1:8080");
+  options.http.body_limit = static_cast<size_t>(*body_limit_mb) * 1024 * 1024;
+  options.http.threads = static_cast<int>(*http_threads);
 
   auto store = OpenStoreFromFlags(flags, /*must_exist=*/false);
   if (!store.ok()) {
@@ -195,105 +189,14 @@ int RunServe(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto clock = std::make_shared<RealClock>();
-  // GitHub: the client the passes and the sweeper share, when credentials are configured.
-  std::unique_ptr<CurlTransport> transport;
-  std::unique_ptr<TokenSource> tokens;
-  std::unique_ptr<GitHubClient> github;
-  std::unique_ptr<act::PrPass> pr_pass;
-  PassFn pass;
-  if (github_config) {
-    CurlTransportOptions curl;
-    curl.base_url = github_config->api_url;
-    auto created = CurlTransport::Create(curl);
-    if (!created.ok()) return UsageError(created.status().message());
-    transport = std::move(created).value();
-    auto source = MakeTokenSource(*github_config, *transport, clock);
-    if (!source.ok()) return UsageError(source.status().message());
-    tokens = std::move(source).value();
-    github = std::make_unique<GitHubClient>(*transport, *tokens, clock);
-    if (!flags.Has("app-login")) {
-      // gatehouse's login as GitHub shows it, asked once by the first pass that needs it:
-      // the App's "<slug>[bot]" (GET /app with an App JWT), or the personal token's user.
-      if (github_config->app_mode()) {
-        auto signer = AppJwtSigner::Create(github_config->app_id, github_config->private_key_pem);
-        if (!signer.ok()) return UsageError(signer.status().message());
-        pass_config.discover_login = [signer = std::shared_ptr<AppJwtSigner>(std::move(*signer)),
-                                      &transport, clock] {
-          return FetchAppLogin(*transport, *signer, clock->Now());
-        };
-      } else {
-        pass_config.discover_login = [&github]() -> GitHubResult<std::string> {
-          auto me = github->Call(CallContext{0, false}, "GET", "/user");
-          if (!me.ok()) return me.error();
-          const auto* obj = me->body.if_object();
-          const auto* login = obj ? obj->if_contains("login") : nullptr;
-          if (login == nullptr || !login->is_string()) {
-            return GitHubError{GitHubErrorKind::kPermanent, 200, {}, "GET /user: no login"};
-          }
-          return std::string(login->get_string());
-        };
-      }
-    }
-    pr_pass = std::make_unique<act::PrPass>(**store, *github, clock, std::move(pass_config));
-    pass = [&pr_pass](PassContext& ctx) { return pr_pass->Run(ctx); };
-  } else {
-    Log(LogLevel::kWarn, "serve.no_github")
-        .Field("note",
-               "no GitHub credentials configured: webhooks are stored and routed, but passes "
-               "only log (set GATEHOUSE_GITHUB_APP_ID + GATEHOUSE_GITHUB_PRIVATE_KEY_FILE or "
-               "GATEHOUSE_GITHUB_TOKEN)");
-    pass = [](PassContext& ctx) {
-      const Lease& l = ctx.lease();
-      Log(LogLevel::kInfo, "pass.run")
-          .Field("key", l.key)
-          .Field("fence", l.fence)
-          .Field("gen", l.claimed_gen)
-          .Field("reasons", JoinReasons(l.reasons))
-          .Field("note", "no GitHub credentials: nothing read, nothing done");
-      return PassOutcome::Done();
-    };
-  }
-  WorkerPool pool(**store, clock, pass, options);
-  RouterOptions router_options;
-  router_options.debounce = std::chrono::milliseconds(*debounce_ms);
-  InboxRouter router(**store, clock, router_options, [&pool] { pool.Wake(); });
-  InboxWriter inbox(**store, clock, [&router] { router.Wake(); });
-  std::unique_ptr<Sweeper> sweeper;
-  if (github) {
-    SweepOptions sweep;
-    sweep.sweep = *sweep_s > 0;
-    sweep.interval = std::chrono::seconds(std::max<int64_t>(*sweep_s, 1));
-    sweep.resolve_interval = std::chrono::seconds(*resolve_s);
-    sweep.debounce = std::chrono::milliseconds(*debounce_ms);
-    sweep.app_mode = github_config->app_mode();
-    sweeper = std::make_unique<Sweeper>(**store, *github, clock, sweep, [&pool] { pool.Wake(); });
-  }
-  WebhookHandler handler(webhook, inbox, *clock);
-  HttpServerOptions http;
-  http.listen = flags.Get("listen", "127.0.0.1:8080");
-  http.body_limit = static_cast<size_t>(*body_limit_mb) * 1024 * 1024;
-  http.threads = static_cast<int>(*http_threads);
-  http.on_body_too_large = [&handler] { handler.OnBodyTooLarge(); };
-
-  Status started = pool.Start();
-  if (!started.ok()) {
+  // A GitHub configuration that cannot be wired is a usage error; failing to start is not.
+  auto server = GatehouseServer::Create(options, std::move(store).value());
+  if (!server.ok()) return UsageError(server.status().message());
+  if (Status started = (*server)->Start(); !started.ok()) {
     PrintError("serve", started.ToString());
     return kExitFailure;
   }
-  router.Start();
-  inbox.Start();
-  if (sweeper) sweeper->Start();
-  auto server = HttpServer::Start(http, handler);
-  if (!server.ok()) {
-    PrintError("serve", server.status().ToString());
-    if (sweeper) sweeper->Stop();
-    inbox.Stop();
-    router.Stop();
-    pool.Stop();
-    return kExitFailure;
-  }
-  auto address = ParseListenAddress(http.listen);
+  auto address = ParseListenAddress(options.http.listen);
   const std::string host = address.ok() ? address->host : "127.0.0.1";
   const std::string url = "http://" +
                           (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
@@ -307,27 +210,14 @@ int RunServe(int argc, char** argv) {
   Log(LogLevel::kInfo, "serve.stopping")
       .Field("signal", sig)
       .Field("grace_s", static_cast<int64_t>(*grace));
-  // Front to back: stop taking requests (answering those in flight), store what was
-  // accepted, route it, then let the engine finish its passes.
-  (*server)->Stop(std::chrono::seconds(10));
-  inbox.Stop();
-  router.Stop();
   // Let running passes finish and be recorded, but not forever: a hung pass cannot be
   // interrupted, and its lease will run out and another process will take the item over.
-  std::promise<void> stopped;
-  std::future<void> stopped_future = stopped.get_future();
-  std::thread stopper([&] {
-    if (sweeper) sweeper->Stop();  // may wait for one GitHub call: inside the grace period
-    pool.Stop();
-    stopped.set_value();
-  });
-  if (stopped_future.wait_for(std::chrono::seconds(*grace)) != std::future_status::ready) {
+  if (!(*server)->Stop(std::chrono::seconds(*grace))) {
     Log(LogLevel::kError, "serve.stop_timeout")
         .Field("grace_s", static_cast<int64_t>(*grace))
         .Field("note", "passes still running; their leases will expire");
     std::_Exit(kExitFailure);
   }
-  stopper.join();
   Log(LogLevel::kInfo, "serve.stopped");  // NOLINT(bugprone-unused-raii): logs as it ends
   return kExitOk;
 }

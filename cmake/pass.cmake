@@ -7,6 +7,14 @@ target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gateh
   gatehouse_github_engine gatehouse_core Boost::json)
 target_link_libraries(gatehouse PRIVATE gatehouse_pass)
 
+# gatehouse serve's wiring (app/gatehouse_server.cc): a library, so that its test starts the
+# whole server in-process.
+add_library(gatehouse_server STATIC app/gatehouse_server.cc)
+target_compile_options(gatehouse_server PRIVATE ${GATEHOUSE_WARNINGS})
+target_link_libraries(gatehouse_server PUBLIC gatehouse_pass gatehouse_http gatehouse_github
+  gatehouse_core)
+target_link_libraries(gatehouse PRIVATE gatehouse_server)
+
 if(GATEHOUSE_TESTS)
   # The pass against a real SQLite store and the in-process simulator.
   gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc act/returning_head_test.cc
@@ -22,6 +30,11 @@ if(GATEHOUSE_TESTS)
     GATEHOUSE_SCENARIOS="${CMAKE_SOURCE_DIR}/tests/scenarios"
     GATEHOUSE_SIM_SCENARIOS="${CMAKE_SOURCE_DIR}/sim/scenarios")
   add_dependencies(decide_act_e2e_test gatehouse gatehouse-sim)
+  # GatehouseServer in-process on port 0, against the in-process simulator and a temporary
+  # SQLite file: one signed webhook over loopback, and the PR acted on.
+  gatehouse_test(gatehouse_server_test SOURCES app/gatehouse_server_test.cc
+                 LIBS gatehouse_server gatehouse_sim gatehouse_http gatehouse_github Boost::json
+                      OpenSSL::Crypto)
   # The sweeper against a real SqliteStore and the real simulator served in-process, reached
   # through GitHubClient over loopback (the act_test fixture).
   gatehouse_test(sweeper_test SOURCES engine/sweeper_test.cc

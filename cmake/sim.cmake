@@ -29,7 +29,7 @@ target_link_libraries(gatehouse-sim PRIVATE gatehouse_sim gatehouse_http gatehou
 
 if(GATEHOUSE_TESTS)
   gatehouse_test(sim_test SOURCES sim/model_test.cc sim/model_reviews_test.cc sim/rest_test.cc
-                 sim/faults_test.cc sim/control_test.cc sim/scenario_test.cc
+                 sim/faults_test.cc sim/control_test.cc sim/scenario_test.cc sim/invariants_test.cc
                  sim/webhooks_test.cc sim/webhook_rules_test.cc
                  LIBS gatehouse_sim gatehouse_http gatehouse_github Boost::json OpenSSL::Crypto)
   target_compile_definitions(sim_test PRIVATE

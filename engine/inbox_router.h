@@ -33,8 +33,9 @@ struct RouterOptions {
   // threads or processes each claim their own batches.
   std::string owner;
   // How long a batch stays this router's: a router that dies mid-batch leaves it to another
-  // after this. Routing a batch takes milliseconds; the lease only bounds a crash's delay.
-  Duration claim_lease = std::chrono::seconds(60);
+  // (or to itself, restarted) after this. Routing a batch takes milliseconds; the lease only
+  // bounds how long a crash delays the deliveries it held.
+  Duration claim_lease = std::chrono::seconds(10);
   std::chrono::milliseconds poll_interval{500};  // deliveries accepted by other processes
   Duration unresolved_recheck = std::chrono::seconds(30);
 };

@@ -156,14 +156,33 @@ SweepStats Sweeper::SweepOnce() {
 SweepStats Sweeper::ResolveOnce() {
   SweepStats stats;
   // Accepted deliveries are the router's; this looks at the unresolved ones only (a routing
-  // backlog does not hide them). Each ends here in a terminal state unless GitHub could not
-  // be asked this time.
-  auto open = store_.inbox().ClaimDeliveries(options_.resolve_owner, options_.resolve_batch,
-                                             Inbox::Open::kUnresolved, options_.resolve_lease,
-                                             clock_->Now());
-  if (!open.ok()) return stats;
+  // backlog does not hide them), a chunk at a time so that each claim's lease covers only that
+  // chunk's lookups. Each ends in a terminal state unless GitHub could not be asked this time.
+  size_t looked_at = 0;
+  while (looked_at < options_.resolve_batch && !Stopping()) {
+    const size_t chunk = std::min(options_.resolve_chunk, options_.resolve_batch - looked_at);
+    auto open =
+        store_.inbox().ClaimDeliveries(options_.resolve_owner, chunk, Inbox::Open::kUnresolved,
+                                       options_.resolve_lease, clock_->Now());
+    if (!open.ok() || open->empty()) break;
+    looked_at += open->size();
+    const int64_t resolved = ResolveChunk(*open);
+    if (resolved < 0) break;
+    stats.resolved += resolved;
+    // Nothing in this chunk could be decided (GitHub refused, rate limits): the rest waits for
+    // the next round instead of being claimed again at once.
+    if (resolved == 0) break;
+  }
+  if (stats.resolved > 0) {
+    Log(LogLevel::kInfo, "sweep.resolved").Field("deliveries", stats.resolved);
+    if (on_signalled_) on_signalled_();
+  }
+  return stats;
+}
+
+int64_t Sweeper::ResolveChunk(const std::vector<InboxEntry>& open) {
   std::vector<RouteDecision> decisions;
-  for (const InboxEntry& entry : *open) {
+  for (const InboxEntry& entry : open) {
     RouteDecision d;
     d.seq = entry.seq;
     d.claim = entry.claim;
@@ -241,17 +260,13 @@ SweepStats Sweeper::ResolveOnce() {
     }
     decisions.push_back(std::move(d));
   }
-  if (decisions.empty()) return stats;
+  if (decisions.empty()) return 0;
   if (Status s = store_.inbox().ApplyRouting(decisions, clock_->Now()); !s.ok()) {
     Log(LogLevel::kWarn, "sweep.resolve").Field("error", s.ToString());
-    return stats;
+    return -1;
   }
-  stats.resolved = std::count_if(decisions.begin(), decisions.end(), [](const RouteDecision& x) {
-    return x.state != InboxState::kUnresolved;
-  });
-  Log(LogLevel::kInfo, "sweep.resolved").Field("deliveries", stats.resolved);
-  if (on_signalled_) on_signalled_();
-  return stats;
+  return std::count_if(decisions.begin(), decisions.end(),
+                       [](const RouteDecision& x) { return x.state != InboxState::kUnresolved; });
 }
 
 void Sweeper::Loop() {

@@ -44,10 +44,12 @@ struct SweepOptions {
   // repositories learned from webhooks are swept, all under installation 0.
   bool app_mode = true;
   size_t resolve_batch = 100;
-  // The resolver's claim on the unresolved deliveries it looks up (Inbox::ClaimDeliveries):
-  // long enough for a batch's GitHub lookups; a resolver that dies leaves them to another.
+  // The resolver claims the unresolved deliveries it looks up (Inbox::ClaimDeliveries) a chunk
+  // at a time, each chunk for long enough for its GitHub lookups; one that dies leaves its
+  // chunk to another (or to itself, restarted) after the lease.
   std::string resolve_owner = "resolver";
-  Duration resolve_lease = std::chrono::minutes(5);
+  size_t resolve_chunk = 10;
+  Duration resolve_lease = std::chrono::seconds(20);
 };
 
 struct SweepStats {
@@ -73,6 +75,9 @@ class Sweeper {
   SweepStats ResolveOnce();
 
  private:
+  // Decides one claimed chunk of unresolved deliveries and applies the decisions; returns how
+  // many reached a terminal state, or -1 when applying failed.
+  int64_t ResolveChunk(const std::vector<InboxEntry>& open);
   struct RepoTarget {
     RepoRef repo;
     int64_t installation_id = 0;

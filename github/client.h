@@ -110,6 +110,13 @@ class GitHubClient final : public GitHub {
                                           int64_t number, const std::vector<std::string>& users,
                                           const std::vector<std::string>& teams) override;
 
+  // --- who gatehouse is ---
+  // The login of the user the token belongs to (GET /user), in personal-token mode:
+  // gatehouse's login on its reviews and comments. An installation token has no user (GitHub
+  // answers 403: Unauthorized); an App's login comes from FetchAppLogin (github/app_auth.h).
+  // Permanent when the answer carries no login.
+  GitHubResult<std::string> GetAuthenticatedUserLogin(const CallContext& ctx);
+
   // --- the machinery, public for calls not wrapped above ---
   struct Response {
     int status = 0;

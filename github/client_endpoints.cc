@@ -211,6 +211,16 @@ GitHubResult<std::vector<RepoRef>> GitHubClient::ListInstallationRepositories(
   return out;
 }
 
+GitHubResult<std::string> GitHubClient::GetAuthenticatedUserLogin(const CallContext& ctx) {
+  auto r = Call(ctx, "GET", "/user");
+  if (!r.ok()) return r.error();
+  std::string login = Str(r->body, "login");
+  if (login.empty()) {
+    return GitHubError{GitHubErrorKind::kPermanent, r->status, {}, "GET /user: no login"};
+  }
+  return login;
+}
+
 GitHubResult<std::vector<IssueComment>> GitHubClient::ListIssueComments(const CallContext& ctx,
                                                                         const RepoRef& repo,
                                                                         int64_t number) {

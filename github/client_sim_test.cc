@@ -145,6 +145,40 @@ TEST_F(ClientSimTest, TheAppLoginIsItsSlugWithBotFromGetApp) {
   EXPECT_EQ(refused.error().kind, GitHubErrorKind::kUnauthorized);
 }
 
+// GET /user names the token's user. An installation token has none (403, as on GitHub); with
+// --insecure-any-token every token acts as the App's installations, so its user is the
+// login the App's writes show.
+TEST_F(ClientSimTest, TheTokensUserFromGetUser) {
+  auto installation = client_->GetAuthenticatedUserLogin(ctx_);
+  ASSERT_FALSE(installation.ok());
+  EXPECT_EQ(installation.error().kind, GitHubErrorKind::kUnauthorized);
+  EXPECT_EQ(installation.error().http_status, 403);
+
+  sim::SimHandler any_token(*model_, {.clock = clock_, .insecure_any_token = true});
+  HttpServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.threads = 1;
+  auto server = HttpServer::Start(server_options, any_token);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  CurlTransportOptions curl;
+  curl.base_url = "http://127.0.0.1:" + std::to_string((*server)->port());
+  auto transport = CurlTransport::Create(curl);
+  ASSERT_TRUE(transport.ok());
+  PersonalTokenSource pat("any-personal-token");
+  GitHubClient client(**transport, pat, clock_);
+  auto login = client.GetAuthenticatedUserLogin(CallContext{0, false});
+  ASSERT_TRUE(login.ok()) << login.error().ToString();
+  EXPECT_EQ(*login, "gatehouse[bot]");
+  // The login the summary comment shows, so gatehouse finds its own comment.
+  NewPull("one");
+  ASSERT_TRUE(client.CreateIssueComment(CallContext{0, false}, kRepo, 1, "hello").ok());
+  auto comments = client.ListIssueComments(CallContext{0, false}, kRepo, 1);
+  ASSERT_TRUE(comments.ok());
+  ASSERT_EQ(comments->size(), 1u);
+  EXPECT_EQ((*comments)[0].user, *login);
+  (*server)->Stop(std::chrono::seconds(1));
+}
+
 TEST_F(ClientSimTest, IssueEventsSayWhoClosedReopenedAndMerged) {
   NewPull("one");
   ASSERT_TRUE(client_->ClosePullRequest(ctx_, kRepo, 1).ok());

@@ -490,6 +490,33 @@ TEST_F(GitHubClientTest, EndpointsSendTheRightRequests) {
               R"({"reviewers":["alice"],"team_reviewers":["core"]})");
 }
 
+// Personal-token mode: gatehouse's login is the token's user, from GET /user.
+TEST_F(GitHubClientTest, AuthenticatedUserLoginIsReadFromGetUser) {
+  Always(200, R"({"login":"octo-bot","id":42,"type":"User"})");
+  auto login = client_->GetAuthenticatedUserLogin(CallContext{0, false});
+  ASSERT_TRUE(login.ok()) << login.error().ToString();
+  EXPECT_EQ(*login, "octo-bot");
+  EXPECT_EQ(fake_.last().method, "GET");
+  EXPECT_EQ(fake_.last().target, "/user");
+  EXPECT_EQ(fake_.last().Header("Authorization"), "Bearer pat-secret");
+
+  Always(200, R"({"id":42})");
+  auto nameless = client_->GetAuthenticatedUserLogin(CallContext{0, false});
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_EQ(nameless.error().kind, GitHubErrorKind::kPermanent);
+  EXPECT_NE(nameless.error().message.find("GET /user: no login"), std::string::npos);
+
+  // An installation token has no user: GitHub refuses, and the error says so.
+  Always(403, R"({"message":"Resource not accessible by integration"})");
+  auto refused = client_->GetAuthenticatedUserLogin(CallContext{0, false});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, GitHubErrorKind::kUnauthorized);
+  Always(502, R"({"message":"Bad Gateway"})");
+  auto down = client_->GetAuthenticatedUserLogin(CallContext{0, false});
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.error().kind, GitHubErrorKind::kTransient);
+}
+
 TEST(NextLinkUrlTest, FindsNextAmongOthers) {
   EXPECT_EQ(NextLinkUrl(R"(<https://x/a?page=2>; rel="next", <https://x/a?page=5>; rel="last")"),
             "https://x/a?page=2");

@@ -3,6 +3,7 @@
 // are recorded in the effect log under the acting user's login.
 #include <algorithm>
 
+#include "sim/expectations.h"
 #include "sim/faults.h"
 #include "sim/render.h"
 #include "sim/rest.h"
@@ -47,6 +48,28 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       out.push_back(RenderEffect(e));
     }
     return JsonValueResponse(200, out);
+  }
+  if (n == 2 && parts[1] == "expect" && m == "POST") {
+    // Scenario expectations evaluated now, for a harness that plays the world itself.
+    const json::value* expect = body.if_contains("expect");
+    if (expect == nullptr || !expect->is_array()) {
+      return GitHubError(400, "expect must be an array of expectations");
+    }
+    for (const auto& x : expect->as_array()) {
+      if (Status valid = ValidateExpectation(x); !valid.ok()) {
+        return GitHubError(400, valid.message());
+      }
+    }
+    json::array results;
+    int64_t unmet = 0;
+    for (const ExpectationResult& r : EvaluateExpectations(expect->as_array(), model_)) {
+      json::array offences;
+      for (const auto& o : r.offences) offences.emplace_back(o);
+      results.push_back(json::object{
+          {"met", r.met()}, {"failure", r.failure}, {"offences", std::move(offences)}});
+      unmet += r.met() ? 0 : 1;
+    }
+    return JsonValueResponse(200, json::object{{"results", std::move(results)}, {"unmet", unmet}});
   }
   if (n == 2 && parts[1] == "state" && m == "GET") {
     json::array repos;

@@ -153,5 +153,46 @@ TEST_F(SimControlTest, AForcePushBackToAnEarlierHeadFindsItsCheckRuns) {
   EXPECT_EQ(pushes[1].at("head"), json::value(second));
 }
 
+// POST /_sim/expect: a harness that plays the world itself (gatehouse demo) has the
+// scenario expectations evaluated now, one result per expectation, an invariant's offences
+// one line each.
+TEST_F(SimControlTest, ExpectationsAreEvaluatedOnTheWorldAsItIsNow) {
+  ASSERT_EQ(
+      Call("POST", "/_sim/repos", R"({"owner":"acme","name":"app","installation_id":3})").status,
+      201);
+  ASSERT_EQ(Call("POST", "/_sim/repos/acme/app/pulls", "{}").status, 201);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Call("POST", "/repos/acme/app/issues/1/comments",
+                   R"({"body":"<!-- gatehouse:summary -->\nwaiting"})")
+                  .status,
+              201);
+  }
+  HttpResponse r = Call("POST", "/_sim/expect", R"({"expect": [
+      {"no_stale_effects": true}, {"no_duplicate_summaries": true},
+      {"pull": "acme/app#1", "state": "open"}, {"pull": "acme/app#1", "state": "merged"}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json::value v = Json(r);
+  EXPECT_EQ(v.at("unmet"), 2);
+  const json::array& results = v.at("results").as_array();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].at("met"), true);
+  EXPECT_EQ(results[0].at("failure"), "");
+  EXPECT_TRUE(results[0].at("offences").as_array().empty());
+  EXPECT_EQ(results[1].at("met"), false);
+  EXPECT_EQ(results[1].at("offences").as_array().size(), 2u) << "two comments after the first";
+  EXPECT_NE(std::string(results[1].at("failure").as_string()).find("besides the first"),
+            std::string::npos);
+  EXPECT_EQ(results[2].at("met"), true);
+  EXPECT_EQ(results[3].at("met"), false);
+  EXPECT_NE(std::string(results[3].at("failure").as_string()).find("got state open"),
+            std::string::npos);
+
+  // A malformed expectation is refused, as in a scenario.
+  EXPECT_EQ(Call("POST", "/_sim/expect", R"({"expect": [{"pull": "acme/app"}]})").status, 400);
+  EXPECT_EQ(Call("POST", "/_sim/expect", R"({"expect": [{"no_duplicate_summaries": 1}]})").status,
+            400);
+  EXPECT_EQ(Call("POST", "/_sim/expect", R"({"expectations": []})").status, 400);
+}
+
 }  // namespace
 }  // namespace gatehouse::sim

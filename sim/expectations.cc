@@ -5,7 +5,6 @@
 #include <optional>
 #include <string_view>
 
-#include "sim/app_identity.h"
 #include "sim/invariants.h"
 #include "sim/rest.h"
 
@@ -14,12 +13,10 @@ namespace json = boost::json;
 
 namespace {
 
-// The first line of gatehouse's summary comment (decide/planner.h, kSummaryMarker).
-constexpr std::string_view kSummaryMarker = "<!-- gatehouse:summary -->";
-
 constexpr std::string_view kEffectKeys[] = {"kind", "who",    "who_prefix", "repo",    "number",
                                             "sha",  "status", "count",      "at_least"};
-constexpr std::string_view kInvariantKeys[] = {"no_stale_effects", "no_duplicate_effects"};
+constexpr std::string_view kInvariantKeys[] = {"no_stale_effects", "no_duplicate_effects",
+                                               "no_duplicate_summaries"};
 constexpr std::string_view kStateKeys[] = {"pull",
                                            "state",
                                            "draft",
@@ -144,9 +141,7 @@ int64_t Matching(const json::object& expect, const std::vector<Effect>& effects)
 std::optional<Comment> SummaryComment(const Model& model, const std::string& repo, int number) {
   std::optional<Comment> found;
   for (Comment& c : model.CommentsFor(repo, number)) {
-    if (ShownLogin(c.user) == AppLogin() && c.body.rfind(kSummaryMarker, 0) == 0) {
-      found = std::move(c);
-    }
+    if (IsSummaryComment(c)) found = std::move(c);
   }
   return found;
 }
@@ -234,6 +229,13 @@ std::string CheckState(const json::object& e, const Model& model) {
   return out;
 }
 
+// The invariant a (validated) expectation names, or "".
+std::string InvariantOf(const json::object& e) {
+  for (std::string_view key : kInvariantKeys)
+    if (e.contains(key)) return std::string(key);
+  return "";
+}
+
 }  // namespace
 
 Status ValidateExpectation(const json::value& v) {
@@ -253,32 +255,43 @@ Status ValidateExpectation(const json::value& v) {
   return Status::Ok();
 }
 
-std::vector<std::string> UnmetExpectations(const json::array& expects, const Model& model) {
-  std::vector<std::string> failures;
+std::vector<ExpectationResult> EvaluateExpectations(const json::array& expects,
+                                                    const Model& model) {
+  std::vector<ExpectationResult> results;
   std::vector<Effect> effects = model.Effects();
   for (const auto& v : expects) {
+    ExpectationResult& result = results.emplace_back();
     if (!v.is_object()) continue;
     const json::object& e = v.as_object();
-    if (e.contains("no_stale_effects") || e.contains("no_duplicate_effects")) {
-      std::vector<std::string> found =
-          e.contains("no_stale_effects") ? StaleEffects(effects) : DuplicateEffects(effects);
-      if (found.empty()) continue;
+    const std::string expected = "expected " + json::serialize(e) + ", got ";
+    if (std::string invariant = InvariantOf(e); !invariant.empty()) {
+      result.offences = invariant == "no_stale_effects"       ? StaleEffects(effects)
+                        : invariant == "no_duplicate_effects" ? DuplicateEffects(effects)
+                                                              : ExtraSummaryComments(model);
+      if (result.offences.empty()) continue;
       std::string list;
-      for (const auto& f : found) list += (list.empty() ? "" : "; ") + f;
-      failures.push_back("expected " + json::serialize(e) + ", got " + list);
+      for (const auto& f : result.offences) list += (list.empty() ? "" : "; ") + f;
+      result.failure = expected + list;
       continue;
     }
     if (e.contains("pull")) {
       std::string why = CheckState(e, model);
-      if (!why.empty()) failures.push_back("expected " + json::serialize(e) + ", got " + why);
+      if (!why.empty()) result.failure = expected + why;
       continue;
     }
     int64_t got = Matching(e, effects);
     int64_t want = GetInt(e, "count", -1);
     int64_t at_least = GetInt(e, "at_least", -1);
     bool met = want >= 0 ? got == want : at_least >= 0 ? got >= at_least : got >= 1;
-    if (!met)
-      failures.push_back("expected " + json::serialize(e) + ", got count " + std::to_string(got));
+    if (!met) result.failure = expected + "count " + std::to_string(got);
+  }
+  return results;
+}
+
+std::vector<std::string> UnmetExpectations(const json::array& expects, const Model& model) {
+  std::vector<std::string> failures;
+  for (ExpectationResult& r : EvaluateExpectations(expects, model)) {
+    if (!r.met()) failures.push_back(std::move(r.failure));
   }
   return failures;
 }

@@ -19,6 +19,18 @@ namespace gatehouse::sim {
 // InvalidArgument, quoting the expectation, for an unknown field or a malformed value.
 Status ValidateExpectation(const boost::json::value& expectation);
 
+// What one (validated) expectation found.
+struct ExpectationResult {
+  std::string failure;  // "" when it holds, else "expected {...}, got ..."
+  // An invariant's offences, one line each (sim/invariants.h), met or not (then empty).
+  std::vector<std::string> offences;
+  bool met() const { return failure.empty(); }
+};
+
+// One result per expectation, in order.
+std::vector<ExpectationResult> EvaluateExpectations(const boost::json::array& expectations,
+                                                    const Model& model);
+
 // One failure line per (validated) expectation that does not hold now, saying what was found:
 // "expected {...}, got ...".
 std::vector<std::string> UnmetExpectations(const boost::json::array& expectations,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "sim/app_identity.h"
@@ -40,6 +41,11 @@ std::string DescribeEffect(const Effect& e) {
          " status=" + std::to_string(e.status) + (e.detail.empty() ? "" : " detail=" + e.detail);
 }
 
+bool IsSummaryComment(const Comment& comment) {
+  return ShownLogin(comment.user) == AppLogin() &&
+         std::string_view(comment.body).substr(0, kSummaryMarker.size()) == kSummaryMarker;
+}
+
 std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
   std::vector<std::string> out;
   for (const auto& e : effects) {
@@ -73,6 +79,28 @@ std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects) {
     std::string key = e.kind + "|" + pr + "|" + e.sha + "|" + e.detail;
     auto [it, inserted] = first.emplace(key, &e);
     if (!inserted) out.push_back(DescribeEffect(*it->second) + " and " + DescribeEffect(e));
+  }
+  return out;
+}
+
+std::vector<std::string> ExtraSummaryComments(const Model& model) {
+  std::vector<std::string> out;
+  for (const Repository& repo : model.Repos()) {
+    std::vector<PullRequest> pulls = model.ListPulls(repo.full_name(), "all");
+    std::reverse(pulls.begin(), pulls.end());  // oldest first
+    for (const PullRequest& pr : pulls) {
+      const std::string where = repo.full_name() + "#" + std::to_string(pr.number);
+      std::optional<int64_t> first;
+      for (const Comment& c : model.CommentsFor(repo.full_name(), pr.number)) {
+        if (!IsSummaryComment(c)) continue;
+        if (!first) {
+          first = c.id;
+          continue;
+        }
+        out.push_back(where + ": summary comment " + std::to_string(c.id) + " by " +
+                      ShownLogin(c.user) + " besides the first, " + std::to_string(*first));
+      }
+    }
   }
   return out;
 }

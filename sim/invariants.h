@@ -1,16 +1,24 @@
-// Invariants over the App's effects in the effect log (docs/SIMULATOR.md, "invariants"):
-// properties every history must have whatever the scenario, each checked by a scenario
-// expectation of its own. The App's effects are those whose `who` starts "installation:".
+// Invariants over what the App did (docs/SIMULATOR.md, "invariants"): properties every
+// history must have whatever the scenario, each checked by a scenario expectation of its own
+// and by `gatehouse demo`. The App's effects are those whose `who` starts "installation:".
+// Each function returns one line per offence, so that the number of lines counts them.
 //
-// Pure functions over a copy of the log.
+// Pure functions over a copy of the log, or reads of the model.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/model.h"
 
 namespace gatehouse::sim {
+
+// The first line of gatehouse's summary comment (decide/planner.h, kSummaryMarker).
+inline constexpr std::string_view kSummaryMarker = "<!-- gatehouse:summary -->";
+
+// A comment shown as the App's (sim/app_identity.h) whose body starts with kSummaryMarker.
+bool IsSummaryComment(const Comment& comment);
 
 // One effect as a failure line shows it: "#seq who kind repo#N sha= head= status= detail=".
 std::string DescribeEffect(const Effect& e);
@@ -25,5 +33,10 @@ std::vector<std::string> StaleEffects(const std::vector<Effect>& effects);
 // close; a successful dismissal of the App's review on that PR and SHA (by anyone) before a
 // second APPROVE or REQUEST_CHANGES review.
 std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects);
+
+// Summary comments beyond the first on each pull request (gatehouse edits its one summary in
+// place, so a second one is an action done twice), one line per extra comment:
+// "owner/name#N: summary comment ID by LOGIN besides the first, ID".
+std::vector<std::string> ExtraSummaryComments(const Model& model);
 
 }  // namespace gatehouse::sim

@@ -274,6 +274,14 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   } else {
     return GitHubError(401, "Bad credentials");
   }
+  if (parts.size() == 1 && parts[0] == "user" && request.method == "GET") {
+    // The token's user. An installation token has none (GitHub: 403). Any token (insecure
+    // mode) acts as the App's installations, so its user is the login its writes show.
+    if (caller.installation_id != 0) {
+      return GitHubError(403, "Resource not accessible by integration");
+    }
+    return JsonValueResponse(200, RenderUser(AppLogin()));
+  }
   if (parts.size() == 2 && parts[0] == "installation" && parts[1] == "repositories" &&
       request.method == "GET") {
     // The repositories this token's installation can see (all of them for any-token mode).

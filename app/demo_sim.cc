@@ -1,0 +1,212 @@
+// gatehouse demo against gatehouse-sim. See app/demo_sim.h.
+#include "app/demo_sim.h"
+
+namespace gatehouse::app {
+namespace {
+
+namespace json = boost::json;
+
+std::string Str(const json::value& v, std::string_view key) {
+  const json::object* o = v.if_object();
+  if (o == nullptr) return "";
+  const json::value* f = o->if_contains(key);
+  return f != nullptr && f->is_string() ? std::string(f->as_string()) : "";
+}
+
+int64_t Int(const json::value& v, std::string_view key) {
+  const json::object* o = v.if_object();
+  if (o == nullptr) return 0;
+  const json::value* f = o->if_contains(key);
+  return f != nullptr && f->is_int64() ? f->as_int64() : 0;
+}
+
+// "METHOD /path" -> ("METHOD", "/path").
+std::pair<std::string, std::string> SplitCall(const std::string& call) {
+  const size_t sp = call.find(' ');
+  return {call.substr(0, sp), call.substr(sp + 1)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SimControl>> SimControl::Connect(const std::string& base_url) {
+  CurlTransportOptions curl;
+  curl.base_url = base_url;
+  GH_ASSIGN_OR_RETURN(std::unique_ptr<CurlTransport> transport, CurlTransport::Create(curl));
+  return std::unique_ptr<SimControl>(new SimControl(std::move(transport)));
+}
+
+std::pair<int, std::string> SimControl::Call(const std::string& method, const std::string& target,
+                                             const std::string& body) {
+  HttpCall call;
+  call.method = method;
+  call.target = target;
+  call.body = body;
+  auto reply = t_->Send(call);
+  if (!reply.ok()) return {0, reply.status().ToString()};
+  return {reply->status, reply->body};
+}
+
+json::value SimControl::GetJson(const std::string& target) {
+  auto [status, body] = Call("GET", target);
+  boost::system::error_code ec;
+  json::value v = status == 200 ? json::parse(body, ec) : json::value();
+  return ec ? json::value() : v;
+}
+
+void WorldView::Update(const json::value& state) {
+  std::map<std::string, PrView> prs;
+  if (const json::object* root = state.if_object()) {
+    if (const json::value* repos = root->if_contains("repos"); repos && repos->is_array()) {
+      for (const json::value& repo : repos->as_array()) {
+        const std::string full = Str(repo, "full_name");
+        const json::value* pulls = repo.as_object().if_contains("pulls");
+        if (pulls == nullptr || !pulls->is_array()) continue;
+        for (const json::value& p : pulls->as_array()) {
+          PrView view;
+          const json::value* merged = p.as_object().if_contains("merged");
+          view.state =
+              merged && merged->is_bool() && merged->as_bool() ? "merged" : Str(p, "state");
+          if (const json::value* head = p.as_object().if_contains("head")) {
+            view.head = Str(*head, "sha");
+          }
+          if (const json::value* labels = p.as_object().if_contains("labels");
+              labels && labels->is_array()) {
+            for (const json::value& l : labels->as_array()) view.labels.insert(Str(l, "name"));
+          }
+          prs[full + "#" + std::to_string(Int(p, "number"))] = std::move(view);
+        }
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  prs_ = std::move(prs);
+  cv_.notify_all();
+}
+
+bool WorldView::WaitFor(const std::string& key, const std::string& state, const std::string& label,
+                        Steady::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_until(lock, deadline, [&] {
+    auto it = prs_.find(key);
+    return it != prs_.end() && it->second.state == state &&
+           (label.empty() || it->second.labels.count(label) > 0);
+  });
+}
+
+std::map<std::string, PrView> WorldView::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return prs_;
+}
+
+DemoPlayer::DemoPlayer(SimControl& sim, const DemoWorld& world) : sim_(sim), world_(world) {
+  for (const DemoPr& pr : world_.prs) scripted_heads_.insert(pr.heads.begin(), pr.heads.end());
+}
+
+DemoPlayer::~DemoPlayer() { Join(); }
+
+void DemoPlayer::Problem(std::string text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  problems_.push_back(std::move(text));
+}
+
+std::vector<std::string> DemoPlayer::problems() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return problems_;
+}
+
+bool DemoPlayer::Must(const std::string& method, const std::string& target,
+                      const std::string& body) {
+  auto [status, reply] = sim_.Call(method, target, body);
+  if (status >= 200 && status < 300) return true;
+  ++step_failures_;
+  Problem(method + " " + target + " -> " + std::to_string(status) + " " + reply.substr(0, 200));
+  return false;
+}
+
+void DemoPlayer::SetUp(const std::string& webhook_url) {
+  Must("PUT", "/_sim/webhook-url", json::serialize(json::object{{"url", webhook_url}}));
+  for (const DemoRepo& r : world_.repos) {
+    json::object files{{".github/gatehouse.yml", r.policy_yaml}};
+    Must("POST", "/_sim/repos",
+         json::serialize(json::object{{"owner", r.owner},
+                                      {"name", r.name},
+                                      {"installation_id", r.installation_id},
+                                      {"files", std::move(files)}}));
+  }
+  Must("PUT", "/_sim/faults", world_.faults_json);
+  for (const DemoPr& pr : world_.prs) {
+    const DemoStep& create = pr.steps.front();
+    auto [method, target] = SplitCall(create.call);
+    Must(method, target, create.body);
+  }
+}
+
+void DemoPlayer::Play(Steady::time_point start, Steady::time_point deadline) {
+  poller_ = std::thread([this] { Poll(); });
+  for (const DemoPr& pr : world_.prs) {
+    scripts_.emplace_back([this, &pr, start, deadline] { RunScript(pr, start, deadline); });
+  }
+}
+
+void DemoPlayer::Join() {
+  for (auto& t : scripts_) {
+    if (t.joinable()) t.join();
+  }
+  stop_polling_ = true;
+  if (poller_.joinable()) poller_.join();
+}
+
+void DemoPlayer::RunScript(const DemoPr& pr, Steady::time_point start,
+                           Steady::time_point deadline) {
+  auto base = start;
+  int64_t offset = 0;
+  for (size_t i = 1; i < pr.steps.size(); ++i) {
+    const DemoStep& step = pr.steps[i];
+    if (!step.wait_state.empty()) {
+      const std::string key = pr.repo + "#" + std::to_string(pr.number);
+      if (!view_.WaitFor(key, step.wait_state, step.wait_label, deadline)) {
+        Problem(key + ": gatehouse never brought it to " + step.wait_state +
+                (step.wait_label.empty() ? "" : " with label " + step.wait_label));
+        break;
+      }
+      base = Steady::now();
+      offset = 0;
+      continue;
+    }
+    offset += step.at_ms;
+    std::this_thread::sleep_until(base + std::chrono::milliseconds(offset));
+    auto [method, target] = SplitCall(step.call);
+    auto [status, reply] = sim_.Call(method, target, step.body);
+    if (status < 200 || status >= 300) {
+      // A push that arrives after the merge is a race the story allows; anything else is a
+      // broken step.
+      if (step.call.ends_with("/push") && status == 422) continue;
+      ++step_failures_;
+      Problem(step.call + " -> " + std::to_string(status) + " " + reply.substr(0, 200));
+    }
+  }
+  ++scripts_done_;
+}
+
+void DemoPlayer::Poll() {
+  std::set<std::string> built;
+  while (!stop_polling_.load()) {
+    view_.Update(sim_.GetJson("/_sim/state"));
+    for (const auto& [key, pr] : view_.Snapshot()) {
+      if (pr.state != "open" || pr.head.empty() || scripted_heads_.count(pr.head) ||
+          !built.insert(pr.head).second) {
+        continue;
+      }
+      const std::string repo = key.substr(0, key.find('#'));
+      for (const char* check : {"ci", "lint"}) {
+        Must("POST", "/_sim/repos/" + repo + "/check-runs",
+             json::serialize(
+                 json::object{{"head_sha", pr.head}, {"name", check}, {"conclusion", "success"}}));
+      }
+      ++ci_bot_runs_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,168 @@
+// gatehouse serve's wiring. See app/gatehouse_server.h.
+#include "app/gatehouse_server.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/log.h"
+#include "engine/inbox_router.h"
+#include "engine/inbox_writer.h"
+#include "engine/sweeper.h"
+#include "github/app_auth.h"
+#include "github/client.h"
+#include "github/transport.h"
+
+namespace gatehouse::app {
+namespace {
+
+// The pass without GitHub: it logs what it would have looked at.
+PassOutcome LogOnlyPass(PassContext& ctx) {
+  const Lease& l = ctx.lease();
+  Log(LogLevel::kInfo, "pass.run")
+      .Field("key", l.key)
+      .Field("fence", l.fence)
+      .Field("gen", l.claimed_gen)
+      .Field("reasons", JoinReasons(l.reasons))
+      .Field("note", "no GitHub credentials: nothing read, nothing done");
+  return PassOutcome::Done();
+}
+
+}  // namespace
+
+GatehouseServer::GatehouseServer(ServerOptions options, StorePtr store)
+    : options_(std::move(options)),
+      store_(std::move(store)),
+      clock_(options_.clock ? options_.clock : std::make_shared<RealClock>()) {}
+
+Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions options,
+                                                                 StorePtr store) {
+  std::unique_ptr<GatehouseServer> server(
+      new GatehouseServer(std::move(options), std::move(store)));
+  GatehouseServer& s = *server;
+  Store& st = *s.store_;
+  PassFn pass = LogOnlyPass;
+  if (s.options_.github) {
+    GH_RETURN_IF_ERROR(s.WireGitHub());
+    pass = [pr_pass = s.pr_pass_.get()](PassContext& ctx) { return pr_pass->Run(ctx); };
+  } else {
+    Log(LogLevel::kWarn, "serve.no_github")
+        .Field("note",
+               "no GitHub credentials configured: webhooks are stored and routed, but passes "
+               "only log (set GATEHOUSE_GITHUB_APP_ID + GATEHOUSE_GITHUB_PRIVATE_KEY_FILE or "
+               "GATEHOUSE_GITHUB_TOKEN)");
+  }
+  s.pool_ = std::make_unique<WorkerPool>(st, s.clock_, std::move(pass), s.options_.engine);
+  WorkerPool* pool = s.pool_.get();
+  RouterOptions router;
+  router.debounce = s.options_.debounce;
+  s.router_ = std::make_unique<InboxRouter>(st, s.clock_, router, [pool] { pool->Wake(); });
+  InboxRouter* routed = s.router_.get();
+  s.inbox_ = std::make_unique<InboxWriter>(st, s.clock_, [routed] { routed->Wake(); });
+  if (s.github_) {
+    SweepOptions sweep;
+    sweep.sweep = s.options_.sweep_interval > Duration::zero();
+    sweep.interval = std::max<Duration>(s.options_.sweep_interval, std::chrono::seconds(1));
+    sweep.resolve_interval = s.options_.resolve_interval;
+    sweep.debounce = s.options_.debounce;
+    sweep.app_mode = s.options_.github->app_mode();
+    s.sweeper_ =
+        std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
+  }
+  s.handler_ = std::make_unique<WebhookHandler>(s.options_.webhook, *s.inbox_, *s.clock_);
+  WebhookHandler* handler = s.handler_.get();
+  s.options_.http.on_body_too_large = [handler] { handler->OnBodyTooLarge(); };
+  return server;
+}
+
+// The GitHub client the passes and the sweeper share, and the pass itself. Every failure is
+// the configuration's.
+Status GatehouseServer::WireGitHub() {
+  const GitHubAuthConfig& config = *options_.github;
+  CurlTransportOptions curl;
+  curl.base_url = config.api_url;
+  auto transport = CurlTransport::Create(curl);
+  if (!transport.ok()) return InvalidArgument(transport.status().message());
+  transport_ = std::move(transport).value();
+  auto tokens = MakeTokenSource(config, *transport_, clock_);
+  if (!tokens.ok()) return InvalidArgument(tokens.status().message());
+  tokens_ = std::move(tokens).value();
+  github_ = std::make_unique<GitHubClient>(*transport_, *tokens_, clock_);
+
+  act::PassConfig pass = options_.pass;
+  pass.app_mode = config.app_mode();
+  if (options_.discover_login) {
+    // gatehouse's login as GitHub shows it, asked once by the first pass that needs it: the
+    // App's "<slug>[bot]" (GET /app with an App JWT), or the personal token's user.
+    if (config.app_mode()) {
+      auto signer = AppJwtSigner::Create(config.app_id, config.private_key_pem);
+      if (!signer.ok()) return InvalidArgument(signer.status().message());
+      pass.discover_login = [signer = std::shared_ptr<AppJwtSigner>(std::move(signer).value()),
+                             transport = transport_.get(), clock = clock_] {
+        return FetchAppLogin(*transport, *signer, clock->Now());
+      };
+    } else {
+      pass.discover_login = [github = github_.get()] {
+        return github->GetAuthenticatedUserLogin(CallContext{0, false});
+      };
+    }
+  }
+  pr_pass_ = std::make_unique<act::PrPass>(*store_, *github_, clock_, std::move(pass));
+  return Status::Ok();
+}
+
+Status GatehouseServer::Start() {
+  if (started_) return FailedPrecondition("gatehouse server already started");
+  started_ = true;
+  if (Status pool = pool_->Start(); !pool.ok()) {
+    stopping_ = true;  // nothing else started
+    return pool;
+  }
+  router_->Start();
+  inbox_->Start();
+  if (sweeper_) sweeper_->Start();
+  auto http = HttpServer::Start(options_.http, *handler_);
+  if (!http.ok()) {
+    stopping_ = true;
+    if (sweeper_) sweeper_->Stop();
+    inbox_->Stop();
+    router_->Stop();
+    pool_->Stop();
+    return http.status();
+  }
+  http_ = std::move(http).value();
+  return Status::Ok();
+}
+
+uint16_t GatehouseServer::port() const { return http_ ? http_->port() : 0; }
+
+void GatehouseServer::BeginStop() {
+  if (!started_ || stopping_) return;
+  stopping_ = true;
+  http_->Stop(std::chrono::seconds(10));
+  inbox_->Stop();
+  router_->Stop();
+  // Running passes finish and are recorded on a thread of their own, so that waiting for
+  // them can end: a hung pass cannot be interrupted.
+  std::promise<void> stopped;
+  engine_stopped_ = stopped.get_future();
+  stopper_ = std::thread([this, stopped = std::move(stopped)]() mutable {
+    if (sweeper_) sweeper_->Stop();  // may wait for one GitHub call
+    pool_->Stop();
+    stopped.set_value();
+  });
+}
+
+bool GatehouseServer::Stop(Duration grace) {
+  BeginStop();
+  if (!engine_stopped_.valid()) return true;  // never started, or Start failed
+  if (engine_stopped_.wait_for(grace) != std::future_status::ready) return false;
+  if (stopper_.joinable()) stopper_.join();
+  return true;
+}
+
+GatehouseServer::~GatehouseServer() {
+  BeginStop();
+  if (stopper_.joinable()) stopper_.join();
+}
+
+}  // namespace gatehouse::app

@@ -1,0 +1,93 @@
+// The invariants (sim/invariants.h) as `gatehouse demo` counts them: one line per offence,
+// so that three merges of one head are two duplicates and two extra summary comments are two.
+#include "sim/invariants.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "sim/app_identity.h"
+#include "sim/model.h"
+
+namespace gatehouse::sim {
+namespace {
+
+constexpr char kApp[] = "installation:1";
+constexpr char kSummary[] = "<!-- gatehouse:summary -->\ngatehouse: pass";
+
+class InvariantsTest : public ::testing::Test {
+ protected:
+  InvariantsTest()
+      : clock_(std::make_shared<SimClock>(FromMicros(1'800'000'000'000'000))),
+        model_(clock_, {.mergeable_delay = Duration::zero()}) {}
+
+  void SetUp() override {
+    ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
+    ASSERT_TRUE(model_.CreatePull("acme/app", NewPull{}).ok());
+    ASSERT_TRUE(model_.CreatePull("acme/app", NewPull{}).ok());
+  }
+  std::string Head(int number) { return model_.GetPull("acme/app", number)->head_sha; }
+
+  std::shared_ptr<SimClock> clock_;
+  Model model_;
+};
+
+TEST_F(InvariantsTest, EveryRepeatOfAnActionIsOneDuplicate) {
+  const std::string head = Head(1);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
+  }
+  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 2, "closed").ok());
+  std::vector<std::string> duplicates = DuplicateEffects(model_.Effects());
+  ASSERT_EQ(duplicates.size(), 2u);
+  EXPECT_NE(duplicates[0].find("#3 installation:1 review"), std::string::npos) << duplicates[0];
+  EXPECT_NE(duplicates[1].find("#3 installation:1 review"), std::string::npos) << duplicates[1];
+  EXPECT_NE(duplicates[1].find("#5 installation:1 review"), std::string::npos) << duplicates[1];
+  EXPECT_TRUE(StaleEffects(model_.Effects()).empty());
+}
+
+TEST_F(InvariantsTest, EveryActionOnAMovedHeadIsOneStaleEffect) {
+  const std::string first = Head(1);
+  ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "", nullptr).ok());
+  ASSERT_TRUE(
+      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", nullptr).ok());
+  // Refused calls did nothing, and people's calls are not the App's.
+  EXPECT_EQ(model_.Merge(kApp, "acme/app", 1, first, "merge").status, 409);
+  ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", first, "", nullptr).ok());
+  std::vector<std::string> stale = StaleEffects(model_.Effects());
+  ASSERT_EQ(stale.size(), 2u);
+  EXPECT_NE(stale[0].find("review acme/app#1 sha=" + first + " head=" + Head(1)), std::string::npos)
+      << stale[0];
+}
+
+TEST_F(InvariantsTest, EverySummaryCommentAfterAPullRequestsFirstIsExtra) {
+  Comment first;
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, kSummary, &first).ok());
+  // Edited in place: still one.
+  ASSERT_TRUE(
+      model_.EditComment(kApp, "acme/app", first.id, std::string(kSummary) + "!", nullptr).ok());
+  // Not summaries: another comment by the App, a quoted marker by someone else.
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "thanks", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment("mallory", "acme/app", 1, kSummary, nullptr).ok());
+  // One summary on the second PR is fine too.
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 2, kSummary, nullptr).ok());
+  EXPECT_TRUE(ExtraSummaryComments(model_).empty());
+
+  Comment second, third;
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, kSummary, &second).ok());
+  ASSERT_TRUE(model_.AddComment("installation:2", "acme/app", 1, kSummary, &third).ok());
+  std::vector<std::string> extra = ExtraSummaryComments(model_);
+  ASSERT_EQ(extra.size(), 2u);
+  EXPECT_EQ(extra[0], "acme/app#1: summary comment " + std::to_string(second.id) + " by " +
+                          AppLogin() + " besides the first, " + std::to_string(first.id));
+  EXPECT_NE(extra[1].find(std::to_string(third.id)), std::string::npos) << extra[1];
+  EXPECT_TRUE(IsSummaryComment(second));
+  Comment quoted;
+  quoted.user = "mallory";
+  quoted.body = kSummary;
+  EXPECT_FALSE(IsSummaryComment(quoted));
+}
+
+}  // namespace
+}  // namespace gatehouse::sim
