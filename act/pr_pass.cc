@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -13,7 +12,9 @@
 #include "act/action_generations.h"
 #include "act/head_occurrence.h"
 #include "base/log.h"
+#include "decide/digest.h"
 #include "decide/gate.h"
+#include "decide/labels.h"
 #include "decide/planner.h"
 #include "engine/github_outcome.h"
 
@@ -29,15 +30,6 @@ constexpr Duration kMergeableRecheckFor = std::chrono::minutes(10);
 // A read that lagged behind an earlier one is repeated this soon.
 constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
 
-// FNV-1a, hex: stable across builds and processes (std::hash is not).
-std::string StableDigest(std::string_view text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 decide::AuthorRole RoleOf(std::string_view association) {
   if (association == "OWNER") return decide::AuthorRole::kOwner;
   if (association == "MEMBER") return decide::AuthorRole::kMember;
@@ -49,16 +41,6 @@ decide::AuthorRole RoleOf(std::string_view association) {
 bool IsCloseKind(std::string_view name) {
   auto kind = decide::ParseActionKind(name);
   return kind && decide::ClassOf(*kind) == decide::ActionClass::kClose;
-}
-
-bool HasLabel(const PullRequest& pr, std::string_view label) {
-  return std::any_of(pr.labels.begin(), pr.labels.end(), [&](const std::string& l) {
-    return l.size() == label.size() &&
-           std::equal(l.begin(), l.end(), label.begin(), [](char a, char b) {
-             return std::tolower(static_cast<unsigned char>(a)) ==
-                    std::tolower(static_cast<unsigned char>(b));
-           });
-  });
 }
 
 json::array FindingsJson(const std::vector<decide::Finding>& findings) {
@@ -169,7 +151,8 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
     }
   }
   // Our label is gone (a person removed it): the grace period starts again when it is back.
-  if (!HasLabel(pr, options.label_pending_closure)) h.facts.pending_closure_since.reset();
+  if (!decide::HasLabel(pr.labels, options.label_pending_closure))
+    h.facts.pending_closure_since.reset();
   h.facts.drafted_while_pending_closure = pr.draft && h.facts.pending_closure_since.has_value();
 
   auto facts = store.GetPrFacts(subject);
@@ -453,7 +436,8 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     check.check_conclusion = "failure";
     check.check_title = "gatehouse: " + config_.policy_path + " is invalid";
     check.check_summary = "```\n" + policy->error + "\n```";
-    check.detail = std::string(decide::kCheckRunName) + ":invalid:" + StableDigest(policy->error);
+    check.detail =
+        std::string(decide::kCheckRunName) + ":invalid:" + decide::StableDigest(policy->error);
     // Under the server defaults: the repository's own settings are what failed to parse.
     decide::Autonomy level = options.autonomy;
     if (auto it = options.class_autonomy.find(decide::ActionClass::kReport);
