@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "act/github_outcome.h"
 #include "act/head_occurrence.h"
 #include "decide/labels.h"
-#include "engine/github_outcome.h"
 
 namespace gatehouse::act {
 namespace {

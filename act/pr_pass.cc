@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "act/action_generations.h"
+#include "act/github_outcome.h"
 #include "act/head_occurrence.h"
 #include "base/log.h"
 #include "decide/digest.h"
 #include "decide/gate.h"
 #include "decide/labels.h"
 #include "decide/planner.h"
-#include "engine/github_outcome.h"
 
 namespace gatehouse::act {
 namespace {

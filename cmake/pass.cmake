@@ -4,7 +4,7 @@
 add_library(gatehouse_pass STATIC act/pr_pass.cc engine/sweeper.cc)
 target_compile_options(gatehouse_pass PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gatehouse_github
-  gatehouse_github_engine gatehouse_core Boost::json)
+  gatehouse_core Boost::json)
 target_link_libraries(gatehouse PRIVATE gatehouse_pass)
 
 if(GATEHOUSE_TESTS)
