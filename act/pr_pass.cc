@@ -9,12 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "act/action_generations.h"
 #include "act/github_outcome.h"
 #include "act/head_occurrence.h"
+#include "act/prior_actions.h"
 #include "base/log.h"
 #include "decide/digest.h"
 #include "decide/gate.h"
+#include "decide/generations.h"
 #include "decide/labels.h"
 #include "decide/planner.h"
 
@@ -110,7 +111,7 @@ std::string LatestCheckRunDetail(const std::vector<CheckRun>& runs, const std::s
     if (r.name != decide::kCheckRunName || r.head_sha != head || r.external_id.empty()) continue;
     if (latest == nullptr || r.id > latest->id) latest = &r;
   }
-  return latest == nullptr ? "" : CheckRunDetailOf(latest->external_id, head);
+  return latest == nullptr ? "" : decide::CheckRunDetailOf(latest->external_id, head);
 }
 
 // What the ledger and the PR facts say about this PR.
@@ -138,7 +139,7 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
         h.facts.closed_by_gatehouse_at = a.created_at;
       }
     }
-    if (BaseDetail(a.key.detail) == options.label_pending_closure) {
+    if (decide::BaseDetail(a.key.detail) == options.label_pending_closure) {
       if (a.key.kind == decide::ActionKindName(decide::ActionKind::kUnlabel)) {
         last_unlabel = a.updated_at;
         h.facts.pending_closure_since.reset();
@@ -457,8 +458,9 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     verdict = decide::Evaluate(policy->policy, snapshot);
     plan = decide::PlanActions(policy->policy, snapshot, verdict, facts, options);
   }
-  for (auto& a : plan.actions) NumberGeneration(a, history->ledger);
-  for (auto& sk : plan.skipped) NumberGeneration(sk.action, history->ledger);
+  const std::vector<decide::PriorAction> prior = PriorActions(history->ledger);
+  for (auto& a : plan.actions) decide::NumberGeneration(a, prior);
+  for (auto& sk : plan.skipped) decide::NumberGeneration(sk.action, prior);
 
   json::object verdict_json{
       {"verdict", decide::VerdictName(verdict.verdict)}, {"score", verdict.score},
@@ -513,7 +515,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
       decide::Plan one;
       a.why = "open intent of an earlier pass";
       if (*kind == decide::ActionKind::kLabel || *kind == decide::ActionKind::kUnlabel) {
-        a.label = BaseDetail(key.detail);
+        a.label = decide::BaseDetail(key.detail);
       }
       one.actions.push_back(std::move(a));
       ExecResult settled = Execute(store_, github_, *clock_, target, lease.fence, one, settle);

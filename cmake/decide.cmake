@@ -14,6 +14,8 @@ add_library(gatehouse_decide STATIC
   ${CMAKE_SOURCE_DIR}/decide/gate.cc
   ${CMAKE_SOURCE_DIR}/decide/policy_check.cc
   ${CMAKE_SOURCE_DIR}/decide/planner.cc
+  # Generations of ledger keys, over the ledger as decide/ sees it (decide/prior_action.h).
+  ${CMAKE_SOURCE_DIR}/decide/generations.cc
 )
 target_compile_options(gatehouse_decide PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_decide PUBLIC gatehouse_core PRIVATE yaml-cpp)
@@ -22,6 +24,7 @@ if(GATEHOUSE_TESTS)
   gatehouse_test(decide_test SOURCES decide/glob_test.cc decide/policy_test.cc
                  decide/labels_test.cc decide/reviews_test.cc decide/digest_test.cc
                  decide/gate_test.cc decide/policy_check_test.cc decide/planner_test.cc
+                 decide/generations_test.cc
                  LIBS gatehouse_decide)
   # base/ascii.h (header-only: the case folding decide/ and act/ share) is tested with the
   # rest of base/.
