@@ -13,23 +13,19 @@
 #include "act/head_occurrence.h"
 #include "act/prior_actions.h"
 #include "base/log.h"
-#include "decide/digest.h"
+#include "decide/closure_history.h"
 #include "decide/gate.h"
 #include "decide/generations.h"
-#include "decide/labels.h"
+#include "decide/invalid_policy.h"
+#include "decide/options.h"
 #include "decide/planner.h"
+#include "decide/reasons.h"
+#include "decide/recheck.h"
 
 namespace gatehouse::act {
 namespace {
 
 namespace json = boost::json;
-
-// While GitHub has not computed mergeability for a new head, the pass asks for another look
-// this soon, for at most this long after the head was first seen (then the sweep takes over).
-constexpr Duration kMergeableRecheck = std::chrono::seconds(3);
-constexpr Duration kMergeableRecheckFor = std::chrono::minutes(10);
-// A read that lagged behind an earlier one is repeated this soon.
-constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
 
 decide::AuthorRole RoleOf(std::string_view association) {
   if (association == "OWNER") return decide::AuthorRole::kOwner;
@@ -37,11 +33,6 @@ decide::AuthorRole RoleOf(std::string_view association) {
   if (association == "COLLABORATOR") return decide::AuthorRole::kCollaborator;
   if (association == "CONTRIBUTOR") return decide::AuthorRole::kContributor;
   return decide::AuthorRole::kNone;
-}
-
-bool IsCloseKind(std::string_view name) {
-  auto kind = decide::ParseActionKind(name);
-  return kind && decide::ClassOf(*kind) == decide::ActionClass::kClose;
 }
 
 json::array FindingsJson(const std::vector<decide::Finding>& findings) {
@@ -117,44 +108,20 @@ std::string LatestCheckRunDetail(const std::vector<CheckRun>& runs, const std::s
 // What the ledger and the PR facts say about this PR.
 struct History {
   decide::PlannerInput facts;
-  std::optional<ReportedPush> last_push;  // the latest push webhooks reported
-  std::vector<ActionKey> open_intents;    // intents an earlier holder left without an outcome
-  std::vector<ActionRecord> ledger;       // every action of the PR, oldest first
+  std::optional<ReportedPush> last_push;    // the latest push webhooks reported
+  std::vector<ActionKey> open_intents;      // intents an earlier holder left without an outcome
+  std::vector<decide::PriorAction> ledger;  // every action of the PR, oldest first
 };
 
 Result<History> ReadHistory(Store& store, const std::string& subject, const PullRequest& pr,
-                            const decide::PlannerOptions& options) {
+                            const decide::PlannerOptions& options, const decide::Policy& policy) {
   History h;
   auto actions = store.ListActions(subject);
   if (!actions.ok()) return actions.status();
-  h.ledger = *actions;
-  std::optional<Time> last_unlabel;
   for (const ActionRecord& a : *actions) {
     if (a.state == ActionState::kIntent) h.open_intents.push_back(a.key);
-    if (a.state != ActionState::kDone) continue;
-    if (IsCloseKind(a.key.kind)) {
-      // The intent's time, which is never later than the close itself: a reopen that came
-      // right after the close must count as after it.
-      if (!h.facts.closed_by_gatehouse_at || a.created_at > *h.facts.closed_by_gatehouse_at) {
-        h.facts.closed_by_gatehouse_at = a.created_at;
-      }
-    }
-    if (decide::BaseDetail(a.key.detail) == options.label_pending_closure) {
-      if (a.key.kind == decide::ActionKindName(decide::ActionKind::kUnlabel)) {
-        last_unlabel = a.updated_at;
-        h.facts.pending_closure_since.reset();
-      } else if (a.key.kind == decide::ActionKindName(decide::ActionKind::kLabel) &&
-                 (!last_unlabel || a.updated_at >= *last_unlabel)) {
-        // The latest time gatehouse put the label on: if a person took it off and gatehouse
-        // put it back (on a newer head), the grace period starts again.
-        h.facts.pending_closure_since = a.updated_at;
-      }
-    }
   }
-  // Our label is gone (a person removed it): the grace period starts again when it is back.
-  if (!decide::HasLabel(pr.labels, options.label_pending_closure))
-    h.facts.pending_closure_since.reset();
-  h.facts.drafted_while_pending_closure = pr.draft && h.facts.pending_closure_since.has_value();
+  h.ledger = PriorActions(*actions);
 
   auto facts = store.GetPrFacts(subject);
   if (!facts.ok()) return facts.status();
@@ -169,6 +136,12 @@ Result<History> ReadHistory(Store& store, const std::string& subject, const Pull
     reopen.at = f.at;
     h.facts.last_reopen = reopen;
   }
+  const decide::ClosureHistory closure = decide::ClosureHistoryOf(
+      h.ledger, decide::ClosureContext{pr.labels, pr.draft, options.label_pending_closure,
+                                       h.facts.last_reopen, policy.authors.maintainer_roles});
+  h.facts.closed_by_gatehouse_at = closure.closed_by_gatehouse_at;
+  h.facts.pending_closure_since = closure.pending_closure_since;
+  h.facts.drafted_while_pending_closure = closure.drafted_while_pending_closure;
   return h;
 }
 
@@ -323,11 +296,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   }
   // A pass only the sweep, a timer or a mergeability recheck asked for is background work: it
   // stays out of the rate-limit reserve kept for passes that webhooks asked for.
-  target.call.background =
-      !lease.reasons.empty() &&
-      std::all_of(lease.reasons.begin(), lease.reasons.end(), [](const std::string& r) {
-        return r == "swept" || r == "mergeable-unknown" || r == "timer";
-      });
+  target.call.background = decide::IsBackgroundPass(lease.reasons);
   const CallContext& call = target.call;
 
   auto app_login = AppLogin();
@@ -365,11 +334,10 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   if (ctx.lease_lost()) return PassOutcome::Transient("lease lost while reading");
 
   // 2. The planner's settings: the repository's, under the server's switches.
-  decide::PlannerOptions options = policy->policy.actions;
-  options.app_login = executor.app_login;
-  if (config_.dry_run) options.dry_run = true;
+  const decide::PlannerOptions options =
+      decide::UnderServerSwitches(policy->policy.actions, executor.app_login, config_.dry_run);
 
-  auto history = ReadHistory(store_, lease.key, *pr, options);
+  auto history = ReadHistory(store_, lease.key, *pr, options, policy->policy);
   if (!history.ok()) return PassOutcome::Transient(history.status().ToString());
   decide::PlannerInput facts = std::move(history->facts);
   // Which occurrence of its head this pass decides on: everything it plans is bound to it, so a
@@ -388,7 +356,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
                   pr->updated_at + ") is older than head " + occurrence->head_sha.substr(0, 12) +
                   " already decided on; reading again");
     flush_audit();
-    Signal again{lease.key, "lagging-read", kLaggingReadRetry};
+    Signal again{lease.key, std::string(decide::kReasonLaggingRead), decide::kLaggingReadRetry};
     if (Status st = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
                                    Durability::kRecoverable);
         !st.ok()) {
@@ -398,17 +366,6 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   }
   facts.head_occurrence = occurrence->occurrence;
   facts.check_run_detail = LatestCheckRunDetail(*runs, pr->head_sha);
-  // A maintainer who reopens a PR gatehouse closed overrides that close: if the PR fails on a
-  // later head, the grace period runs again from the reopen. A reopen by the author (who may
-  // close and reopen their PR at will) restarts nothing.
-  if (facts.pending_closure_since && facts.last_reopen && facts.closed_by_gatehouse_at &&
-      facts.last_reopen->at >= *facts.closed_by_gatehouse_at &&
-      facts.last_reopen->at > *facts.pending_closure_since) {
-    const auto& roles = policy->policy.authors.maintainer_roles;
-    if (std::find(roles.begin(), roles.end(), facts.last_reopen->role) != roles.end()) {
-      facts.pending_closure_since = facts.last_reopen->at;
-    }
-  }
   for (const IssueComment& c : *comments) {
     if (c.body.starts_with(decide::kSummaryMarker) && c.user == executor.app_login) {
       facts.summary_comment_id = c.id;
@@ -425,42 +382,16 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   decide::GateVerdict verdict;
   decide::Plan plan;
   if (!policy->error.empty()) {
-    verdict.verdict = decide::Verdict::kFail;
-    verdict.score = 0;
-    verdict.blockers.push_back({"policy", policy->error});
-    decide::PlannedAction check;
-    check.kind = decide::ActionKind::kCheckRun;
-    check.head_sha = pr->head_sha;
-    check.head_occurrence = facts.head_occurrence;
-    check.why = "invalid policy file";
-    check.check_status = "completed";
-    check.check_conclusion = "failure";
-    check.check_title = "gatehouse: " + config_.policy_path + " is invalid";
-    check.check_summary = "```\n" + policy->error + "\n```";
-    check.detail =
-        std::string(decide::kCheckRunName) + ":invalid:" + decide::StableDigest(policy->error);
-    // Under the server defaults: the repository's own settings are what failed to parse.
-    decide::Autonomy level = options.autonomy;
-    if (auto it = options.class_autonomy.find(decide::ActionClass::kReport);
-        it != options.class_autonomy.end()) {
-      level = it->second;
-    }
-    if (facts.check_run_detail == check.detail) {
-      plan.skipped.push_back({std::move(check), "already in that state"});
-    } else if (options.dry_run) {
-      plan.skipped.push_back({std::move(check), "dry-run"});
-    } else if (level == decide::Autonomy::kObserve) {
-      plan.skipped.push_back({std::move(check), "observe"});
-    } else {
-      plan.actions.push_back(std::move(check));
-    }
+    decide::InvalidPolicyDecision invalid = decide::DecideInvalidPolicy(
+        config_.policy_path, policy->error, pr->head_sha, facts, options);
+    verdict = std::move(invalid.verdict);
+    plan = std::move(invalid.plan);
   } else {
     verdict = decide::Evaluate(policy->policy, snapshot);
     plan = decide::PlanActions(policy->policy, snapshot, verdict, facts, options);
   }
-  const std::vector<decide::PriorAction> prior = PriorActions(history->ledger);
-  for (auto& a : plan.actions) decide::NumberGeneration(a, prior);
-  for (auto& sk : plan.skipped) decide::NumberGeneration(sk.action, prior);
+  for (auto& a : plan.actions) decide::NumberGeneration(a, history->ledger);
+  for (auto& sk : plan.skipped) decide::NumberGeneration(sk.action, history->ledger);
 
   json::object verdict_json{
       {"verdict", decide::VerdictName(verdict.verdict)}, {"score", verdict.score},
@@ -577,7 +508,7 @@ PassOutcome PrPass::Run(PassContext& ctx) {
   if (result.superseded) {
     // The head moved under the plan: decide again on the new head. The item is running, so
     // this makes it dirty, and it is due again as soon as this pass is recorded.
-    Signal again{lease.key, "superseded", Duration(0)};
+    Signal again{lease.key, std::string(decide::kReasonSuperseded), Duration(0)};
     if (Status s = store_.Enqueue(std::span<const Signal>(&again, 1), clock_->Now(),
                                   Durability::kRecoverable);
         !s.ok()) {
@@ -585,38 +516,20 @@ PassOutcome PrPass::Run(PassContext& ctx) {
     }
   }
   if (result.stop) return *result.stop;
-  // GitHub computes mergeability lazily after a push; a merge that waits only for it would
-  // otherwise wait for the next sweep. Look again shortly, for a bounded time.
-  const bool only_mergeability =
-      verdict.verdict == decide::Verdict::kPending && !verdict.waiting.empty() &&
-      std::all_of(verdict.waiting.begin(), verdict.waiting.end(),
-                  [](const decide::Finding& f) { return f.rule == "mergeable"; });
-  const Duration head_age = now - *snapshot.head_pushed_at;
+  // Decisions that only time changes are taken on time rather than at the next sweep.
+  decide::RecheckFacts recheck_facts;
+  recheck_facts.open = pr->state == "open";
+  recheck_facts.superseded = result.superseded;
+  recheck_facts.policy_valid = policy->error.empty();
+  recheck_facts.mergeable = pr->mergeable;
+  recheck_facts.head_first_seen = *snapshot.head_pushed_at;
+  recheck_facts.pending_closure_since = facts.pending_closure_since;
+  recheck_facts.close_grace = options.close_grace;
+  recheck_facts.missing_after = policy->policy.required_checks.missing_after;
+  recheck_facts.now = now;
   std::optional<Signal> again;
-  if (!result.superseded && pr->state == "open" && !pr->mergeable && only_mergeability &&
-      head_age < kMergeableRecheckFor) {
-    // 3 s at first, then a quarter of the head's age: a handful of looks, not one every 3 s.
-    again = Signal{lease.key, "mergeable-unknown", std::max(kMergeableRecheck, head_age / 4)};
-  } else if (!result.superseded && pr->state == "open" && policy->error.empty()) {
-    // Decisions that only time changes, taken on time rather than at the next sweep: the
-    // close after the grace period, and a required check that has not reported becoming a
-    // blocker.
-    std::optional<Time> at;
-    auto consider = [&](Time t) {
-      if (t > now && (!at || t < *at)) at = t;
-    };
-    if (verdict.verdict == decide::Verdict::kFail && facts.pending_closure_since) {
-      consider(*facts.pending_closure_since + options.close_grace);
-    }
-    const bool check_waits =
-        std::any_of(verdict.waiting.begin(), verdict.waiting.end(),
-                    [](const decide::Finding& f) { return f.rule == "required_checks"; });
-    if (check_waits) {
-      consider(*snapshot.head_pushed_at + policy->policy.required_checks.missing_after);
-    }
-    if (at) {
-      again = Signal{lease.key, "timer", *at - now + std::chrono::milliseconds(100)};
-    }
+  if (auto recheck = decide::PlanRecheck(verdict, recheck_facts)) {
+    again = Signal{lease.key, std::string(recheck->reason), recheck->after};
   }
   if (again) {
     if (Status s = store_.Enqueue(std::span<const Signal>(&*again, 1), clock_->Now(),
