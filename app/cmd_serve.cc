@@ -236,7 +236,10 @@ int RunServe(int argc, char** argv) {
       }
     }
     pr_pass = std::make_unique<act::PrPass>(**store, *github, clock, std::move(pass_config));
-    pass = [&pr_pass](PassContext& ctx) { return pr_pass->Run(ctx); };
+    // The engine's PassContext adapted to the pass's engine-free entry point.
+    pass = [&pr_pass](PassContext& ctx) {
+      return pr_pass->Run(ctx.lease(), [&ctx] { return ctx.lease_lost(); });
+    };
   } else {
     Log(LogLevel::kWarn, "serve.no_github")
         .Field("note",
