@@ -1,11 +1,11 @@
 #include "act/executor.h"
 
 #include <algorithm>
-#include <cctype>
 #include <utility>
 
+#include "act/github_outcome.h"
 #include "act/head_occurrence.h"
-#include "engine/github_outcome.h"
+#include "decide/labels.h"
 
 namespace gatehouse::act {
 namespace {
@@ -13,19 +13,6 @@ namespace {
 using decide::ActionKind;
 using decide::PlannedAction;
 using ActionResult = ActionReport::Result;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// GitHub compares label names case-insensitively.
-bool HasLabel(const std::vector<std::string>& labels, std::string_view name) {
-  return std::any_of(labels.begin(), labels.end(),
-                     [&](const std::string& l) { return EqualsIgnoreCase(l, name); });
-}
 
 GitHubError UnknownKind() {
   GitHubError e;
@@ -477,7 +464,7 @@ class PlanRun {
       case ActionKind::kUnlabel: {
         auto pr = github_.GetPullRequest(ctx, repo, n);
         if (!pr.ok()) return pr.error();
-        const bool has = HasLabel(pr->labels, a.label);
+        const bool has = decide::HasLabel(pr->labels, a.label);
         if (a.kind == ActionKind::kLabel) {
           return has ? Exists("labelled " + a.label) : Absent(a.label + " absent");
         }

@@ -52,9 +52,9 @@
 #include <string>
 #include <vector>
 
+#include "act/pass_outcome.h"
 #include "base/clock.h"
 #include "decide/planner.h"
-#include "engine/retry_policy.h"
 #include "github/github.h"
 #include "store/store.h"
 

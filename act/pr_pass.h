@@ -1,43 +1,41 @@
-// PrPass: one pass over one pull request (DESIGN.md §2-§3), the function the worker pool runs
-// inside the PR's lease.
+// PrPass: one pass over one pull request (DESIGN.md §2-§3), run inside the PR's lease.
 //
-// Nothing decided before the claim is trusted: the pass reads everything it decides on after
-// it holds the lease —
-//   1. the live PR, its reviews, the check runs and combined status of its head SHA (and its
-//      changed files when a protected-paths rule needs them);
-//   2. the policy: the operator override file `<override_dir>/<owner>/<repo>.yml` if present,
-//      else `.github/gatehouse.yml` on the default branch (GitHubClient caches it by ETag, so
-//      an unchanged file costs a 304), merged over the server defaults;
-//   3. facts from gatehouse's own records: the action ledger (did gatehouse close this PR,
-//      since when is the pending-closure label on), the PR facts learned from webhooks (who
-//      reopened it), the audit log (when this head was first seen), and the summary comment
-//      found by its hidden marker;
-// then evaluates the gate, plans, executes the plan through the action ledger (act/executor.h)
-// and appends the verdict and every action (executed, skipped and why, superseded, failed) to
-// the audit log. A mutation refused because the head moved ends the pass normally and signals
-// the PR again, so a fresh pass decides on the new head.
+// Nothing decided before the claim is trusted. A pass is a short sequence of steps, each in a
+// file named after it (docs/PASS.md, "One pass, step by step"):
+//   1. who acts: the repository's installation, gatehouse's login (act/app_login.h);
+//   2. read the live state: the PR, its policy (act/policy_source.h), its reviews, the check
+//      runs and combined status of its head, its changed files, its comments
+//      (act/live_state.h);
+//   3. read the history: the action ledger, the PR facts, the head occurrence
+//      (act/pass_history.h);
+//   4. evaluate and plan with decide/ (act/pass_decision.h);
+//   5. settle open intents the plan no longer contains (act/settle_intents.h);
+//   6. execute the plan through the action ledger (act/executor.h);
+//   7. audit (act/pass_audit.h);
+//   8. reschedule: superseded, mergeability rechecks, timers (act/pass_schedule.h).
 //
 // Errors: rate limits → PassOutcome::RateLimited (no attempt consumed); transient GitHub
-// errors → Transient; a PR that no longer exists, or a repository with no known installation,
-// → Done with an audit `error` entry (retrying cannot help). An invalid policy file is reported
-// on the head as a failing check run (and in the audit log); nothing else is done until it is
-// fixed.
+// errors and any other failed read → Transient; a PR that no longer exists, or a repository
+// with no known installation, → Done with an audit `error` entry (retrying cannot help). An
+// invalid policy file is reported on the head as a failing check run (and in the audit log);
+// nothing else is done until it is fixed.
 //
 // Thread-safe: one PrPass serves every worker of a pool; Run() may be called concurrently for
-// different PRs.
+// different PRs (the store's fences keep two passes of one PR from both acting).
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "act/app_login.h"
 #include "act/executor.h"
+#include "act/pass_audit.h"
+#include "act/pass_outcome.h"
+#include "act/policy_source.h"
 #include "base/clock.h"
 #include "decide/policy.h"
-#include "engine/worker_pool.h"
 #include "github/github.h"
 #include "store/store.h"
 
@@ -55,40 +53,38 @@ struct PassConfig {
   // When set, asked for gatehouse's login (GET /app → "<slug>[bot]", or the token's user)
   // until it answers once; executor.app_login is used when this is unset, or as a logged
   // fallback when GitHub answers that it cannot tell (404, ...). Passes wait (transient) while
-  // GitHub cannot answer at all: acting under a wrong login would post a new summary comment
-  // per change and miss gatehouse's own approvals.
+  // GitHub cannot answer at all (act/app_login.h).
   std::function<GitHubResult<std::string>()> discover_login;
 };
 
 // Splits "owner/repo#12". False when `key` is not a PR subject.
 bool ParseSubject(const std::string& key, RepoRef* repo, int64_t* number);
 
+// Whether the pass's lease is gone: it ran out, or a renewal was rejected. Another worker may
+// hold the PR then, and nothing the pass writes through its fence will be accepted, so the pass
+// stops early when it sees it. Called from the pass's own thread.
+using LeaseLostProbe = std::function<bool()>;
+
 class PrPass {
  public:
   PrPass(Store& store, GitHub& github, ClockPtr clock, PassConfig config);
 
-  // The worker pool's PassFn.
-  PassOutcome Run(PassContext& ctx);
+  // One pass over the PR `lease` names, under `lease.fence`, covering `lease.reasons`. The
+  // engine's worker pool runs it through a PassFn that adapts its PassContext (app/cmd_serve.cc):
+  // act/ does not depend on engine/ (docs/PASS.md, "Layering").
+  PassOutcome Run(const Lease& lease, const LeaseLostProbe& lease_lost);
 
  private:
-  struct LoadedPolicy {
-    decide::Policy policy;
-    std::string source;  // "defaults", the file path, or the override file
-    std::string error;   // non-empty: the file is invalid (policy = defaults)
-  };
-  GitHubResult<LoadedPolicy> LoadPolicy(const CallContext& call, const RepoRef& repo);
-  // gatehouse's login: config_.executor.app_login, or discovered once.
-  GitHubResult<std::string> AppLogin();
+  // Step 1: the PR's repository, number and call context. nullopt with `*target` filled; else
+  // the outcome that ends the pass.
+  std::optional<PassOutcome> ResolveTarget(const Lease& lease, PassAudit& audit, Target* target);
 
   Store& store_;
   GitHub& github_;
   ClockPtr clock_;
-  PassConfig config_;
-
-  // Parsed policies by source text, so an unchanged file (a 304) is not parsed again.
-  std::mutex mu_;
-  std::map<std::string, LoadedPolicy> parsed_;  // guarded by mu_; key: source + '\0' + text
-  std::optional<std::string> login_;            // guarded by mu_: once discovered
+  const PassConfig config_;
+  PolicySource policies_;
+  AppLogin login_;
 };
 
 }  // namespace gatehouse::act

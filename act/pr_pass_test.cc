@@ -188,10 +188,7 @@ TEST_F(PrPassTest, TheLoginIsDiscoveredOnceAndPassesWaitWhileGitHubCannotTell) {
     ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
     auto leases = store_->work().Claim("test", 1, hours(1), clock_->Now());
     ASSERT_TRUE(leases.ok() && leases->size() == 1u);
-    auto state = std::make_shared<LeaseState>();
-    state->until_us = ToMicros((*leases)[0].lease_until);
-    PassContext ctx((*leases)[0], state, *clock_);
-    EXPECT_TRUE(pass.Run(ctx).ok);
+    EXPECT_TRUE(pass.Run((*leases)[0], LeaseRunsOut((*leases)[0])).ok);
     PassFinish finish{kSubject, (*leases)[0].fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
     ASSERT_TRUE(store_->work().Finish({&finish, 1}, clock_->Now()).ok());
   }

@@ -77,14 +77,17 @@ class PassFixture : public ::testing::Test {
     EXPECT_TRUE(leases.ok() && leases->size() == 1u);
     if (!leases.ok() || leases->empty()) return PassOutcome::Permanent("no claim");
     lease_ = (*leases)[0];
-    auto state = std::make_shared<LeaseState>();
-    state->until_us = ToMicros(lease_.lease_until);
-    PassContext ctx(lease_, state, *clock_);
     PrPass pass(*store_, github_.client(), clock_, std::move(config));
-    PassOutcome outcome = pass.Run(ctx);
+    PassOutcome outcome = pass.Run(lease_, LeaseRunsOut(lease_));
     PassFinish finish{kSubject, lease_.fence, PassFinish::Kind::kCompleted, {}, 0, {}, ""};
     EXPECT_TRUE(store_->work().Finish({&finish, 1}, clock_->Now()).ok());
     return outcome;
+  }
+
+  // The lease is lost once the simulated clock reaches its end, as the worker pool's lease
+  // would be without renewals.
+  LeaseLostProbe LeaseRunsOut(const Lease& lease) {
+    return [clock = clock_, until = lease.lease_until] { return clock->Now() >= until; };
   }
 
   std::vector<sim::Effect> AppEffects(const std::string& kind = "") {

@@ -43,7 +43,10 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   PassFn pass = LogOnlyPass;
   if (s.options_.github) {
     GH_RETURN_IF_ERROR(s.WireGitHub());
-    pass = [pr_pass = s.pr_pass_.get()](PassContext& ctx) { return pr_pass->Run(ctx); };
+    // The engine's PassContext adapted to the pass's engine-free entry point.
+    pass = [pr_pass = s.pr_pass_.get()](PassContext& ctx) {
+      return pr_pass->Run(ctx.lease(), [&ctx] { return ctx.lease_lost(); });
+    };
   } else {
     Log(LogLevel::kWarn, "serve.no_github")
         .Field("note",

@@ -14,11 +14,10 @@ target_sources(gatehouse_github PRIVATE
 )
 target_link_libraries(gatehouse_github PUBLIC CURL::libcurl Boost::json)
 
-# engine/'s view of github/'s errors (ToPassOutcome). github/ sits below engine/ (DESIGN.md
-# §5), so the bridge is its own library that links both.
-add_library(gatehouse_github_engine STATIC engine/github_outcome.cc)
-target_compile_options(gatehouse_github_engine PRIVATE ${GATEHOUSE_WARNINGS})
-target_link_libraries(gatehouse_github_engine PUBLIC gatehouse_github gatehouse_core)
+# The pass's view of github/'s errors (ToPassOutcome) is act/github_outcome.cc, in gatehouse_act
+# (cmake/act.cmake); this name stays for the tests that link it.
+add_library(gatehouse_github_engine INTERFACE)
+target_link_libraries(gatehouse_github_engine INTERFACE gatehouse_act)
 
 if(GATEHOUSE_TESTS)
   # A fake GitHub on our own HttpServer at 127.0.0.1:0, driven through the real CurlTransport.

@@ -1,10 +1,21 @@
-# The pass (act/pr_pass.cc: read inside the lease, evaluate, plan, execute, audit) and the
-# sweeper (engine/sweeper.cc), which need the GitHub client, the decision layer and the
-# executor. Included at the end of the root CMakeLists.txt, after cmake/act.cmake.
-add_library(gatehouse_pass STATIC act/pr_pass.cc engine/sweeper.cc)
+# The pass (act/pr_pass.cc and its steps: policy source, app login, live state, history,
+# decision, audit, settling open intents, schedule) and the sweeper (engine/sweeper.cc), which
+# need the GitHub client, the decision layer and the executor. Included at the end of the root
+# CMakeLists.txt, after cmake/act.cmake.
+add_library(gatehouse_pass STATIC
+  act/pr_pass.cc
+  act/policy_source.cc
+  act/app_login.cc
+  act/live_state.cc
+  act/pass_history.cc
+  act/pass_decision.cc
+  act/pass_audit.cc
+  act/settle_intents.cc
+  act/pass_schedule.cc
+  engine/sweeper.cc)
 target_compile_options(gatehouse_pass PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gatehouse_github
-  gatehouse_github_engine gatehouse_core Boost::json)
+  gatehouse_core Boost::json)
 target_link_libraries(gatehouse PRIVATE gatehouse_pass)
 
 # gatehouse serve's wiring (app/gatehouse_server.cc): a library, so that its test starts the
@@ -16,8 +27,10 @@ target_link_libraries(gatehouse_server PUBLIC gatehouse_pass gatehouse_http gate
 target_link_libraries(gatehouse PRIVATE gatehouse_server)
 
 if(GATEHOUSE_TESTS)
-  # The pass against a real SQLite store and the in-process simulator.
-  gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc act/returning_head_test.cc
+  # The pass against a real SQLite store and the in-process simulator; the returning-head
+  # scenarios also route the simulator's webhooks through the real router (engine/router.h),
+  # so they live in tests/.
+  gatehouse_test(pr_pass_test SOURCES act/pr_pass_test.cc tests/returning_head_test.cc
                  LIBS gatehouse_pass gatehouse_sim gatehouse_http gatehouse_github Boost::json
                       OpenSSL::Crypto)
   # Issue 5's scenarios end to end: gatehouse-sim run (a process) against gatehouse serve (a

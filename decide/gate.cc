@@ -1,14 +1,16 @@
 #include "decide/gate.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "base/ascii.h"
 #include "decide/glob.h"
+#include "decide/labels.h"
+#include "decide/reviews.h"
 
 namespace gatehouse::decide {
 namespace {
@@ -21,13 +23,6 @@ struct RuleResult {
   std::vector<std::string> pending;
   double credit = 1.0;
 };
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string FormatDuration(Duration d) {
   const int64_t total_s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
@@ -143,21 +138,9 @@ RuleResult EvaluateChecks(const RequiredChecksRule& rule, const PrSnapshot& pr) 
 
 RuleResult EvaluateApprovals(const ApprovalsRule& rule, const PrSnapshot& pr) {
   RuleResult r;
-  // The latest deciding review per user wins; COMMENTED and PENDING reviews decide nothing
-  // (a comment does not withdraw a change request). Ties keep the later list entry.
-  std::map<std::string, const Review*> latest;
-  for (const Review& review : pr.reviews) {
-    if (review.user == pr.author) continue;
-    if (review.state != "APPROVED" && review.state != "CHANGES_REQUESTED" &&
-        review.state != "DISMISSED") {
-      continue;
-    }
-    const Review*& slot = latest[review.user];
-    if (slot == nullptr || review.submitted_at >= slot->submitted_at) slot = &review;
-  }
   int approvals = 0;
   std::vector<std::string> requesters;
-  for (const auto& [user, review] : latest) {
+  for (const auto& [user, review] : LatestDecidingReviews(pr)) {
     if (review->state == "APPROVED" &&
         (!rule.require_on_head || review->commit_id == pr.head_sha)) {
       ++approvals;
@@ -180,7 +163,7 @@ RuleResult EvaluateApprovals(const ApprovalsRule& rule, const PrSnapshot& pr) {
 
 RuleResult EvaluateMergeable(const MergeableRule& rule, const PrSnapshot& pr) {
   RuleResult r;
-  const std::string state = Lower(pr.mergeable_state);
+  const std::string state = AsciiLower(pr.mergeable_state);
   if (state == "dirty" || pr.mergeable == false) {
     r.failures.push_back("merge conflicts with the base branch");
     r.credit = 0.0;
@@ -197,19 +180,15 @@ RuleResult EvaluateMergeable(const MergeableRule& rule, const PrSnapshot& pr) {
   return r;
 }
 
-bool HasLabel(const PrSnapshot& pr, std::string_view label) {
-  const std::string want = Lower(label);
-  return std::any_of(pr.labels.begin(), pr.labels.end(),
-                     [&](const std::string& l) { return Lower(l) == want; });
-}
-
 RuleResult EvaluateLabels(const LabelsRule& rule, const PrSnapshot& pr) {
   RuleResult r;
   for (const std::string& label : rule.required) {
-    if (!HasLabel(pr, label)) r.failures.push_back("missing required label \"" + label + "\"");
+    if (!HasLabel(pr.labels, label))
+      r.failures.push_back("missing required label \"" + label + "\"");
   }
   for (const std::string& label : rule.blocking) {
-    if (HasLabel(pr, label)) r.failures.push_back("blocking label \"" + label + "\" is present");
+    if (HasLabel(pr.labels, label))
+      r.failures.push_back("blocking label \"" + label + "\" is present");
   }
   if (!r.failures.empty()) r.credit = 0.0;
   return r;

@@ -66,4 +66,11 @@ Autonomy PlannerOptions::AutonomyFor(ActionClass c) const {
   return it != class_autonomy.end() ? it->second : autonomy;
 }
 
+PlannerOptions UnderServerSwitches(PlannerOptions repository, std::string app_login,
+                                   bool server_dry_run) {
+  repository.app_login = std::move(app_login);
+  if (server_dry_run) repository.dry_run = true;
+  return repository;
+}
+
 }  // namespace gatehouse::decide

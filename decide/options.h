@@ -66,4 +66,10 @@ struct PlannerOptions {
   Autonomy AutonomyFor(ActionClass c) const;
 };
 
+// The planner's settings for one pass: `repository` (the policy's `actions:`, merged over the
+// server defaults) under the server's switches — `app_login` replaces the login, and
+// `server_dry_run` is OR-ed in, so a repository can turn dry-run on for itself but never off.
+PlannerOptions UnderServerSwitches(PlannerOptions repository, std::string app_login,
+                                   bool server_dry_run);
+
 }  // namespace gatehouse::decide

@@ -1,51 +1,19 @@
 #include "decide/planner.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdio>
 #include <map>
 #include <utility>
+
+#include "decide/digest.h"
+#include "decide/labels.h"
+#include "decide/reviews.h"
 
 namespace gatehouse::decide {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-bool HasLabel(const PrSnapshot& pr, std::string_view name) {
-  return std::any_of(pr.labels.begin(), pr.labels.end(),
-                     [&](const std::string& l) { return EqualsIgnoreCase(l, name); });
-}
-
-// FNV-1a, 64 bits, as 16 hex digits: a stable digest for idempotency details.
-std::string Digest(std::string_view text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-// Same reduction as the gate's approvals rule: the latest deciding review per user (the
-// author excluded) wins; COMMENTED and PENDING reviews decide nothing.
+// Read as the gate's approvals rule reads the reviews.
 bool HasOutstandingChangeRequest(const PrSnapshot& pr) {
-  std::map<std::string, const Review*> latest;
-  for (const Review& review : pr.reviews) {
-    if (review.user == pr.author) continue;
-    if (review.state != "APPROVED" && review.state != "CHANGES_REQUESTED" &&
-        review.state != "DISMISSED") {
-      continue;
-    }
-    const Review*& slot = latest[review.user];
-    if (slot == nullptr || review.submitted_at >= slot->submitted_at) slot = &review;
-  }
+  const auto latest = LatestDecidingReviews(pr);
   return std::any_of(latest.begin(), latest.end(),
                      [](const auto& e) { return e.second->state == "CHANGES_REQUESTED"; });
 }
@@ -139,7 +107,7 @@ void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput
   }
   // A changed verdict or summary on the same head is a new write of the same check run.
   a.detail = std::string(kCheckRunName) + ":" + a.check_status + ":" + a.check_conclusion + ":" +
-             Digest(a.check_summary);
+             StableDigest(a.check_summary);
   // The head's latest gatehouse check run already says this (a head that came back finds the
   // run of its earlier occurrence): writing it again would change nothing on GitHub.
   if (facts.check_run_detail == a.detail) return b.Skip(std::move(a), "already in that state");
@@ -155,7 +123,7 @@ void PlanSummaryComment(const PrSnapshot& pr, const GateVerdict& v, const Planne
     return b.Propose(std::move(a));
   }
   a.comment_id = facts.summary_comment_id;
-  a.detail = "summary:" + std::to_string(*facts.summary_comment_id) + ":" + Digest(a.body);
+  a.detail = "summary:" + std::to_string(*facts.summary_comment_id) + ":" + StableDigest(a.body);
   if (facts.previous_summary == a.body) return b.Skip(std::move(a), "already in that state");
   b.Propose(std::move(a));
 }
@@ -169,7 +137,7 @@ struct LabelWish {
 void PlanLabels(const std::vector<LabelWish>& wishes, const PrSnapshot& pr, PlanBuilder& b) {
   // Removals first, so a PR never shows both ready-to-merge and pending-closure.
   for (const LabelWish& w : wishes) {
-    if (w.wanted || !HasLabel(pr, w.name)) continue;
+    if (w.wanted || !HasLabel(pr.labels, w.name)) continue;
     PlannedAction a = b.Make(ActionKind::kUnlabel, w.name, "stale: " + w.why);
     a.label = w.name;
     b.Propose(std::move(a));
@@ -178,7 +146,7 @@ void PlanLabels(const std::vector<LabelWish>& wishes, const PrSnapshot& pr, Plan
     if (!w.wanted) continue;
     PlannedAction a = b.Make(ActionKind::kLabel, w.name, w.why);
     a.label = w.name;
-    if (HasLabel(pr, w.name)) {
+    if (HasLabel(pr.labels, w.name)) {
       b.Skip(std::move(a), "already in that state");
     } else {
       b.Propose(std::move(a));

@@ -3,22 +3,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <functional>
 #include <initializer_list>
 #include <map>
 #include <utility>
 
+#include "base/ascii.h"
+
 namespace gatehouse::decide {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // What a node holds, for "expected X, got Y" messages.
 std::string Describe(const YAML::Node& n) {
@@ -98,7 +92,7 @@ class PolicyParser {
   std::optional<RuleMode> Mode(const YAML::Node& v, const std::string& path) {
     if (v.IsScalar()) {
       // YAML 1.1 reads a bare `off` as a boolean; yaml-cpp keeps it as the scalar "off".
-      const std::string s = Lower(v.Scalar());
+      const std::string s = AsciiLower(v.Scalar());
       if (s == "off") return RuleMode::kOff;
       if (s == "advisory") return RuleMode::kAdvisory;
       if (s == "block") return RuleMode::kBlock;
@@ -109,7 +103,7 @@ class PolicyParser {
 
   std::optional<bool> Bool(const YAML::Node& v, const std::string& path) {
     if (v.IsScalar()) {
-      const std::string s = Lower(v.Scalar());
+      const std::string s = AsciiLower(v.Scalar());
       if (s == "true") return true;
       if (s == "false") return false;
     }
@@ -310,18 +304,18 @@ class PolicyParser {
   }
 
   void Draft(const YAML::Node& node, const std::string& path, PolicyOverlay::Draft& out) {
-    Fields(node, path,
-           {ModeField(out.mode), {"verdict", [&](const YAML::Node& v, const std::string& p) {
-                                    const std::string s = v.IsScalar() ? Lower(v.Scalar()) : "";
-                                    if (s == "neutral") {
-                                      out.verdict = DraftVerdict::kNeutral;
-                                    } else if (s == "pending") {
-                                      out.verdict = DraftVerdict::kPending;
-                                    } else {
-                                      Error(v, p,
-                                            "expected neutral or pending, got " + Describe(v));
-                                    }
-                                  }}});
+    Fields(
+        node, path,
+        {ModeField(out.mode), {"verdict", [&](const YAML::Node& v, const std::string& p) {
+                                 const std::string s = v.IsScalar() ? AsciiLower(v.Scalar()) : "";
+                                 if (s == "neutral") {
+                                   out.verdict = DraftVerdict::kNeutral;
+                                 } else if (s == "pending") {
+                                   out.verdict = DraftVerdict::kPending;
+                                 } else {
+                                   Error(v, p, "expected neutral or pending, got " + Describe(v));
+                                 }
+                               }}});
   }
 
   void Labels(const YAML::Node& node, const std::string& path, PolicyOverlay::Labels& out) {
@@ -356,7 +350,7 @@ class PolicyParser {
                std::vector<AuthorRole> roles;
                bool ok = true;
                for (size_t i = 0; i < names->size(); ++i) {
-                 const std::string s = Lower((*names)[i]);
+                 const std::string s = AsciiLower((*names)[i]);
                  if (s == "owner") {
                    roles.push_back(AuthorRole::kOwner);
                  } else if (s == "member") {
@@ -378,7 +372,7 @@ class PolicyParser {
 
   std::optional<Autonomy> AutonomyValue(const YAML::Node& v, const std::string& path) {
     if (v.IsScalar()) {
-      if (auto a = ParseAutonomy(Lower(v.Scalar()))) return a;
+      if (auto a = ParseAutonomy(AsciiLower(v.Scalar()))) return a;
     }
     Error(v, path, "expected one of observe, suggest, auto, got " + Describe(v));
     return std::nullopt;
@@ -407,7 +401,7 @@ class PolicyParser {
             {"merge_method",
              [&](const YAML::Node& v, const std::string& p) {
                std::optional<MergeMethod> m;
-               if (v.IsScalar()) m = ParseMergeMethod(Lower(v.Scalar()));
+               if (v.IsScalar()) m = ParseMergeMethod(AsciiLower(v.Scalar()));
                if (m) {
                  out.merge_method = m;
                } else {

@@ -13,20 +13,6 @@ Duration Uniform(Duration hi, std::mt19937_64& rng) {
 
 }  // namespace
 
-std::string_view FailureClassName(FailureClass c) {
-  switch (c) {
-    case FailureClass::kTransient:
-      return "transient";
-    case FailureClass::kRateLimited:
-      return "rate_limited";
-    case FailureClass::kUnavailable:
-      return "unavailable";
-    case FailureClass::kPermanent:
-      return "permanent";
-  }
-  return "transient";
-}
-
 Status ValidateRetryPolicy(const RetryPolicy& p) {
   if (p.max_attempts < 1) return InvalidArgument("retry: max_attempts must be >= 1");
   if (p.transient_base.count() <= 0 || p.transient_cap < p.transient_base) {

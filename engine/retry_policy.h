@@ -14,39 +14,18 @@
 //                budget is spent.
 //  permanent     `dead` at once.
 // A completed pass resets both budgets.
+//
+// PassOutcome itself is act/'s (act/pass_outcome.h): the pass produces it, the engine reads it.
 #pragma once
 
 #include <random>
 #include <string>
 
+#include "act/pass_outcome.h"
 #include "base/clock.h"
 #include "store/store.h"
 
 namespace gatehouse {
-
-enum class FailureClass { kTransient, kRateLimited, kUnavailable, kPermanent };
-std::string_view FailureClassName(FailureClass c);
-
-struct PassOutcome {
-  bool ok = true;
-  FailureClass failure = FailureClass::kTransient;
-  Time until;  // kRateLimited only
-  std::string error;
-
-  static PassOutcome Done() { return {}; }
-  static PassOutcome Transient(std::string why) {
-    return {false, FailureClass::kTransient, {}, std::move(why)};
-  }
-  static PassOutcome RateLimited(Time until, std::string why) {
-    return {false, FailureClass::kRateLimited, until, std::move(why)};
-  }
-  static PassOutcome Unavailable(std::string why) {
-    return {false, FailureClass::kUnavailable, {}, std::move(why)};
-  }
-  static PassOutcome Permanent(std::string why) {
-    return {false, FailureClass::kPermanent, {}, std::move(why)};
-  }
-};
 
 struct RetryPolicy {
   int max_attempts = 8;

@@ -56,6 +56,17 @@ TEST(Base64Test, UrlEncodingHasNoPaddingAndDecodesBack) {
   EXPECT_FALSE(Base64Decode("Z").has_value());
 }
 
+TEST(Base64Test, StandardEncodingIsPaddedAndDecodesBack) {
+  EXPECT_EQ(Base64Encode(""), "");
+  EXPECT_EQ(Base64Encode("f"), "Zg==");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(Base64Encode("\xfb\xff"), "+/8=");
+  const std::string bytes("\xfb\xff\x00 gatehouse", 13);
+  EXPECT_EQ(Base64Decode(Base64Encode(bytes)).value(), bytes);
+}
+
 TEST(ParseTimeTest, ParsesWholeAndFractionalSeconds) {
   EXPECT_EQ(ParseTime("2026-11-30T12:00:00Z").value(), kStart);
   EXPECT_EQ(ParseTime("2026-11-30T12:00:00.250Z").value(), kStart + std::chrono::milliseconds(250));

@@ -4,32 +4,48 @@
 
 namespace gatehouse {
 
-std::string Base64UrlEncode(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+namespace {
+
+std::string Encode(std::string_view data, const char (&alphabet)[65], bool pad) {
   std::string out;
   out.reserve((data.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < data.size(); i += 3) {
     uint32_t v = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8) |
                  static_cast<uint8_t>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    out += alphabet[v & 63];
   }
   size_t rest = data.size() - i;
   if (rest == 1) {
     uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    if (pad) out += "==";
   } else if (rest == 2) {
     uint32_t v = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    if (pad) out += '=';
   }
   return out;
+}
+
+}  // namespace
+
+std::string Base64UrlEncode(std::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  return Encode(data, kAlphabet, /*pad=*/false);
+}
+
+std::string Base64Encode(std::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  return Encode(data, kAlphabet, /*pad=*/true);
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {

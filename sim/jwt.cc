@@ -6,74 +6,24 @@
 #include <boost/json.hpp>
 #include <memory>
 
+#include "github/base64.h"
+
 namespace gatehouse::sim {
-namespace {
-
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int DecodeChar(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
-}  // namespace
-
-std::string Base64Encode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    uint32_t v = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8) |
-                 static_cast<uint8_t>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < data.size()) {
-    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-bool Base64UrlDecode(std::string_view in, std::string* out) {
-  out->clear();
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    int d = DecodeChar(c);
-    if (d < 0) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return true;
-}
 
 Result<AppJwtClaims> VerifyAppJwt(std::string_view jwt, const std::string& public_key_pem,
                                   Time now) {
   size_t dot1 = jwt.find('.');
   size_t dot2 = dot1 == std::string_view::npos ? dot1 : jwt.find('.', dot1 + 1);
   if (dot2 == std::string_view::npos) return InvalidArgument("JWT: not three parts");
-  std::string header, payload, signature;
-  if (!Base64UrlDecode(jwt.substr(0, dot1), &header) ||
-      !Base64UrlDecode(jwt.substr(dot1 + 1, dot2 - dot1 - 1), &payload) ||
-      !Base64UrlDecode(jwt.substr(dot2 + 1), &signature)) {
+  const auto header_part = Base64Decode(jwt.substr(0, dot1));
+  const auto payload_part = Base64Decode(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
+  const auto signature_part = Base64Decode(jwt.substr(dot2 + 1));
+  if (!header_part || !payload_part || !signature_part) {
     return InvalidArgument("JWT: bad base64url");
   }
+  const std::string& header = *header_part;
+  const std::string& payload = *payload_part;
+  const std::string& signature = *signature_part;
   boost::system::error_code ec;
   boost::json::value h = boost::json::parse(header, ec);
   if (ec || !h.is_object()) return InvalidArgument("JWT: header is not JSON");

@@ -27,9 +27,4 @@ struct AppJwtClaims {
 Result<AppJwtClaims> VerifyAppJwt(std::string_view jwt, const std::string& public_key_pem,
                                   Time now);
 
-// Standard base64 with padding (GitHub's contents API wraps lines; we do not).
-std::string Base64Encode(std::string_view data);
-// base64url without padding (also accepts padding); nullopt-like failure as false.
-bool Base64UrlDecode(std::string_view in, std::string* out);
-
 }  // namespace gatehouse::sim

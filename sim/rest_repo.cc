@@ -1,6 +1,7 @@
 // The /repos/{owner}/{repo}/... endpoints of SimHandler.
 #include <algorithm>
 
+#include "github/base64.h"
 #include "sim/jwt.h"
 #include "sim/render.h"
 #include "sim/rest.h"

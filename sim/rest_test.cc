@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <memory>
 
+#include "github/base64.h"
 #include "http/server.h"
 #include "http/test_client.h"
 #include "sim/jwt.h"

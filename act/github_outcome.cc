@@ -1,4 +1,6 @@
-#include "engine/github_outcome.h"
+#include "act/github_outcome.h"
+
+#include <string>
 
 namespace gatehouse {
 
@@ -11,6 +13,11 @@ PassOutcome ToPassOutcome(const GitHubError& error) {
     default:
       return PassOutcome::Permanent(error.ToString());
   }
+}
+
+PassOutcome ReadFailureOutcome(std::string_view what, const GitHubError& error) {
+  if (error.kind == GitHubErrorKind::kRateLimited) return ToPassOutcome(error);
+  return PassOutcome::Transient(std::string(what) + ": " + error.ToString());
 }
 
 }  // namespace gatehouse

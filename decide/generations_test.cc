@@ -1,38 +1,38 @@
-// Generations of ledger keys within one head occurrence (act/action_generations.h): derived from
+// Generations of ledger keys within one head occurrence (decide/generations.h): derived from
 // the ledger alone, so a state gatehouse set, changed and must set again gets a new key, and a
 // state already written keeps its key.
-#include "act/action_generations.h"
+#include "decide/generations.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace gatehouse::act {
+namespace gatehouse::decide {
 namespace {
 
-using decide::ActionKind;
-using decide::PlannedAction;
-
-constexpr char kPr[] = "acme/app#1";
+using ActionState = PriorAction::State;
 
 class Ledger {
  public:
   // Appends a row; later rows are newer.
   Ledger& Add(std::string kind, std::string detail, ActionState state = ActionState::kDone,
               std::string sha = "aaa", int64_t occurrence = 1) {
-    ActionRecord r;
+    PriorAction r;
     r.id = static_cast<int64_t>(rows_.size()) + 1;
-    r.key = ActionKey{kPr, std::move(kind), std::move(sha), std::move(detail), occurrence};
+    r.kind = ParseActionKind(kind).value();
+    r.head_sha = std::move(sha);
+    r.head_occurrence = occurrence;
+    r.detail = std::move(detail);
     r.state = state;
     r.created_at = r.updated_at = FromMicros(r.id);
     rows_.push_back(std::move(r));
     return *this;
   }
-  const std::vector<ActionRecord>& rows() const { return rows_; }
+  const std::vector<PriorAction>& rows() const { return rows_; }
 
  private:
-  std::vector<ActionRecord> rows_;
+  std::vector<PriorAction> rows_;
 };
 
 PlannedAction Planned(ActionKind kind, std::string detail, int64_t occurrence = 1) {
@@ -150,4 +150,4 @@ TEST(ActionGenerationsTest, TheCheckRunDetailComesFromItsExternalId) {
 }
 
 }  // namespace
-}  // namespace gatehouse::act
+}  // namespace gatehouse::decide

@@ -5,10 +5,11 @@
 // a check run that went success → in_progress (a CI re-run) → success, or a summary comment
 // edited to one text, then another, then back, needs the same state written a second time on
 // the same head occurrence: each such write gets its own key, `<detail>#<generation>`. The
-// generation is derived from the ledger alone, never from what a (possibly lagging) read of
-// GitHub shows, so a stale read can never produce a key that repeats an effect.
+// generation is derived from the ledger alone (decide/prior_action.h), never from what a
+// (possibly lagging) read of GitHub shows, so a stale read can never produce a key that repeats
+// an effect.
 //
-// Pure functions over the subject's ledger rows; safe from any thread.
+// Pure functions; safe from any thread.
 #pragma once
 
 #include <string>
@@ -16,16 +17,17 @@
 #include <vector>
 
 #include "decide/planner.h"
-#include "store/store.h"
+#include "decide/prior_action.h"
 
-namespace gatehouse::act {
+namespace gatehouse::decide {
 
 // `detail` without its generation: "ready-to-merge#2" → "ready-to-merge". A detail without
 // one is returned as is.
 std::string BaseDetail(std::string_view detail);
 
 // Gives `a` (planned on `a.head_sha`, occurrence `a.head_occurrence`, with a generation-free
-// detail) the key its slot's history asks for, by kind:
+// detail) the key its slot's history in `ledger` (the PR's rows, oldest first) asks for, by
+// kind:
 //   label / unlabel: generation 1 + the number of done (or open) opposite actions on the same
 //     label in the occurrence (`label|L`, `unlabel|L#2`, `label|L#2`, `unlabel|L#3`, ...);
 //   check_run, and comment edits of the summary comment: the slot is every check run (or
@@ -34,10 +36,10 @@ std::string BaseDetail(std::string_view detail);
 //     reconciled). Otherwise `a` is generation 1 + the number of earlier writes of this detail
 //     in the slot;
 //   anything else: unchanged (one key per occurrence).
-void NumberGeneration(decide::PlannedAction& a, const std::vector<ActionRecord>& ledger);
+void NumberGeneration(PlannedAction& a, const std::vector<PriorAction>& ledger);
 
 // The detail (without generation) of the action whose Key() is `external_id`, when it is a
 // gatehouse check run on `head_sha` ("" otherwise): what the head's check run currently says.
 std::string CheckRunDetailOf(std::string_view external_id, std::string_view head_sha);
 
-}  // namespace gatehouse::act
+}  // namespace gatehouse::decide

@@ -1,0 +1,115 @@
+#include "act/live_state.h"
+
+#include <utility>
+
+#include "decide/generations.h"
+#include "decide/planner.h"
+
+namespace gatehouse::act {
+namespace {
+
+std::optional<LiveReadFailure> Failed(std::string what, GitHubError error) {
+  return LiveReadFailure{std::move(what), std::move(error), false};
+}
+
+}  // namespace
+
+std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
+                                             const Target& target, LiveState* live) {
+  const CallContext& call = target.call;
+  auto pr = github.GetPullRequest(call, target.repo, target.number);
+  if (!pr.ok()) {
+    const bool gone = pr.error().kind == GitHubErrorKind::kNotFound;
+    return LiveReadFailure{"reading the pull request", pr.error(), gone};
+  }
+  live->pr = std::move(pr).value();
+  auto policy = policies.Load(call, target.repo);
+  if (!policy.ok()) return Failed("reading the policy", policy.error());
+  live->policy = std::move(policy).value();
+  auto reviews = github.ListReviews(call, target.repo, target.number);
+  if (!reviews.ok()) return Failed("listing reviews", reviews.error());
+  live->reviews = std::move(reviews).value();
+  auto runs = github.ListCheckRuns(call, target.repo, live->pr.head_sha);
+  if (!runs.ok()) return Failed("listing check runs", runs.error());
+  live->check_runs = std::move(runs).value();
+  auto status = github.GetCombinedStatus(call, target.repo, live->pr.head_sha);
+  if (!status.ok()) return Failed("reading the combined status", status.error());
+  live->status = std::move(status).value();
+  const auto& pp = live->policy.policy.protected_paths;
+  if (pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) {
+    auto files = github.ListPullRequestFiles(call, target.repo, target.number);
+    if (!files.ok()) return Failed("listing changed files", files.error());
+    live->changed_paths = std::move(files).value();
+  }
+  auto comments = github.ListIssueComments(call, target.repo, target.number);
+  if (!comments.ok()) return Failed("listing comments", comments.error());
+  live->comments = std::move(comments).value();
+  return std::nullopt;
+}
+
+decide::AuthorRole RoleOf(std::string_view association) {
+  if (association == "OWNER") return decide::AuthorRole::kOwner;
+  if (association == "MEMBER") return decide::AuthorRole::kMember;
+  if (association == "COLLABORATOR") return decide::AuthorRole::kCollaborator;
+  if (association == "CONTRIBUTOR") return decide::AuthorRole::kContributor;
+  return decide::AuthorRole::kNone;
+}
+
+decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen) {
+  const PullRequest& pr = live.pr;
+  decide::PrSnapshot s;
+  s.number = pr.number;
+  s.author = pr.author;
+  s.author_role = RoleOf(pr.author_association);
+  s.author_is_bot = pr.author_type == "Bot" || pr.author.ends_with("[bot]");
+  s.draft = pr.draft;
+  s.state = pr.state;
+  s.head_sha = pr.head_sha;
+  s.base_sha = pr.base_sha;
+  s.labels = pr.labels;
+  s.mergeable = pr.mergeable;
+  s.mergeable_state = pr.mergeable_state;
+  s.changed_files = pr.changed_files;
+  s.additions = pr.additions;
+  s.deletions = pr.deletions;
+  s.changed_paths = live.changed_paths;
+  // The list position orders the reviews.
+  int64_t order = 0;
+  for (const Review& r : live.reviews) {
+    s.reviews.push_back(
+        decide::Review{r.user, r.state, r.commit_id, Time(std::chrono::microseconds(++order))});
+  }
+  for (const CheckRun& r : live.check_runs) {
+    if (r.name == decide::kCheckRunName) continue;
+    if (!r.head_sha.empty() && r.head_sha != pr.head_sha) continue;
+    s.check_runs.push_back(
+        decide::CheckRun{r.id, r.name, r.app, r.status, r.conclusion, r.head_sha});
+  }
+  int64_t status_id = 0;
+  for (const CommitStatus& st : live.status.statuses) {
+    s.statuses.push_back(decide::CommitStatus{++status_id, st.context, st.state});
+  }
+  s.head_pushed_at = head_first_seen;
+  s.now = now;
+  return s;
+}
+
+std::string LatestCheckRunDetail(const LiveState& live) {
+  const std::string& head = live.pr.head_sha;
+  const CheckRun* latest = nullptr;
+  for (const CheckRun& r : live.check_runs) {
+    if (r.name != decide::kCheckRunName || r.head_sha != head || r.external_id.empty()) continue;
+    if (latest == nullptr || r.id > latest->id) latest = &r;
+  }
+  return latest == nullptr ? "" : decide::CheckRunDetailOf(latest->external_id, head);
+}
+
+const IssueComment* SummaryComment(const LiveState& live, std::string_view app_login) {
+  const IssueComment* found = nullptr;
+  for (const IssueComment& c : live.comments) {
+    if (c.body.starts_with(decide::kSummaryMarker) && c.user == app_login) found = &c;
+  }
+  return found;
+}
+
+}  // namespace gatehouse::act

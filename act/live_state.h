@@ -1,0 +1,70 @@
+// LiveState: what a pass reads from GitHub inside its lease (DESIGN.md §2 rule 4: nothing
+// decided before the claim is trusted), and how decide/ sees it.
+//
+// The reads, in order: the PR (GET /pulls/{n}), its policy (act/policy_source.h), its reviews,
+// the check runs and the combined status of its head SHA, its changed files (only when a
+// protected-paths rule needs them) and its comments (to find the summary comment by its hidden
+// marker). The calls carry the target's CallContext, so a background pass makes background
+// calls.
+//
+// Free functions; safe to call concurrently for different PRs (GitHub is thread-safe).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "act/executor.h"
+#include "act/policy_source.h"
+#include "base/clock.h"
+#include "decide/snapshot.h"
+#include "github/github.h"
+
+namespace gatehouse::act {
+
+struct LiveState {
+  PullRequest pr;
+  LoadedPolicy policy;
+  std::vector<Review> reviews;             // in the order they were submitted
+  std::vector<CheckRun> check_runs;        // on pr.head_sha; gatehouse's own included
+  CombinedStatus status;                   // of pr.head_sha
+  std::vector<std::string> changed_paths;  // empty unless a protected-paths rule is on
+  std::vector<IssueComment> comments;
+};
+
+// The read that failed, and GitHub's answer.
+struct LiveReadFailure {
+  std::string what;  // "reading the pull request", "listing reviews", ...
+  GitHubError error;
+  // GitHub no longer has the PR itself (a 404 on GET /pulls/{n}): no retry can help.
+  bool pull_request_gone = false;
+};
+
+// Reads everything above for `target` into `*live`. nullopt on success; else the first read
+// that failed (the reads after it are not made, and `*live` is partly filled).
+std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
+                                             const Target& target, LiveState* live);
+
+// GitHub's author_association as decide/'s role (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR;
+// anything else is kNone).
+decide::AuthorRole RoleOf(std::string_view association);
+
+// The PR as decide/ sees it at `now`, its head first seen at `head_first_seen` (the clock of
+// "missing required check" and of the mergeability rechecks). GitHub lists reviews in
+// submission order, and that order decides "latest review per user". gatehouse's own
+// `gatehouse` check run reports the verdict and is not an input to it; runs on other SHAs are
+// left out.
+decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen);
+
+// What gatehouse's latest check run on the head says (its action detail without generation,
+// decide::CheckRunDetailOf of its external_id), "" when it has none: the run with the highest
+// id among the head's runs named `gatehouse` that carry an external_id.
+std::string LatestCheckRunDetail(const LiveState& live);
+
+// gatehouse's summary comment: the last comment by `app_login` that starts with
+// decide::kSummaryMarker (a quoted marker in someone else's comment is not it); nullptr when
+// there is none. Points into `live.comments`.
+const IssueComment* SummaryComment(const LiveState& live, std::string_view app_login);
+
+}  // namespace gatehouse::act

@@ -1,0 +1,37 @@
+// PassDecision: the pass's "evaluate and plan" step (docs/PASS.md, "Evaluate and plan"): the
+// live read and the history turned into decide/'s inputs, the gate's verdict and the plan, with
+// every action's key numbered within its head occurrence. All decisions are decide/'s (pure);
+// this step only assembles their inputs.
+//
+// Pure function over its arguments (no I/O, no clock); safe from any thread.
+#pragma once
+
+#include <string_view>
+
+#include "act/live_state.h"
+#include "act/pass_history.h"
+#include "base/clock.h"
+#include "decide/gate.h"
+#include "decide/options.h"
+#include "decide/planner.h"
+#include "decide/snapshot.h"
+
+namespace gatehouse::act {
+
+struct PassDecision {
+  Time now{};                  // the evaluation instant
+  decide::PlannerInput facts;  // the history's, plus the check run and summary comment read
+  decide::PrSnapshot snapshot;
+  decide::GateVerdict verdict;
+  decide::Plan plan;  // actions and skips, keys numbered (decide::NumberGeneration)
+};
+
+// Decides for `live` (whose history is `history`, kOccurrence) at `now` with `options` (the
+// policy's settings under the server's switches). A valid policy: decide::Evaluate and
+// decide::PlanActions. An invalid one (live.policy.error): decide::DecideInvalidPolicy for the
+// file at `policy_path`.
+PassDecision DecidePass(const LiveState& live, const PassHistory& history,
+                        const decide::PlannerOptions& options, std::string_view policy_path,
+                        Time now);
+
+}  // namespace gatehouse::act

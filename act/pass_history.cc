@@ -1,0 +1,65 @@
+#include "act/pass_history.h"
+
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "act/prior_actions.h"
+#include "decide/closure_history.h"
+
+namespace gatehouse::act {
+namespace {
+
+// The last `reopened` fact (the router writes "<login> <author association>").
+std::optional<decide::ReopenFact> LastReopen(const std::vector<PrFact>& facts) {
+  std::optional<decide::ReopenFact> last;
+  for (const PrFact& f : facts) {
+    if (f.name != "reopened") continue;
+    std::istringstream in(f.value);
+    decide::ReopenFact reopen;
+    std::string role;
+    in >> reopen.by >> role;
+    reopen.role = RoleOf(role);
+    reopen.at = f.at;
+    last = reopen;
+  }
+  return last;
+}
+
+}  // namespace
+
+std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, const LiveState& live,
+                                           const decide::PlannerOptions& options, Time now,
+                                           PassHistory* history) {
+  auto actions = store.ledger().ListActions(lease.key);
+  if (!actions.ok()) return PassOutcome::Transient(actions.status().ToString());
+  for (const ActionRecord& a : *actions) {
+    if (a.state == ActionState::kIntent) history->open_intents.push_back(a.key);
+  }
+  history->ledger = PriorActions(*actions);
+  auto facts = store.repos().GetPrFacts(lease.key);
+  if (!facts.ok()) return PassOutcome::Transient(facts.status().ToString());
+
+  decide::PlannerInput& in = history->facts;
+  in.last_reopen = LastReopen(*facts);
+  const decide::ClosureHistory closure = decide::ClosureHistoryOf(
+      history->ledger,
+      decide::ClosureContext{live.pr.labels, live.pr.draft, options.label_pending_closure,
+                             in.last_reopen, live.policy.policy.authors.maintainer_roles});
+  in.closed_by_gatehouse_at = closure.closed_by_gatehouse_at;
+  in.pending_closure_since = closure.pending_closure_since;
+  in.drafted_while_pending_closure = closure.drafted_while_pending_closure;
+
+  // Which occurrence of its head this pass decides on: everything it plans is bound to it, so
+  // a head that went away and came back is decided afresh.
+  auto observed =
+      ObserveHead(store, lease.key, lease.fence, live.pr, LastReportedPush(*facts), now);
+  if (!observed.ok()) {
+    return PassOutcome::Transient("recording the head: " + observed.status().ToString());
+  }
+  history->head = std::move(observed).value();
+  in.head_occurrence = history->head.occurrence.occurrence;
+  return std::nullopt;
+}
+
+}  // namespace gatehouse::act
