@@ -241,7 +241,7 @@ GitHubResult<PrPass::LoadedPolicy> PrPass::LoadPolicy(const CallContext& call,
 
   const std::string cache_key = source + '\0' + text;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (auto it = parsed_.find(cache_key); it != parsed_.end()) return it->second;
   }
   LoadedPolicy loaded;
@@ -253,7 +253,7 @@ GitHubResult<PrPass::LoadedPolicy> PrPass::LoadPolicy(const CallContext& call,
     loaded.policy = config_.defaults;
     loaded.error = policy.status().message();
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (parsed_.size() > 4096) parsed_.clear();  // bounded: one entry per repo and file version
   parsed_.emplace(cache_key, loaded);
   return loaded;
@@ -262,7 +262,7 @@ GitHubResult<PrPass::LoadedPolicy> PrPass::LoadPolicy(const CallContext& call,
 GitHubResult<std::string> PrPass::AppLogin() {
   if (!config_.discover_login) return config_.executor.app_login;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (login_) return *login_;
   }
   auto login = config_.discover_login();  // outside the lock: a GitHub call
@@ -280,7 +280,7 @@ GitHubResult<std::string> PrPass::AppLogin() {
         .Field("note", "set gatehouse serve --app-login");
     login = config_.executor.app_login;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   login_ = *login;
   Log(LogLevel::kInfo, "pass.app_login").Field("login", *login);
   return *login_;

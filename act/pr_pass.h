@@ -30,12 +30,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "act/executor.h"
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "decide/policy.h"
 #include "engine/worker_pool.h"
 #include "github/github.h"
@@ -86,9 +87,9 @@ class PrPass {
   PassConfig config_;
 
   // Parsed policies by source text, so an unchanged file (a 304) is not parsed again.
-  std::mutex mu_;
-  std::map<std::string, LoadedPolicy> parsed_;  // guarded by mu_; key: source + '\0' + text
-  std::optional<std::string> login_;            // guarded by mu_: once discovered
+  Mutex mu_;
+  std::map<std::string, LoadedPolicy> parsed_ GUARDED_BY(mu_);  // key: source + '\0' + text
+  std::optional<std::string> login_ GUARDED_BY(mu_);            // once discovered
 };
 
 }  // namespace gatehouse::act

@@ -23,14 +23,12 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -41,6 +39,8 @@
 #include "app/demo_world.h"
 #include "app/flags.h"
 #include "base/child_process.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "github/transport.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -189,29 +189,34 @@ class WorldView {
         }
       }
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     prs_ = std::move(prs);
-    cv_.notify_all();
+    cv_.SignalAll();
   }
-  // Waits until the PR is in `state` (and carries `label`, if any), or the deadline.
+  // Waits until the PR is in `state` (and carries `label`, if any), or the deadline (real
+  // time: the world is another process's).
   bool WaitFor(const std::string& key, const std::string& state, const std::string& label,
                Steady::time_point deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_until(lock, deadline, [&] {
+    MutexLock lock(&mu_);
+    auto reached = [&]() REQUIRES(mu_) {
       auto it = prs_.find(key);
       return it != prs_.end() && it->second.state == state &&
              (label.empty() || it->second.labels.count(label) > 0);
-    });
+    };
+    while (!reached()) {
+      if (!cv_.WaitUntil(&mu_, deadline)) return reached();
+    }
+    return true;
   }
   std::map<std::string, PrView> Snapshot() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return prs_;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, PrView> prs_;
+  Mutex mu_;
+  CondVar cv_;
+  std::map<std::string, PrView> prs_ GUARDED_BY(mu_);
 };
 
 struct Invariants {
@@ -364,10 +369,10 @@ int RunDemo(int argc, char** argv) {
   }
   Control control(std::move(transport).value());
   std::atomic<int> step_failures{0};
-  std::mutex problems_mu;
-  std::vector<std::string> problems;
+  Mutex problems_mu;
+  std::vector<std::string> problems;  // appended under problems_mu while threads run
   auto problem = [&](const std::string& text) {
-    std::lock_guard<std::mutex> lock(problems_mu);
+    MutexLock lock(&problems_mu);
     problems.push_back(text);
   };
   auto must = [&](const std::string& method, const std::string& target, const std::string& body) {

@@ -44,9 +44,9 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     std::span<const Delivery> deliveries, const Counters& rejected, Time now) {
   std::vector<AcceptOutcome> out;
   if (deliveries.empty() && rejected.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
-  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0;
     for (const Delivery& d : deliveries) {
@@ -139,7 +139,7 @@ InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
 Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view delivery_id) {
   static const std::string sql =
       std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, delivery_id);
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -148,7 +148,7 @@ Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view deli
 }
 
 Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool include_unresolved) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   static const std::string sql = std::string("SELECT ") + kInboxColumns +
                                  " FROM inbox INDEXED BY inbox_open "
                                  "WHERE state IN ('accepted', 'unresolved') "
@@ -165,7 +165,7 @@ Result<std::vector<InboxEntry>> SqliteStore::OpenDeliveries(size_t limit, bool i
 }
 
 Result<std::vector<InboxEntry>> SqliteStore::UnresolvedDeliveries(size_t limit) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   static const std::string sql = std::string("SELECT ") + kInboxColumns +
                                  " FROM inbox INDEXED BY inbox_open "
                                  "WHERE state IN ('accepted', 'unresolved') "
@@ -198,10 +198,10 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
     }
   }
   if (decisions.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
   // open and is routed again (and signals are idempotent in effect: one more pass at most).
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     int64_t routed = 0, ignored = 0, dead = 0;
     for (const RouteDecision& d : decisions) {
       GH_ASSIGN_OR_RETURN(auto u,
@@ -247,7 +247,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
 
 Result<std::vector<std::string>> SqliteStore::PullRequestsWithHead(std::string_view repo,
                                                                    std::string_view sha) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM pr_heads WHERE repo = ?1 AND "
                                            "head_sha = ?2 ORDER BY key"));
   q->Bind(1, repo).Bind(2, sha);
@@ -261,10 +261,10 @@ Result<std::vector<std::string>> SqliteStore::PullRequestsWithHead(std::string_v
 }
 
 Result<Funnel> SqliteStore::GetFunnel() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Funnel f;
   // One snapshot, so that the funnel adds up even while deliveries arrive.
-  Status s = db_->ReadTransaction([&]() -> Status {
+  Status s = db_->ReadTransaction([&]() REQUIRES(mu_) -> Status {
     GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("SELECT name, value FROM counters WHERE name IN "
                                              "('inbox.received', 'inbox.routed', "
                                              "'inbox.ignored', 'inbox.duplicate', "
@@ -299,7 +299,7 @@ Result<Funnel> SqliteStore::GetFunnel() {
 }
 
 Status SqliteStore::CheckWritable() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_RETURN_IF_ERROR(db_->RunCached("BEGIN IMMEDIATE"));
   return db_->RunCached("ROLLBACK");
 }

@@ -99,12 +99,12 @@ Result<StorePtr> OpenSqliteStore(const std::string& path, const SqliteStoreOptio
 }
 
 Status SqliteStore::Migrate() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_RETURN_IF_ERROR(
       db_->Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
   for (const sqlite::Migration& m : sqlite::Migrations()) {
-    Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+    Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
       GH_ASSIGN_OR_RETURN(auto q,
                           db_->Prepare("SELECT 1 FROM schema_migrations WHERE version = ?1"));
       q->Bind(1, static_cast<int64_t>(m.version));
@@ -124,7 +124,7 @@ Status SqliteStore::Migrate() {
 }
 
 Result<int> SqliteStore::SchemaVersion() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT COALESCE(MAX(version), 0) FROM "
                                            "schema_migrations"));
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -143,8 +143,9 @@ Status SqliteStore::Bump(std::string_view name, int64_t delta) {
 Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durability durability) {
   for (const Signal& sig : signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
   if (signals.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(durability, [&]() -> Status { return EnqueueInTx(signals, now); });
+  MutexLock lock(&mu_);
+  return db_->WriteTransaction(durability,
+                               [&]() REQUIRES(mu_) -> Status { return EnqueueInTx(signals, now); });
 }
 
 Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
@@ -188,8 +189,8 @@ Result<std::vector<Lease>> SqliteStore::Claim(std::string_view owner, size_t max
                                               Duration lease, Time now) {
   std::vector<Lease> leases;
   if (max_items == 0) return leases;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     leases.clear();
     return ClaimInTx(owner, max_items, lease, now, &leases);
   });
@@ -269,8 +270,8 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
 Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> renewals, Time now) {
   std::vector<Status> out;
   if (renewals.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     for (const LeaseRenewal& r : renewals) {
       GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE work_items SET lease_until = ?3, "
@@ -293,8 +294,8 @@ Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> ren
 Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> finishes, Time now) {
   std::vector<Status> out;
   if (finishes.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     return FinishInTx(finishes, now, &out);
   });
@@ -307,8 +308,8 @@ Result<Store::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish> fin
                                                  Duration lease, Time now) {
   Cycle cycle;
   if (finishes.empty() && max_items == 0) return cycle;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     cycle.finished.clear();
     cycle.claimed.clear();
     GH_RETURN_IF_ERROR(FinishInTx(finishes, now, &cycle.finished));
@@ -389,8 +390,8 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
 }
 
 Status SqliteStore::Rearm(std::string_view key, Time now) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+  MutexLock lock(&mu_);
+  return db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state FROM work_items WHERE key = ?1"));
     q->Bind(1, key);
     GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -415,7 +416,7 @@ Status SqliteStore::Rearm(std::string_view key, Time now) {
 Result<std::optional<WorkItem>> SqliteStore::GetWorkItem(std::string_view key) {
   static const std::string sql =
       std::string("SELECT ") + kWorkItemColumns + " FROM work_items WHERE key = ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, key);
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -428,7 +429,7 @@ Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filte
       std::string("SELECT ") + kWorkItemColumns + " FROM work_items ORDER BY key LIMIT ?1";
   static const std::string state_sql = std::string("SELECT ") + kWorkItemColumns +
                                        " FROM work_items WHERE state = ?2 ORDER BY key LIMIT ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(filter.state ? state_sql.c_str() : all_sql.c_str()));
   q->Bind(1, static_cast<int64_t>(filter.limit));
   if (filter.state) q->Bind(2, WorkStateName(*filter.state));
@@ -442,7 +443,7 @@ Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filte
 }
 
 Result<Counters> SqliteStore::GetCounters() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT name, value FROM counters"));
   Counters out;
   while (true) {
