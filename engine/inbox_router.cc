@@ -29,19 +29,19 @@ void InboxRouter::Start() {
 
 void InboxRouter::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void InboxRouter::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     wake_ = true;
   }
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
@@ -122,7 +122,7 @@ void InboxRouter::Loop() {
   Time next_recheck = clock_->Now();
   while (true) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_) break;
       wake_ = false;
     }
@@ -135,8 +135,10 @@ void InboxRouter::Loop() {
     } else if (*routed == options_.batch && !recheck) {
       continue;  // more are waiting
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, options_.poll_interval, [&] { return wake_ || stopping_; });
+    const auto poll = CondVar::Steady::now() + options_.poll_interval;
+    MutexLock lock(&mu_);
+    while (!wake_ && !stopping_ && cv_.WaitUntil(&mu_, poll)) {
+    }
   }
   // Route what was accepted before the stop (the inbox writer drains first), so a clean
   // shutdown leaves nothing in flight. Bounded: a store error ends it; the rest waits in

@@ -14,12 +14,12 @@
 // Thread-safe. Start() once; Stop() routes what is still accepted, then joins.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "store/store.h"
 
 namespace gatehouse {
@@ -53,10 +53,10 @@ class InboxRouter {
   RouterOptions options_;
   std::function<void()> on_routed_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool wake_ = false;      // guarded by mu_
-  bool stopping_ = false;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool wake_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

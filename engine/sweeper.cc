@@ -45,21 +45,22 @@ void Sweeper::Start() {
 
 void Sweeper::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 bool Sweeper::Stopping() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return stopping_;
 }
 
 bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [this] { return stopping_; });
+  MutexLock lock(&mu_);
+  while (!stopping_ && cv_.WaitUntil(&mu_, deadline)) {
+  }
   return !stopping_;
 }
 

@@ -23,13 +23,13 @@
 // caller's thread (tests, `gatehouse` tools).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "github/github.h"
 #include "store/store.h"
 
@@ -86,9 +86,9 @@ class Sweeper {
   SweepOptions options_;
   std::function<void()> on_signalled_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

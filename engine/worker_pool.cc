@@ -75,16 +75,16 @@ Status WorkerPool::Start() {
 
 void WorkerPool::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  dispatcher_cv_.notify_all();
+  dispatcher_cv_.SignalAll();
   if (dispatcher_.joinable()) dispatcher_.join();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     workers_exit_ = true;
   }
-  worker_cv_.notify_all();
+  worker_cv_.SignalAll();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }
@@ -93,10 +93,10 @@ void WorkerPool::Stop() {
 
 void WorkerPool::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     wake_ = true;
   }
-  dispatcher_cv_.notify_one();
+  dispatcher_cv_.Signal();
 }
 
 void WorkerPool::WorkerLoop(uint64_t seed) {
@@ -105,8 +105,8 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
     Lease lease;
     std::shared_ptr<LeaseState> state;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      worker_cv_.wait(lock, [&] { return !ready_.empty() || workers_exit_; });
+      MutexLock lock(&mu_);
+      while (ready_.empty() && !workers_exit_) worker_cv_.Wait(&mu_);
       if (ready_.empty()) return;
       lease = std::move(ready_.front());
       ready_.pop_front();
@@ -141,10 +141,10 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
     f.report.outcome = std::move(outcome);
     f.report.ended = ended;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       finished_.push_back(std::move(f));
     }
-    dispatcher_cv_.notify_one();
+    dispatcher_cv_.Signal();
   }
 }
 
@@ -155,7 +155,7 @@ void WorkerPool::DispatcherLoop() {
     bool stopping;
     size_t idle;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       for (auto& f : finished_) done.push_back(std::move(f));
       finished_.clear();
       stopping = stopping_;
@@ -175,14 +175,15 @@ void WorkerPool::DispatcherLoop() {
           std::min(options_.poll_interval * failed_steps_, std::chrono::milliseconds(2000)));
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
     }
     if (want > 0 && claimed == want) continue;  // more may be due right now
-    std::unique_lock<std::mutex> lock(mu_);
-    dispatcher_cv_.wait_for(lock, options_.poll_interval, [&] {
-      return !finished_.empty() || wake_ || (stopping_ && !stopping);
-    });
+    const auto poll = CondVar::Steady::now() + options_.poll_interval;
+    MutexLock lock(&mu_);
+    while (finished_.empty() && !wake_ && !(stopping_ && !stopping) &&
+           dispatcher_cv_.WaitUntil(&mu_, poll)) {
+    }
   }
   Log(LogLevel::kInfo, "engine.stopped").Field("owner", options_.owner);
 }
@@ -206,7 +207,7 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
     if (done.empty()) return 0;
     bool stopping;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping = stopping_;
     }
     // Keep the finishes for the next loop. If this outlasts the lease, another worker
@@ -250,7 +251,7 @@ void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<S
     }
     if (observer_) observer_(r);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& f : done) running_.erase({f.report.lease.key, f.report.lease.fence});
   busy_ -= done.size();
 }
@@ -259,7 +260,7 @@ void WorkerPool::RenewLeases(Time now) {
   std::vector<LeaseRenewal> renewals;
   std::vector<std::shared_ptr<LeaseState>> states;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto& [id, r] : running_) {
       if (r.state->lost.load()) continue;
       if (r.lease.lease_until - now > options_.lease / 2) continue;  // not yet at half-life
@@ -275,7 +276,7 @@ void WorkerPool::RenewLeases(Time now) {
     Log(LogLevel::kWarn, "engine.renew_failed").Field("error", results.status().ToString());
     return;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (size_t i = 0; i < renewals.size(); ++i) {
     if ((*results)[i].ok()) {
       auto it = running_.find({renewals[i].key, renewals[i].fence});
@@ -293,7 +294,7 @@ void WorkerPool::RenewLeases(Time now) {
 void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
   if (leases.empty()) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (Lease& l : leases) {
       if (l.reclaimed) {
         Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
@@ -305,7 +306,7 @@ void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
       ++busy_;
     }
   }
-  worker_cv_.notify_all();
+  worker_cv_.SignalAll();
 }
 
 }  // namespace gatehouse
