@@ -1,7 +1,9 @@
-// Test support for the engine: collects pass reports and waits for conditions on them.
+// Test support for the engine: collects pass reports, counts events, and waits for conditions
+// on them.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -50,6 +52,35 @@ class PassRecorder {
   Mutex mu_;
   CondVar cv_;
   std::vector<PassReport> reports_ GUARDED_BY(mu_);
+};
+
+// Counts events reported from other threads (a callback's calls) and lets a test wait for
+// the count to reach a number.
+class EventCount {
+ public:
+  void Add() {
+    MutexLock lock(&mu_);
+    ++count_;
+    cv_.SignalAll();
+  }
+  int64_t count() {
+    MutexLock lock(&mu_);
+    return count_;
+  }
+  // Blocks until at least `n` events were counted.
+  bool AwaitAtLeast(int64_t n, std::chrono::seconds safety = std::chrono::seconds(60)) {
+    const auto deadline = SafetyDeadline(safety);
+    MutexLock lock(&mu_);
+    while (count_ < n) {
+      if (!cv_.WaitUntil(&mu_, deadline)) return count_ >= n;
+    }
+    return true;
+  }
+
+ private:
+  Mutex mu_;
+  CondVar cv_;
+  int64_t count_ GUARDED_BY(mu_) = 0;
 };
 
 // A gate a pass can wait at until the test opens it.

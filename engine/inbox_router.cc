@@ -135,9 +135,9 @@ void InboxRouter::Loop() {
     } else if (*routed == options_.batch && !recheck) {
       continue;  // more are waiting
     }
-    const auto poll = CondVar::Steady::now() + options_.poll_interval;
+    const Time poll = clock_->Now() + options_.poll_interval;
     MutexLock lock(&mu_);
-    while (!wake_ && !stopping_ && cv_.WaitUntil(&mu_, poll)) {
+    while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, poll)) {
     }
   }
   // Route what was accepted before the stop (the inbox writer drains first), so a clean

@@ -27,7 +27,9 @@ namespace gatehouse {
 struct RouterOptions {
   Duration debounce = std::chrono::seconds(1);  // for every signal routed
   size_t batch = 256;
-  std::chrono::milliseconds poll_interval{500};  // deliveries accepted by other processes
+  // Between looks for deliveries accepted by other processes (this process's writer wakes
+  // the router at once), measured on the router's Clock.
+  std::chrono::milliseconds poll_interval{500};
   Duration unresolved_recheck = std::chrono::seconds(30);
 };
 

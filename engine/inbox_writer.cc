@@ -71,10 +71,10 @@ void InboxWriter::Loop() {
     std::vector<Pending> batch;
     Counters rejected;
     {
-      // Deliveries go at once; counters alone wait up to a second for company.
-      const auto company = CondVar::Steady::now() + std::chrono::seconds(1);
+      // Deliveries go at once; counters alone wait up to a second (on the Clock) for company.
+      const Time company = clock_->Now() + std::chrono::seconds(1);
       MutexLock lock(&mu_);
-      while (queue_.empty() && !stopping_ && cv_.WaitUntil(&mu_, company)) {
+      while (queue_.empty() && !stopping_ && clock_->WaitUntil(&mu_, &cv_, company)) {
       }
       if (queue_.empty() && rejected_.empty()) {
         if (stopping_) return;

@@ -7,7 +7,8 @@
 // more concurrent webhooks, the more share each fsync.
 //
 // Rejected-request counts are buffered and written with the next batch (or within a second
-// when no delivery comes), so a flood of bad signatures costs no fsync per request.
+// on the writer's Clock when no delivery comes), so a flood of bad signatures costs no fsync
+// per request.
 //
 // Thread-safe. Start() once; Stop() drains what is queued, then joins.
 #pragma once

@@ -57,9 +57,9 @@ bool Sweeper::Stopping() {
   return stopping_;
 }
 
-bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
+bool Sweeper::WaitUntil(Time deadline) {
   MutexLock lock(&mu_);
-  while (!stopping_ && cv_.WaitUntil(&mu_, deadline)) {
+  while (!stopping_ && clock_->WaitUntil(&mu_, &cv_, deadline)) {
   }
   return !stopping_;
 }
@@ -236,16 +236,15 @@ SweepStats Sweeper::ResolveOnce() {
 
 void Sweeper::Loop() {
   SetThreadName("gh-sweeper");
-  using Steady = std::chrono::steady_clock;
-  auto next_resolve = Steady::now() + options_.resolve_interval;
-  auto round_start = Steady::now();
+  Time next_resolve = clock_->Now() + options_.resolve_interval;
+  Time round_start = clock_->Now();
   std::vector<RepoTarget> round;
   size_t next = 0;
   SweepStats stats;
   while (!options_.sweep) {
     if (!WaitUntil(next_resolve)) return;
     ResolveOnce();
-    next_resolve = Steady::now() + options_.resolve_interval;
+    next_resolve = clock_->Now() + options_.resolve_interval;
   }
   while (true) {
     // The next repository of this round is due at its share of the interval.
@@ -257,32 +256,32 @@ void Sweeper::Loop() {
             .Field("prs", stats.prs);
         // The next round starts one interval after this one did, or now if this one ran
         // late (a slow round is not made up for by sweeping back to back).
-        round_start = std::max(round_start + options_.interval, Steady::now());
+        round_start = std::max(round_start + options_.interval, clock_->Now());
       }
       stats = SweepStats{};
       round = ListTargets();
       next = 0;
       if (round.empty()) {
         // Nothing known yet: resolve meanwhile, and look again at the next interval.
-        const auto next_round = Steady::now() + options_.interval;
-        while (Steady::now() < next_round) {
+        const Time next_round = clock_->Now() + options_.interval;
+        while (clock_->Now() < next_round) {
           if (!WaitUntil(std::min(next_resolve, next_round))) return;
-          if (Steady::now() >= next_resolve) {
+          if (clock_->Now() >= next_resolve) {
             ResolveOnce();
-            next_resolve = Steady::now() + options_.resolve_interval;
+            next_resolve = clock_->Now() + options_.resolve_interval;
           }
         }
-        round_start = Steady::now();
+        round_start = clock_->Now();
         continue;
       }
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
-    const auto repo_due = round_start + share * static_cast<int64_t>(next);
+    const Time repo_due = round_start + share * static_cast<int64_t>(next);
     if (!WaitUntil(std::min(repo_due, next_resolve))) return;
-    const auto now = Steady::now();
+    const Time now = clock_->Now();
     if (now >= next_resolve) {
       ResolveOnce();
-      next_resolve = Steady::now() + options_.resolve_interval;
+      next_resolve = clock_->Now() + options_.resolve_interval;
     }
     if (now >= repo_due) SweepRepo(round[next++], stats);
   }

@@ -19,6 +19,9 @@
 // Repositories found through an installation are remembered with it (Store::RecordLearned),
 // so that passes for their PRs know which installation to act as.
 //
+// The intervals are measured on the injected Clock: on a SimClock a round or a resolve comes
+// due when the test moves the time past it.
+//
 // Thread-safe. Start() once, Stop() joins. SweepOnce() and ResolveOnce() run one round on the
 // caller's thread (tests, `gatehouse` tools).
 #pragma once
@@ -76,8 +79,8 @@ class Sweeper {
   std::vector<RepoTarget> ListTargets();
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   void Loop();
-  // Waits until `deadline` (real time) or Stop(); false when stopping.
-  bool WaitUntil(std::chrono::steady_clock::time_point deadline);
+  // Waits until the clock reaches `deadline` or Stop(); false when stopping.
+  bool WaitUntil(Time deadline);
   bool Stopping();
 
   Store& store_;

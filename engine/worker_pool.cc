@@ -171,18 +171,19 @@ void WorkerPool::DispatcherLoop() {
     const size_t claimed = Step(done, want, now);
     if (failed_steps_ > 0) {
       // The store is failing (busy past its timeout, disk full): pause before the next try.
-      std::this_thread::sleep_for(
-          std::min(options_.poll_interval * failed_steps_, std::chrono::milliseconds(2000)));
+      // A backoff policy, so on the Clock.
+      clock_->SleepUntil(clock_->Now() + std::min(options_.poll_interval * failed_steps_,
+                                                  std::chrono::milliseconds(2000)));
     }
     {
       MutexLock lock(&mu_);
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
     }
     if (want > 0 && claimed == want) continue;  // more may be due right now
-    const auto poll = CondVar::Steady::now() + options_.poll_interval;
+    const Time poll = clock_->Now() + options_.poll_interval;
     MutexLock lock(&mu_);
     while (finished_.empty() && !wake_ && !(stopping_ && !stopping) &&
-           dispatcher_cv_.WaitUntil(&mu_, poll)) {
+           clock_->WaitUntil(&mu_, &dispatcher_cv_, poll)) {
     }
   }
   Log(LogLevel::kInfo, "engine.stopped").Field("owner", options_.owner);

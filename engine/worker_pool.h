@@ -3,8 +3,8 @@
 // One dispatcher thread owns every store write the pool makes; `workers` threads run passes.
 // The dispatcher loops: renew leases that are past half-life (one transaction); record every
 // finish that workers reported and claim as many due items as there are idle workers (one
-// transaction together); hand them out; then sleep until a worker finishes, Wake() is called,
-// or the poll interval passes. Batching every step is what lets a pool complete
+// transaction together); hand them out; then wait until a worker finishes, Wake() is called,
+// or the poll interval passes on the pool's Clock. Batching every step is what lets a pool complete
 // more passes per second than the disk can fsync.
 //
 // Correctness does not depend on the pool: every write it makes is fenced in the store, so
@@ -67,8 +67,10 @@ struct EngineOptions {
   // A pass running longer than this stops being renewed, so its lease runs out and another
   // worker takes the item over: a hung pass cannot hold a PR forever.
   Duration max_pass = std::chrono::minutes(10);
-  // Real time between claim attempts when nothing wakes the dispatcher (other processes'
-  // signals, debounce and backoff expiry are found by this poll).
+  // Time between claim attempts when nothing wakes the dispatcher (other processes' signals,
+  // debounce and backoff expiry are found by this poll), measured on the pool's Clock: on a
+  // SimClock the poll happens when the test moves the time past it (or calls Wake()).
+  // After a failed store step the dispatcher also pauses a multiple of it, on the Clock.
   std::chrono::milliseconds poll_interval{200};
   // Items claimed beyond the number of idle workers, so that a worker finishing a pass finds
   // the next one ready while the dispatcher records the finish: the pass and the store
