@@ -52,8 +52,7 @@ TEST(CliTest, HelpEverywhere) {
   EXPECT_NE(bad_workers.out.find("not an integer"), std::string::npos);
   CliRun bad_autonomy = Gatehouse("serve --insecure-no-signature --autonomy yolo");
   EXPECT_EQ(bad_autonomy.code, 2);
-  EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"),
-            std::string::npos)
+  EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"), std::string::npos)
       << bad_autonomy.out;
   CliRun bad_prs = Gatehouse("demo --prs 0");
   EXPECT_EQ(bad_prs.code, 2);
@@ -229,6 +228,8 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   auto store = OpenSqliteStore(db);
   ASSERT_TRUE(store.ok());
   WorkItem w;
+  // The pass runs in the serve process: its outcome shows only in the shared database file,
+  // so poll it (a real process's real time).
   for (int i = 0; i < 200000; ++i) {  // until the pass is recorded (bounded safety net)
     auto item = (*store)->GetWorkItem("acme/app#7");
     ASSERT_TRUE(item.ok());

@@ -429,6 +429,7 @@ int RunDemo(int argc, char** argv) {
         }
         ++ci_bot_runs;
       }
+      // Real time: the world is the simulator process's, seen only by polling it.
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   });
@@ -454,6 +455,7 @@ int RunDemo(int argc, char** argv) {
           continue;
         }
         offset += step.at_ms;
+        // Real time: the story paces its steps against two real processes.
         std::this_thread::sleep_until(base + std::chrono::milliseconds(offset));
         const size_t sp = step.call.find(' ');
         auto [status, reply] =
@@ -487,6 +489,7 @@ int RunDemo(int argc, char** argv) {
   Funnel funnel;
   Counters counters;
   while (Steady::now() < deadline) {
+    // Real time: progress of two real processes, seen by polling their state.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     auto f = (*store)->GetFunnel();
     auto c = (*store)->GetCounters();

@@ -130,6 +130,7 @@ void InboxRouter::Loop() {
     const bool recheck = now >= next_recheck;
     if (recheck) next_recheck = now + options_.unresolved_recheck;
     auto routed = RouteOnce(recheck);
+    if (options_.on_batch) options_.on_batch();
     if (!routed.ok()) {
       Log(LogLevel::kWarn, "router.failed").Field("error", routed.status().ToString());
     } else if (*routed == options_.batch && !recheck) {

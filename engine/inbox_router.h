@@ -31,6 +31,9 @@ struct RouterOptions {
   // the router at once), measured on the router's Clock.
   std::chrono::milliseconds poll_interval{500};
   Duration unresolved_recheck = std::chrono::seconds(30);
+  // Observer (tests, metrics): runs on the router's thread after each batch its loop routed
+  // or tried to, one that found nothing included.
+  std::function<void()> on_batch;
 };
 
 class InboxRouter {
