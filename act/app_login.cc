@@ -12,7 +12,7 @@ AppLogin::AppLogin(std::string configured, Discover discover)
 GitHubResult<std::string> AppLogin::Get() {
   if (!discover_) return configured_;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (login_) return *login_;
   }
   auto login = discover_();  // outside the lock: a GitHub call
@@ -30,7 +30,7 @@ GitHubResult<std::string> AppLogin::Get() {
         .Field("note", "set gatehouse serve --app-login");
     login = configured_;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   login_ = *login;
   Log(LogLevel::kInfo, "pass.app_login").Field("login", *login);
   return *login_;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "github/github.h"
 
 namespace gatehouse::act {
@@ -36,8 +37,8 @@ class AppLogin {
   const std::string configured_;
   const Discover discover_;
 
-  std::mutex mu_;
-  std::optional<std::string> login_;  // guarded by mu_: once discovered
+  Mutex mu_;
+  std::optional<std::string> login_ GUARDED_BY(mu_);  // once discovered
 };
 
 }  // namespace gatehouse::act

@@ -37,7 +37,7 @@ GitHubResult<LoadedPolicy> PolicySource::Load(const CallContext& call, const Rep
 
   const std::string cache_key = source + '\0' + text;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (auto it = parsed_.find(cache_key); it != parsed_.end()) return it->second;
   }
   LoadedPolicy loaded;
@@ -49,7 +49,7 @@ GitHubResult<LoadedPolicy> PolicySource::Load(const CallContext& call, const Rep
     loaded.policy = options_.defaults;
     loaded.error = policy.status().message();
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (parsed_.size() > 4096) parsed_.clear();
   parsed_.emplace(cache_key, loaded);
   return loaded;

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "decide/policy.h"
 #include "github/github.h"
 
@@ -45,10 +46,10 @@ class PolicySource {
   GitHub& github_;
   const Options options_;
 
-  std::mutex mu_;
+  Mutex mu_;
   // Parsed policies by source text; key: source + '\0' + text. Bounded: cleared past 4096
   // entries (one per repository and file version).
-  std::map<std::string, LoadedPolicy> parsed_;  // guarded by mu_
+  std::map<std::string, LoadedPolicy> parsed_ GUARDED_BY(mu_);
 };
 
 }  // namespace gatehouse::act

@@ -228,6 +228,8 @@ TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   auto store = OpenStore(db);
   ASSERT_TRUE(store.ok());
   WorkItem w;
+  // The pass runs in the serve process: its outcome shows only in the shared database file,
+  // so poll it (a real process's real time).
   for (int i = 0; i < 200000; ++i) {  // until the pass is recorded (bounded safety net)
     auto item = (*store)->work().GetWorkItem("acme/app#7");
     ASSERT_TRUE(item.ok());

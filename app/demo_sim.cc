@@ -78,23 +78,28 @@ void WorldView::Update(const json::value& state) {
       }
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   prs_ = std::move(prs);
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 bool WorldView::WaitFor(const std::string& key, const std::string& state, const std::string& label,
                         Steady::time_point deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_until(lock, deadline, [&] {
+  MutexLock lock(&mu_);
+  // The world is other processes: this waits in real time, on their progress.
+  auto there = [&]() REQUIRES(mu_) {
     auto it = prs_.find(key);
     return it != prs_.end() && it->second.state == state &&
            (label.empty() || it->second.labels.count(label) > 0);
-  });
+  };
+  while (!there()) {
+    if (!cv_.WaitUntil(&mu_, deadline)) return there();
+  }
+  return true;
 }
 
 std::map<std::string, PrView> WorldView::Snapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return prs_;
 }
 
@@ -105,12 +110,12 @@ DemoPlayer::DemoPlayer(SimControl& sim, const DemoWorld& world) : sim_(sim), wor
 DemoPlayer::~DemoPlayer() { Join(); }
 
 void DemoPlayer::Problem(std::string text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   problems_.push_back(std::move(text));
 }
 
 std::vector<std::string> DemoPlayer::problems() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return problems_;
 }
 

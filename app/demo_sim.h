@@ -9,7 +9,6 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "app/demo_world.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "github/transport.h"
 
@@ -61,9 +61,9 @@ class WorldView {
   std::map<std::string, PrView> Snapshot();
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, PrView> prs_;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  std::map<std::string, PrView> prs_ GUARDED_BY(mu_);
 };
 
 // Plays a DemoWorld: the setup (the webhook URL, the repositories, the faults, then every
@@ -107,8 +107,8 @@ class DemoPlayer {
   std::atomic<int> scripts_done_{0};
   std::atomic<int> step_failures_{0};
   std::atomic<int> ci_bot_runs_{0};
-  mutable std::mutex mu_;
-  std::vector<std::string> problems_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<std::string> problems_ GUARDED_BY(mu_);
   std::thread poller_;
   std::vector<std::thread> scripts_;
 };

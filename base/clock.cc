@@ -1,9 +1,12 @@
 #include "base/clock.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace gatehouse {
 namespace {
@@ -19,6 +22,105 @@ std::optional<int64_t> ParseInt(std::string_view s) {
 
 Time RealClock::Now() const {
   return std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
+}
+
+void RealClock::SleepUntil(Time deadline) {
+  for (Duration left = deadline - Now(); left > Duration::zero(); left = deadline - Now()) {
+    std::this_thread::sleep_for(left);
+  }
+}
+
+bool RealClock::WaitUntil(Mutex* mu, CondVar* cv, Time deadline) {
+  const Duration left = deadline - Now();
+  if (left <= Duration::zero()) return false;
+  // Measured on the monotonic clock; a very far deadline wakes once a day, which the
+  // contract allows (a spurious wakeup).
+  cv->WaitFor(mu, std::min(left, Duration(std::chrono::hours(24))));
+  return Now() < deadline;
+}
+
+void SimClock::SleepUntil(Time deadline) {
+  Mutex mu;
+  CondVar cv;
+  MutexLock lock(&mu);
+  while (WaitUntil(&mu, &cv, deadline)) {
+  }
+}
+
+bool SimClock::WaitUntil(Mutex* mu, CondVar* cv, Time deadline) {
+  const Waiter self{mu, cv, deadline};
+  {
+    MutexLock lock(&mu_);
+    // Read under mu_: a Set/Advance either finds this waiter registered or moved the time
+    // before this read.
+    if (Now() >= deadline) return false;
+    waiters_.insert(&self);
+    changed_.SignalAll();
+  }
+  // Set/Advance signal `cv` holding `mu`, which this thread holds from its caller's check of
+  // its condition until Wait releases it, so no wakeup falls in between.
+  cv->Wait(mu);
+  bool being_woken;
+  {
+    MutexLock lock(&mu_);
+    waiters_.erase(&self);
+    being_woken = waking_.count(&self) > 0;
+    changed_.SignalAll();
+  }
+  if (being_woken) {
+    // A Set/Advance listed this waiter and is about to lock `mu` to signal `cv`: let it,
+    // and return only once it is done with them.
+    mu->Unlock();
+    {
+      MutexLock lock(&mu_);
+      while (waking_.count(&self) > 0) changed_.Wait(&mu_);
+    }
+    mu->Lock();
+  }
+  return Now() < deadline;
+}
+
+void SimClock::Set(Time t) {
+  now_us_.store(ToMicros(t), std::memory_order_release);
+  WakeDue();
+}
+
+void SimClock::Advance(Duration d) {
+  now_us_.fetch_add(d.count(), std::memory_order_acq_rel);
+  WakeDue();
+}
+
+void SimClock::WakeDue() {
+  const Time now = Now();
+  std::vector<const Waiter*> due;
+  {
+    MutexLock lock(&mu_);
+    for (const Waiter* w : waiters_) {
+      if (w->deadline > now) continue;
+      due.push_back(w);
+      waking_.insert(w);
+    }
+  }
+  if (due.empty()) return;
+  // Outside mu_: a waiter takes mu_ while holding its own mutex, so the other order here
+  // could deadlock.
+  for (const Waiter* w : due) {
+    MutexLock lock(w->mu);
+    w->cv->SignalAll();
+  }
+  MutexLock lock(&mu_);
+  for (const Waiter* w : due) waking_.erase(waking_.find(w));
+  changed_.SignalAll();
+}
+
+size_t SimClock::waiters() const {
+  MutexLock lock(&mu_);
+  return waiters_.size();
+}
+
+void SimClock::AwaitWaiters(size_t n) const {
+  MutexLock lock(&mu_);
+  while (waiters_.size() < n) changed_.Wait(&mu_);
 }
 
 std::string FormatTime(Time t) {

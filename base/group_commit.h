@@ -12,14 +12,15 @@
 #pragma once
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
+
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 
 namespace gatehouse {
 
@@ -36,37 +37,37 @@ class GroupCommitter {
         on_throw_(std::move(on_throw)),
         max_batch_(max_batch == 0 ? 1 : max_batch) {}
 
-  Outcome Submit(Item item) {
+  Outcome Submit(Item item) EXCLUDES(mu_) {
     Slot slot;
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     queue_.push_back(Waiting{std::move(item), &slot});
     while (!slot.outcome.has_value()) {
       if (!leader_active_) {
-        RunAsLeader(lock);
+        RunAsLeader();
         continue;  // our own item may have been in a later batch than the first
       }
-      cv_.wait(lock);
+      cv_.Wait(&mu_);
     }
     return std::move(*slot.outcome);
   }
 
   // Number of commit-function calls so far, for benchmarks and tests.
-  size_t commits() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  size_t commits() const EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     return commits_;
   }
 
  private:
   struct Slot {
-    std::optional<Outcome> outcome;
+    std::optional<Outcome> outcome;  // written by a leader under mu_, read by its owner
   };
   struct Waiting {
     Item item;
     Slot* slot;
   };
 
-  // Called with the lock held; returns with it held, after one batch.
-  void RunAsLeader(std::unique_lock<std::mutex>& lock) {
+  // Releases mu_ while the commit function runs; returns with it held, after one batch.
+  void RunAsLeader() REQUIRES(mu_) {
     leader_active_ = true;
     const size_t n = std::min(queue_.size(), max_batch_);
     std::vector<Item> items;
@@ -78,36 +79,36 @@ class GroupCommitter {
       slots.push_back(queue_[i].slot);
     }
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-    lock.unlock();
+    mu_.Unlock();
     std::vector<Outcome> outcomes;
     try {
       outcomes = commit_(items);
     } catch (...) {
       // Hand every caller of this batch an outcome and free the leadership, or they would
       // all wait forever; then let the leader see the exception.
-      lock.lock();
+      mu_.Lock();
       ++commits_;
       for (Slot* slot : slots) slot->outcome.emplace(on_throw_);
       leader_active_ = false;
-      cv_.notify_all();
+      cv_.SignalAll();
       throw;
     }
-    lock.lock();
+    mu_.Lock();
     ++commits_;
     if (outcomes.size() != slots.size()) std::abort();  // a commit function bug; never guess
     for (size_t i = 0; i < slots.size(); ++i) slots[i]->outcome.emplace(std::move(outcomes[i]));
     leader_active_ = false;
-    cv_.notify_all();  // wakes finished callers and lets one waiting caller lead next
+    cv_.SignalAll();  // wakes finished callers and lets one waiting caller lead next
   }
 
   CommitFn commit_;
   const Outcome on_throw_;
   const size_t max_batch_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Waiting> queue_;  // guarded by mu_
-  bool leader_active_ = false;  // guarded by mu_
-  size_t commits_ = 0;          // guarded by mu_
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::vector<Waiting> queue_ GUARDED_BY(mu_);
+  bool leader_active_ GUARDED_BY(mu_) = false;
+  size_t commits_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace gatehouse

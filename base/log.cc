@@ -5,18 +5,19 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace gatehouse {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::atomic<int> g_fd{2};
-std::mutex g_clock_mu;
-ClockPtr g_clock;  // guarded by g_clock_mu; null means the real clock
+Mutex g_clock_mu;
+ClockPtr g_clock GUARDED_BY(g_clock_mu);  // null means the real clock
 
 Time LogNow() {
-  std::lock_guard<std::mutex> lock(g_clock_mu);
+  MutexLock lock(&g_clock_mu);
   if (g_clock) return g_clock->Now();
   return RealClock().Now();
 }
@@ -68,7 +69,7 @@ void SetLogLevel(LogLevel level) { g_level.store(static_cast<int>(level)); }
 LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load()); }
 void SetLogFd(int fd) { g_fd.store(fd); }
 void SetLogClock(ClockPtr clock) {
-  std::lock_guard<std::mutex> lock(g_clock_mu);
+  MutexLock lock(&g_clock_mu);
   g_clock = std::move(clock);
 }
 

@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +33,6 @@
 #include <latch>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <string_view>
@@ -43,7 +41,9 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
 #include "store/sqlite/sqlite_store.h"
@@ -224,20 +224,20 @@ class CountingStore final : public StoreWrapper {
 class ErrorSink {
  public:
   void Record(const Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (count_++ == 0) first_ = s;
   }
   Status Summary(std::string_view phase) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (count_ == 0) return Status::Ok();
     return Status(first_.code(), std::string(phase) + ": " + std::to_string(count_) +
                                      " errors, first: " + first_.message());
   }
 
  private:
-  mutable std::mutex mu_;
-  int64_t count_ = 0;  // guarded by mu_
-  Status first_;       // guarded by mu_
+  mutable Mutex mu_;
+  int64_t count_ GUARDED_BY(mu_) = 0;
+  Status first_ GUARDED_BY(mu_);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ class CompletionCounter {
   explicit CompletionCounter(int64_t target) : target_(target) {}
 
   void Observe(const PassReport& r) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!r.recorded.ok() || r.finish.kind != PassFinish::Kind::kCompleted) {
       ++not_completed_;
       return;
@@ -359,40 +359,44 @@ class CompletionCounter {
     ++completed_;
     ++per_key_[r.lease.key];
     last_ = Steady::now();
-    if (completed_ == target_) cv_.notify_all();
+    if (completed_ == target_) cv_.SignalAll();
   }
 
-  // False on timeout.
+  // False on timeout (real time: the benchmark measures real time).
   bool WaitForTarget(std::chrono::seconds timeout) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return completed_ >= target_; });
+    const auto deadline = CondVar::Steady::now() + timeout;
+    MutexLock lock(&mu_);
+    while (completed_ < target_) {
+      if (!cv_.WaitUntil(&mu_, deadline)) return completed_ >= target_;
+    }
+    return true;
   }
 
   int64_t completed() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return completed_;
   }
   int64_t not_completed() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return not_completed_;
   }
   Steady::time_point last() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return last_;
   }
   std::map<std::string, int> per_key() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return per_key_;
   }
 
  private:
   const int64_t target_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t completed_ = 0;               // guarded by mu_
-  int64_t not_completed_ = 0;           // guarded by mu_
-  Steady::time_point last_;             // guarded by mu_
-  std::map<std::string, int> per_key_;  // guarded by mu_
+  mutable Mutex mu_;
+  CondVar cv_;
+  int64_t completed_ GUARDED_BY(mu_) = 0;
+  int64_t not_completed_ GUARDED_BY(mu_) = 0;
+  Steady::time_point last_ GUARDED_BY(mu_);
+  std::map<std::string, int> per_key_ GUARDED_BY(mu_);
 };
 
 EngineOptions PoolOptions(size_t workers) {

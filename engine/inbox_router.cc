@@ -51,19 +51,19 @@ void InboxRouter::Stop() {
     wakeup_ = 0;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void InboxRouter::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     wake_ = true;
   }
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
@@ -149,7 +149,7 @@ void InboxRouter::Loop() {
   Time next_recheck = clock_->Now();
   while (true) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_) break;
       wake_ = false;
     }
@@ -157,13 +157,16 @@ void InboxRouter::Loop() {
     const bool recheck = now >= next_recheck;
     if (recheck) next_recheck = now + options_.unresolved_recheck;
     auto routed = RouteOnce(recheck);
+    if (options_.on_batch) options_.on_batch();
     if (!routed.ok()) {
       Log(LogLevel::kWarn, "router.failed").Field("error", routed.status().ToString());
     } else if (*routed == options_.batch && !recheck) {
       continue;  // more are waiting
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, options_.poll_interval, [&] { return wake_ || stopping_; });
+    const Time poll = clock_->Now() + options_.poll_interval;
+    MutexLock lock(&mu_);
+    while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, poll)) {
+    }
   }
   // Route what was accepted before the stop (the inbox writer drains first), so a clean
   // shutdown leaves nothing in flight. Bounded: a store error ends it; the rest waits in

@@ -15,13 +15,13 @@
 // Thread-safe. Start() once; Stop() routes what is still accepted, then joins.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "store/store.h"
 
 namespace gatehouse {
@@ -36,8 +36,13 @@ struct RouterOptions {
   // (or to itself, restarted) after this. Routing a batch takes milliseconds; the lease only
   // bounds how long a crash delays the deliveries it held.
   Duration claim_lease = std::chrono::seconds(10);
-  std::chrono::milliseconds poll_interval{500};  // deliveries accepted by other processes
+  // Between looks for deliveries accepted by other processes (this process's writer wakes
+  // the router at once), measured on the router's Clock.
+  std::chrono::milliseconds poll_interval{500};
   Duration unresolved_recheck = std::chrono::seconds(30);
+  // Observer (tests, metrics): runs on the router's thread after each batch its loop routed
+  // or tried to, one that found nothing included.
+  std::function<void()> on_batch;
 };
 
 class InboxRouter {
@@ -63,10 +68,10 @@ class InboxRouter {
   RouterOptions options_;
   std::function<void()> on_routed_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool wake_ = false;      // guarded by mu_
-  bool stopping_ = false;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool wake_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -26,10 +26,10 @@ void InboxWriter::Start() {
 
 void InboxWriter::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -43,10 +43,10 @@ void InboxWriter::Accept(Delivery delivery, std::function<void(Result<AcceptOutc
     }
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!stopping_) {
       queue_.push_back(Pending{std::move(delivery), std::move(done)});
-      cv_.notify_one();
+      cv_.Signal();
       return;
     }
   }
@@ -55,14 +55,14 @@ void InboxWriter::Accept(Delivery delivery, std::function<void(Result<AcceptOutc
 }
 
 void InboxWriter::CountRejected(std::string_view reason) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   rejected_[std::string(reason)] += 1;
 }
 
 Status InboxWriter::CheckWritable() { return store_.CheckWritable(); }
 
 size_t InboxWriter::commits() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return commits_;
 }
 
@@ -71,9 +71,11 @@ void InboxWriter::Loop() {
     std::vector<Pending> batch;
     Counters rejected;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      // Deliveries go at once; counters alone wait up to a second for company.
-      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return !queue_.empty() || stopping_; });
+      // Deliveries go at once; counters alone wait up to a second (on the Clock) for company.
+      const Time company = clock_->Now() + std::chrono::seconds(1);
+      MutexLock lock(&mu_);
+      while (queue_.empty() && !stopping_ && clock_->WaitUntil(&mu_, &cv_, company)) {
+      }
       if (queue_.empty() && rejected_.empty()) {
         if (stopping_) return;
         continue;
@@ -92,7 +94,7 @@ void InboxWriter::Loop() {
     auto outcomes = store_.inbox().AcceptDeliveries(deliveries, rejected, clock_->Now());
     bool any_new = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       ++commits_;
       if (!outcomes.ok()) {
         for (const auto& [reason, n] : rejected) rejected_[reason] += n;  // try again later

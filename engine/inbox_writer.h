@@ -7,18 +7,19 @@
 // more concurrent webhooks, the more share each fsync.
 //
 // Rejected-request counts are buffered and written with the next batch (or within a second
-// when no delivery comes), so a flood of bad signatures costs no fsync per request.
+// on the writer's Clock when no delivery comes), so a flood of bad signatures costs no fsync
+// per request.
 //
 // Thread-safe. Start() once; Stop() drains what is queued, then joins.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "engine/inbox.h"
 
 namespace gatehouse {
@@ -53,12 +54,12 @@ class InboxWriter final : public DeliverySink {
   std::function<void()> on_accepted_;
   const size_t max_batch_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Pending> queue_;  // guarded by mu_
-  Counters rejected_;          // guarded by mu_
-  bool stopping_ = false;      // guarded by mu_
-  size_t commits_ = 0;         // guarded by mu_
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<Pending> queue_ GUARDED_BY(mu_);
+  Counters rejected_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  size_t commits_ GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

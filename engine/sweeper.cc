@@ -45,21 +45,22 @@ void Sweeper::Start() {
 
 void Sweeper::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 bool Sweeper::Stopping() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return stopping_;
 }
 
-bool Sweeper::WaitUntil(std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [this] { return stopping_; });
+bool Sweeper::WaitUntil(Time deadline) {
+  MutexLock lock(&mu_);
+  while (!stopping_ && clock_->WaitUntil(&mu_, &cv_, deadline)) {
+  }
   return !stopping_;
 }
 
@@ -271,16 +272,15 @@ int64_t Sweeper::ResolveChunk(const std::vector<InboxEntry>& open) {
 
 void Sweeper::Loop() {
   SetThreadName("gh-sweeper");
-  using Steady = std::chrono::steady_clock;
-  auto next_resolve = Steady::now() + options_.resolve_interval;
-  auto round_start = Steady::now();
+  Time next_resolve = clock_->Now() + options_.resolve_interval;
+  Time round_start = clock_->Now();
   std::vector<RepoTarget> round;
   size_t next = 0;
   SweepStats stats;
   while (!options_.sweep) {
     if (!WaitUntil(next_resolve)) return;
     ResolveOnce();
-    next_resolve = Steady::now() + options_.resolve_interval;
+    next_resolve = clock_->Now() + options_.resolve_interval;
   }
   while (true) {
     // The next repository of this round is due at its share of the interval.
@@ -292,32 +292,32 @@ void Sweeper::Loop() {
             .Field("prs", stats.prs);
         // The next round starts one interval after this one did, or now if this one ran
         // late (a slow round is not made up for by sweeping back to back).
-        round_start = std::max(round_start + options_.interval, Steady::now());
+        round_start = std::max(round_start + options_.interval, clock_->Now());
       }
       stats = SweepStats{};
       round = ListTargets();
       next = 0;
       if (round.empty()) {
         // Nothing known yet: resolve meanwhile, and look again at the next interval.
-        const auto next_round = Steady::now() + options_.interval;
-        while (Steady::now() < next_round) {
+        const Time next_round = clock_->Now() + options_.interval;
+        while (clock_->Now() < next_round) {
           if (!WaitUntil(std::min(next_resolve, next_round))) return;
-          if (Steady::now() >= next_resolve) {
+          if (clock_->Now() >= next_resolve) {
             ResolveOnce();
-            next_resolve = Steady::now() + options_.resolve_interval;
+            next_resolve = clock_->Now() + options_.resolve_interval;
           }
         }
-        round_start = Steady::now();
+        round_start = clock_->Now();
         continue;
       }
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
-    const auto repo_due = round_start + share * static_cast<int64_t>(next);
+    const Time repo_due = round_start + share * static_cast<int64_t>(next);
     if (!WaitUntil(std::min(repo_due, next_resolve))) return;
-    const auto now = Steady::now();
+    const Time now = clock_->Now();
     if (now >= next_resolve) {
       ResolveOnce();
-      next_resolve = Steady::now() + options_.resolve_interval;
+      next_resolve = clock_->Now() + options_.resolve_interval;
     }
     if (now >= repo_due) SweepRepo(round[next++], stats);
   }

@@ -19,17 +19,20 @@
 // Repositories found through an installation are remembered with it (Store::RecordLearned),
 // so that passes for their PRs know which installation to act as.
 //
+// The intervals are measured on the injected Clock: on a SimClock a round or a resolve comes
+// due when the test moves the time past it.
+//
 // Thread-safe. Start() once, Stop() joins. SweepOnce() and ResolveOnce() run one round on the
 // caller's thread (tests, `gatehouse` tools).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "github/github.h"
 #include "store/store.h"
 
@@ -85,8 +88,8 @@ class Sweeper {
   std::vector<RepoTarget> ListTargets();
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   void Loop();
-  // Waits until `deadline` (real time) or Stop(); false when stopping.
-  bool WaitUntil(std::chrono::steady_clock::time_point deadline);
+  // Waits until the clock reaches `deadline` or Stop(); false when stopping.
+  bool WaitUntil(Time deadline);
   bool Stopping();
 
   Store& store_;
@@ -95,9 +98,9 @@ class Sweeper {
   SweepOptions options_;
   std::function<void()> on_signalled_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -1,8 +1,9 @@
 // The sweeper against a real SqliteStore on a temporary file and the real simulator (sim/),
 // served in-process on our HttpServer and reached through GitHubClient over loopback with the
 // App flow (JWT -> installation token), as in act/executor_test.cc. One SimClock drives the
-// simulator, the client's rate-limit windows and the store's timestamps. Every round is run
-// on the test's thread (SweepOnce / ResolveOnce), never through Start().
+// simulator, the client's rate-limit windows and the store's timestamps. Rounds run on the
+// test's thread (SweepOnce / ResolveOnce), except in the background loop's own test, where
+// moving the SimClock is what makes the loop's next repository due.
 #include "engine/sweeper.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_test_util.h"
 #include "github/client.h"
 #include "github/transport.h"
 #include "http/server.h"
@@ -486,6 +488,42 @@ TEST_F(ResolveTest, ARateLimitedLookupLeavesTheDeliveryUnresolvedForTheNextRound
   EXPECT_EQ(Get("d-open").state, InboxState::kRouted);
   EXPECT_TRUE(Signalled("acme/app#1", "status"));
   EXPECT_EQ(store_->inbox().GetFunnel()->in_flight, 0);
+}
+
+// --- The background loop ---
+
+// The loop spreads a round's repositories over the interval and waits for each one's share
+// on the injected clock: a repository comes due when the test moves the SimClock past its
+// share, not before, and the next round starts one interval after the last.
+TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheInterval) {
+  Repo("acme", "app", kInstallation);
+  Repo("acme", "lib", kInstallation);
+  NewPull("acme/app", "one");
+  NewPull("acme/lib", "one");
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.interval = std::chrono::minutes(10);  // two repositories: one every 5 minutes
+  options.resolve_interval = seconds(30);
+  testing::EventCount sweeps;
+  Sweeper sweeper(*store_, *client_, clock_, options, [&sweeps] { sweeps.Add(); });
+  sweeper.Start();
+
+  // The first repository is due at once; then the loop parks until its next deadline.
+  clock_->AwaitWaiters(1);
+  EXPECT_EQ(sweeps.count(), 1);
+  EXPECT_TRUE(Signalled("acme/app#1", "swept"));
+  EXPECT_FALSE(Item("acme/lib#1").has_value()) << "its share of the interval has not come";
+
+  clock_->Advance(std::chrono::minutes(5));
+  ASSERT_TRUE(sweeps.AwaitAtLeast(2));
+  EXPECT_TRUE(Signalled("acme/lib#1", "swept"));
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1) << "the next round starts at 10 minutes";
+
+  clock_->Advance(std::chrono::minutes(5));
+  ASSERT_TRUE(sweeps.AwaitAtLeast(3));
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  sweeper.Stop();
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
 }
 
 }  // namespace

@@ -81,16 +81,16 @@ void WorkerPool::Stop() {
     wakeup_ = 0;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  dispatcher_cv_.notify_all();
+  dispatcher_cv_.SignalAll();
   if (dispatcher_.joinable()) dispatcher_.join();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     workers_exit_ = true;
   }
-  worker_cv_.notify_all();
+  worker_cv_.SignalAll();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }
@@ -99,10 +99,10 @@ void WorkerPool::Stop() {
 
 void WorkerPool::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     wake_ = true;
   }
-  dispatcher_cv_.notify_one();
+  dispatcher_cv_.Signal();
 }
 
 void WorkerPool::WorkerLoop(uint64_t seed) {
@@ -111,8 +111,8 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
     Lease lease;
     std::shared_ptr<LeaseState> state;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      worker_cv_.wait(lock, [&] { return !ready_.empty() || workers_exit_; });
+      MutexLock lock(&mu_);
+      while (ready_.empty() && !workers_exit_) worker_cv_.Wait(&mu_);
       if (ready_.empty()) return;
       lease = std::move(ready_.front());
       ready_.pop_front();
@@ -147,10 +147,10 @@ void WorkerPool::WorkerLoop(uint64_t seed) {
     f.report.outcome = std::move(outcome);
     f.report.ended = ended;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       finished_.push_back(std::move(f));
     }
-    dispatcher_cv_.notify_one();
+    dispatcher_cv_.Signal();
   }
 }
 
@@ -161,7 +161,7 @@ void WorkerPool::DispatcherLoop() {
     bool stopping;
     size_t idle;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       for (auto& f : finished_) done.push_back(std::move(f));
       finished_.clear();
       stopping = stopping_;
@@ -177,18 +177,20 @@ void WorkerPool::DispatcherLoop() {
     const size_t claimed = Step(done, want, now);
     if (failed_steps_ > 0) {
       // The store is failing (busy past its timeout, disk full): pause before the next try.
-      std::this_thread::sleep_for(
-          std::min(options_.poll_interval * failed_steps_, std::chrono::milliseconds(2000)));
+      // A backoff policy, so on the Clock.
+      clock_->SleepUntil(clock_->Now() + std::min(options_.poll_interval * failed_steps_,
+                                                  std::chrono::milliseconds(2000)));
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
     }
     if (want > 0 && claimed == want) continue;  // more may be due right now
-    std::unique_lock<std::mutex> lock(mu_);
-    dispatcher_cv_.wait_for(lock, options_.poll_interval, [&] {
-      return !finished_.empty() || wake_ || (stopping_ && !stopping);
-    });
+    const Time poll = clock_->Now() + options_.poll_interval;
+    MutexLock lock(&mu_);
+    while (finished_.empty() && !wake_ && !(stopping_ && !stopping) &&
+           clock_->WaitUntil(&mu_, &dispatcher_cv_, poll)) {
+    }
   }
   Log(LogLevel::kInfo, "engine.stopped").Field("owner", options_.owner);
 }
@@ -212,7 +214,7 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
     if (done.empty()) return 0;
     bool stopping;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping = stopping_;
     }
     // Keep the finishes for the next loop. If this outlasts the lease, another worker
@@ -256,7 +258,7 @@ void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<S
     }
     if (observer_) observer_(r);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& f : done) running_.erase({f.report.lease.key, f.report.lease.fence});
   busy_ -= done.size();
 }
@@ -265,7 +267,7 @@ void WorkerPool::RenewLeases(Time now) {
   std::vector<LeaseRenewal> renewals;
   std::vector<std::shared_ptr<LeaseState>> states;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto& [id, r] : running_) {
       if (r.state->lost.load()) continue;
       if (r.lease.lease_until - now > options_.lease / 2) continue;  // not yet at half-life
@@ -281,7 +283,7 @@ void WorkerPool::RenewLeases(Time now) {
     Log(LogLevel::kWarn, "engine.renew_failed").Field("error", results.status().ToString());
     return;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (size_t i = 0; i < renewals.size(); ++i) {
     if ((*results)[i].ok()) {
       auto it = running_.find({renewals[i].key, renewals[i].fence});
@@ -299,7 +301,7 @@ void WorkerPool::RenewLeases(Time now) {
 void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
   if (leases.empty()) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (Lease& l : leases) {
       if (l.reclaimed) {
         Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
@@ -311,7 +313,7 @@ void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
       ++busy_;
     }
   }
-  worker_cv_.notify_all();
+  worker_cv_.SignalAll();
 }
 
 }  // namespace gatehouse

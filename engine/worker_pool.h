@@ -3,9 +3,9 @@
 // One dispatcher thread owns every store write the pool makes; `workers` threads run passes.
 // The dispatcher loops: renew leases that are past half-life (one transaction); record every
 // finish that workers reported and claim as many due items as there are idle workers (one
-// transaction together); hand them out; then sleep until a worker finishes, Wake() is called,
-// or the poll interval passes. Batching every step is what lets a pool complete more passes
-// per second than the disk can fsync.
+// transaction together); hand them out; then wait until a worker finishes, Wake() is called,
+// or the poll interval passes on the pool's Clock. Batching every step is what lets a pool complete
+// more passes per second than the disk can fsync.
 //
 // Correctness does not depend on the pool: every write it makes is fenced in the store, so
 // two pools (threads or processes) on one store never run two passes of one key at once
@@ -15,19 +15,19 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "engine/retry_policy.h"
 #include "store/store.h"
 
@@ -67,8 +67,10 @@ struct EngineOptions {
   // A pass running longer than this stops being renewed, so its lease runs out and another
   // worker takes the item over: a hung pass cannot hold a PR forever.
   Duration max_pass = std::chrono::minutes(10);
-  // Real time between claim attempts when nothing wakes the dispatcher (other processes'
-  // signals, debounce and backoff expiry are found by this poll).
+  // Time between claim attempts when nothing wakes the dispatcher (other processes' signals,
+  // debounce and backoff expiry are found by this poll), measured on the pool's Clock: on a
+  // SimClock the poll happens when the test moves the time past it (or calls Wake()).
+  // After a failed store step the dispatcher also pauses a multiple of it, on the Clock.
   std::chrono::milliseconds poll_interval{200};
   // Items claimed beyond the number of idle workers, so that a worker finishing a pass finds
   // the next one ready while the dispatcher records the finish: the pass and the store
@@ -143,17 +145,17 @@ class WorkerPool {
   EngineOptions options_;
   PassObserver observer_;
 
-  std::mutex mu_;
-  std::condition_variable dispatcher_cv_;
-  std::condition_variable worker_cv_;
-  std::deque<Lease> ready_;         // guarded by mu_: claimed, not yet picked up
-  std::vector<Finished> finished_;  // guarded by mu_: run, not yet recorded
+  Mutex mu_;
+  CondVar dispatcher_cv_;
+  CondVar worker_cv_;
+  std::deque<Lease> ready_ GUARDED_BY(mu_);         // claimed, not yet picked up
+  std::vector<Finished> finished_ GUARDED_BY(mu_);  // run, not yet recorded
   // Keyed by (key, fence): a pool can hold a stale pass and the reclaimed pass of one key.
-  std::map<std::pair<std::string, int64_t>, Running> running_;  // guarded by mu_
-  size_t busy_ = 0;            // guarded by mu_: claimed and not yet recorded
-  bool wake_ = false;          // guarded by mu_
-  bool stopping_ = false;      // guarded by mu_
-  bool workers_exit_ = false;  // guarded by mu_
+  std::map<std::pair<std::string, int64_t>, Running> running_ GUARDED_BY(mu_);
+  size_t busy_ GUARDED_BY(mu_) = 0;  // claimed and not yet recorded
+  bool wake_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool workers_exit_ GUARDED_BY(mu_) = false;
   bool started_ = false;
 
   std::vector<Finished> unrecorded_;  // dispatcher only: finishes whose commit failed

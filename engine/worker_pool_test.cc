@@ -69,6 +69,23 @@ TEST_F(WorkerPoolTest, RunsAPassForEachDueItem) {
   EXPECT_EQ(rec_.Reports().size(), 20u) << "no key ran twice";
 }
 
+// The poll is measured on the pool's clock: an item that comes due later, signalled where the
+// pool does not hear it (as from another process), is found once the clock passes the poll's
+// deadline, with no Wake().
+TEST_F(WorkerPoolTest, ThePollIntervalIsMeasuredOnTheClock) {
+  gatehouse::Signal later{"acme/app#1", "pushed", seconds(10)};
+  ASSERT_TRUE(store_->work().Enqueue({&later, 1}, clock_->Now(), Durability::kRecoverable).ok());
+  WorkerPool pool(
+      *store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_, rec_.Observer());
+  ASSERT_TRUE(pool.Start().ok());
+  clock_->AwaitWaiters(1);  // the dispatcher found nothing due and waits for its next poll
+  EXPECT_TRUE(rec_.Reports().empty());
+  clock_->Advance(seconds(10));
+  ASSERT_TRUE(rec_.WaitForCount(1));
+  pool.Stop();
+  EXPECT_EQ(rec_.Reports()[0].started, kT0 + seconds(10));
+}
+
 // Rule 3: N signals while a pass runs cause exactly one further pass, covering all of them.
 TEST_F(WorkerPoolTest, SignalsDuringAPassCauseExactlyOneMorePass) {
   Latch started, release;
@@ -357,6 +374,9 @@ TEST_F(WorkerPoolTest, LeaseLostIsVisibleToThePassOnceTheLeaseRunsOut) {
   WorkerPool pool(
       *store_, clock_,
       [&](PassContext& ctx) {
+        // Only the first claim's pass is observed: moving the clock past its lease wakes the
+        // dispatcher, which may reclaim the item, and that pass holds a fresh lease.
+        if (ctx.lease().fence != 1) return PassOutcome::Done();
         before = ctx.lease_lost();
         started.Open();
         checked.Wait();

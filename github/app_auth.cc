@@ -69,26 +69,32 @@ InstallationTokenCache::InstallationTokenCache(HttpTransport& transport, const A
                                                InstallationTokenCacheOptions options)
     : transport_(transport), signer_(signer), clock_(std::move(clock)), options_(options) {}
 
+std::optional<std::string> InstallationTokenCache::FreshLocked(int64_t installation_id) const {
+  auto it = tokens_.find(installation_id);
+  if (it == tokens_.end()) return std::nullopt;
+  const CachedToken& cached = it->second;
+  if (cached.valid && clock_->Now() < cached.expires_at - options_.refresh_margin) {
+    return cached.token;
+  }
+  return std::nullopt;
+}
+
 GitHubResult<std::string> InstallationTokenCache::Token(int64_t installation_id) {
   Entry* entry;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     auto& slot = entries_[installation_id];
     if (!slot) slot = std::make_unique<Entry>();
     entry = slot.get();
-    if (entry->valid && clock_->Now() < entry->expires_at - options_.refresh_margin) {
-      return entry->token;
-    }
+    if (auto token = FreshLocked(installation_id)) return *token;
   }
-  std::lock_guard<std::mutex> exchange_lock(entry->exchange_mutex);
+  MutexLock exchange_lock(&entry->exchange_mutex);
   {
     // Someone else may have refreshed while we waited for the exchange lock.
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (entry->valid && clock_->Now() < entry->expires_at - options_.refresh_margin) {
-      return entry->token;
-    }
+    MutexLock lock(&mutex_);
+    if (auto token = FreshLocked(installation_id)) return *token;
   }
-  return Exchange(installation_id, *entry);
+  return Exchange(installation_id);
 }
 
 GitHubResult<std::string> FetchAppLogin(HttpTransport& transport, const AppJwtSigner& signer,
@@ -113,7 +119,7 @@ GitHubResult<std::string> FetchAppLogin(HttpTransport& transport, const AppJwtSi
   return std::string(slug->get_string()) + "[bot]";
 }
 
-GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_id, Entry& entry) {
+GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_id) {
   const std::string what =
       "POST /app/installations/" + std::to_string(installation_id) + "/access_tokens";
   auto jwt = signer_.Sign(clock_->Now());
@@ -144,10 +150,8 @@ GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_
   }
   std::string value(token->get_string());
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    entry.token = value;
-    entry.expires_at = *expires_at;
-    entry.valid = true;
+    MutexLock lock(&mutex_);
+    tokens_[installation_id] = CachedToken{value, *expires_at, true};
     ++exchanges_;
   }
   // The token itself is never logged.
@@ -158,13 +162,13 @@ GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_
 }
 
 void InstallationTokenCache::Invalidate(int64_t installation_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(installation_id);
-  if (it != entries_.end()) it->second->valid = false;
+  MutexLock lock(&mutex_);
+  auto it = tokens_.find(installation_id);
+  if (it != tokens_.end()) it->second.valid = false;
 }
 
 int64_t InstallationTokenCache::exchanges() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return exchanges_;
 }
 

@@ -20,11 +20,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 #include "github/errors.h"
 #include "github/transport.h"
 
@@ -96,21 +98,29 @@ class InstallationTokenCache final : public TokenSource {
   int64_t exchanges() const;
 
  private:
+  // One per installation, never erased.
   struct Entry {
-    std::mutex exchange_mutex;  // held across one exchange for this installation
-    std::string token;          // guarded by InstallationTokenCache::mutex_
-    Time expires_at;            // guarded by InstallationTokenCache::mutex_
-    bool valid = false;         // guarded by InstallationTokenCache::mutex_
+    Mutex exchange_mutex;  // held across one exchange for this installation
   };
-  GitHubResult<std::string> Exchange(int64_t installation_id, Entry& entry);
+  struct CachedToken {
+    std::string token;
+    Time expires_at;
+    bool valid = false;
+  };
+  // The cached token while it is fresh enough.
+  std::optional<std::string> FreshLocked(int64_t installation_id) const REQUIRES(mutex_);
+  // Exchanges a JWT for a new token and caches it. The caller holds the installation's
+  // exchange_mutex.
+  GitHubResult<std::string> Exchange(int64_t installation_id);
 
   HttpTransport& transport_;
   const AppJwtSigner& signer_;
   const ClockPtr clock_;
   const InstallationTokenCacheOptions options_;
-  mutable std::mutex mutex_;
-  std::map<int64_t, std::unique_ptr<Entry>> entries_;  // guarded by mutex_; never erased
-  int64_t exchanges_ = 0;                              // guarded by mutex_
+  mutable Mutex mutex_;
+  std::map<int64_t, std::unique_ptr<Entry>> entries_ GUARDED_BY(mutex_);
+  std::map<int64_t, CachedToken> tokens_ GUARDED_BY(mutex_);
+  int64_t exchanges_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace gatehouse

@@ -67,7 +67,7 @@ GitHubClient::GitHubClient(HttpTransport& transport, TokenSource& tokens, ClockP
     : transport_(transport), tokens_(tokens), clock_(std::move(clock)), options_(options) {}
 
 GitHubClient::RateLimitState GitHubClient::RateLimitFor(int64_t installation_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = rate_limits_.find(installation_id);
   return it == rate_limits_.end() ? RateLimitState{} : it->second;
 }
@@ -75,7 +75,7 @@ GitHubClient::RateLimitState GitHubClient::RateLimitFor(int64_t installation_id)
 std::optional<GitHubError> GitHubClient::RefuseForRateLimit(const CallContext& ctx,
                                                             const std::string& what) {
   Time now = clock_->Now();
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = rate_limits_.find(ctx.installation_id);
   if (it == rate_limits_.end()) return std::nullopt;
   const RateLimitState& s = it->second;
@@ -95,7 +95,7 @@ void GitHubClient::RecordRateLimit(int64_t installation_id, const HttpReply& rep
   auto remaining = HeaderInt(reply, "x-ratelimit-remaining");
   auto reset = HeaderInt(reply, "x-ratelimit-reset");
   if (!remaining || !reset) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   RateLimitState& s = rate_limits_[installation_id];
   s.remaining = *remaining;
   s.reset = Time(std::chrono::seconds(*reset));
@@ -137,7 +137,7 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
   const std::string cache_key = std::to_string(ctx.installation_id) + " " + target;
   std::optional<CachedGet> cached;
   if (is_get) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (auto it = etags_.find(cache_key); it != etags_.end()) cached = it->second;
   }
   if (cached) call.headers.emplace_back("If-None-Match", cached->etag);
@@ -155,7 +155,7 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
     link = reply->Header("link");
     std::string etag = reply->Header("etag");
     if (is_get && !etag.empty()) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(&mutex_);
       auto [it, inserted] = etags_.insert_or_assign(cache_key, CachedGet{etag, text, link});
       if (inserted) etag_order_.push_back(cache_key);
       while (etags_.size() > options_.etag_cache_entries && !etag_order_.empty()) {
@@ -166,7 +166,7 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
   } else {
     GitHubError error = ErrorFromReply(*reply, clock_->Now(), what);
     if (error.kind == GitHubErrorKind::kRateLimited) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(&mutex_);
       RateLimitState& s = rate_limits_[ctx.installation_id];
       s.blocked_until = std::max(s.blocked_until, error.until);
     }

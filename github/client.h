@@ -24,12 +24,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "github/app_auth.h"
 #include "github/errors.h"
 #include "github/github.h"
@@ -156,10 +157,10 @@ class GitHubClient final : public GitHub {
   const ClockPtr clock_;
   const GitHubClientOptions options_;
 
-  mutable std::mutex mutex_;
-  std::map<int64_t, RateLimitState> rate_limits_;  // guarded by mutex_
-  std::map<std::string, CachedGet> etags_;         // guarded by mutex_
-  std::deque<std::string> etag_order_;             // guarded by mutex_; insertion order
+  mutable Mutex mutex_;
+  std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
+  std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);
+  std::deque<std::string> etag_order_ GUARDED_BY(mutex_);  // insertion order
 };
 
 // The URL of rel="next" in a Link header, "" when there is none.

@@ -9,9 +9,10 @@
 #include <openssl/pem.h>
 
 #include <boost/json.hpp>
-#include <mutex>
 #include <set>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "github/app_auth.h"
 #include "github/client.h"
 #include "github/fake_github_test_util.h"
@@ -44,25 +45,25 @@ class ObservingTransport final : public HttpTransport {
 
   Result<HttpReply> Send(const HttpCall& call) override {
     auto reply = inner_.Send(call);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ++sends_;
     last_status_ = reply.ok() ? reply->status : 0;
     return reply;
   }
   int64_t sends() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return sends_;
   }
   int last_status() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return last_status_;
   }
 
  private:
   HttpTransport& inner_;
-  mutable std::mutex mu_;
-  int64_t sends_ = 0;    // guarded by mu_
-  int last_status_ = 0;  // guarded by mu_
+  mutable Mutex mu_;
+  int64_t sends_ GUARDED_BY(mu_) = 0;
+  int last_status_ GUARDED_BY(mu_) = 0;
 };
 
 class ClientSimTest : public ::testing::Test {

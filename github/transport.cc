@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 
 namespace gatehouse {
 namespace {
@@ -74,7 +75,7 @@ CurlTransport::~CurlTransport() {
 
 void* CurlTransport::TakeHandle() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (!idle_.empty()) {
       void* h = idle_.back();
       idle_.pop_back();
@@ -86,7 +87,7 @@ void* CurlTransport::TakeHandle() {
 
 void CurlTransport::ReturnHandle(void* handle) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (idle_.size() < options_.max_idle_handles) {
       idle_.push_back(handle);
       return;

@@ -12,14 +12,15 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 
 namespace gatehouse {
 
@@ -80,8 +81,8 @@ class CurlTransport final : public HttpTransport {
   void ReturnHandle(void* handle);
 
   const CurlTransportOptions options_;
-  std::mutex mutex_;
-  std::vector<void*> idle_;  // CURL* easy handles; guarded by mutex_
+  Mutex mutex_;
+  std::vector<void*> idle_ GUARDED_BY(mutex_);  // CURL* easy handles
 };
 
 }  // namespace gatehouse

@@ -131,7 +131,7 @@ class PendingResponse {
 
  private:
   bool Deliver(HttpResponse response) {
-    std::lock_guard<std::mutex> lock(gate_->mu);
+    MutexLock lock(&gate_->mu);
     if (!gate_->open) return false;
     std::shared_ptr<HttpConnectionImpl> connection = connection_.lock();
     if (!connection) return false;

@@ -9,8 +9,9 @@
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <memory>
-#include <mutex>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "http/server.h"
 
 namespace gatehouse {
@@ -19,8 +20,8 @@ namespace gatehouse {
 // the gate before the io_context goes away, and a Responder posts only under the mutex
 // while the gate is open.
 struct ResponseGate {
-  std::mutex mu;
-  bool open = true;  // guarded by mu
+  Mutex mu;
+  bool open GUARDED_BY(mu) = true;
 };
 
 class HttpConnection;

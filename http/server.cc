@@ -11,10 +11,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <condition_variable>
 #include <exception>
 #include <future>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -23,6 +21,8 @@
 #include <vector>
 
 #include "base/log.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "base/thread_name.h"
 #include "http/connection.h"
 
@@ -50,10 +50,10 @@ struct ServerCore final : HttpConnectionHost {
   void Register(const std::shared_ptr<HttpConnection>& connection);
   void Unregister(HttpConnection* connection) override;
 
-  std::mutex connections_mu;
-  std::condition_variable connections_cv;
-  // guarded by connections_mu
-  std::unordered_map<HttpConnection*, std::shared_ptr<HttpConnection>> connections;
+  Mutex connections_mu;
+  CondVar connections_cv;
+  std::unordered_map<HttpConnection*, std::shared_ptr<HttpConnection>> connections
+      GUARDED_BY(connections_mu);
   // Declared after everything a connection uses: connections that queued handlers still
   // hold are destroyed with the io_context, before those members.
   asio::io_context ioc;
@@ -92,10 +92,11 @@ Status ServerCore::Run() {
   work.emplace(ioc.get_executor());
   asio::post(acceptor.get_executor(), [this] { Accept(); });
   try {
-    for (int i = 0; i < options.threads; ++i) threads.emplace_back([this, i] {
-      SetThreadName("gh-http-" + std::to_string(i));
-      RunThread();
-    });
+    for (int i = 0; i < options.threads; ++i)
+      threads.emplace_back([this, i] {
+        SetThreadName("gh-http-" + std::to_string(i));
+        RunThread();
+      });
   } catch (const std::system_error& e) {
     Stop(Duration::zero());
     return Unavailable(std::string("starting the HTTP server's threads: ") + e.what());
@@ -136,14 +137,14 @@ void ServerCore::Accept() {
 }
 
 void ServerCore::Register(const std::shared_ptr<HttpConnection>& connection) {
-  std::lock_guard<std::mutex> lock(connections_mu);
+  MutexLock lock(&connections_mu);
   connections.emplace(connection.get(), connection);
 }
 
 void ServerCore::Unregister(HttpConnection* connection) {
-  std::lock_guard<std::mutex> lock(connections_mu);
+  MutexLock lock(&connections_mu);
   connections.erase(connection);
-  if (connections.empty()) connections_cv.notify_all();
+  if (connections.empty()) connections_cv.SignalAll();
 }
 
 void ServerCore::Stop(Duration grace) {
@@ -169,7 +170,7 @@ void ServerCore::Stop(Duration grace) {
 
   std::vector<std::shared_ptr<HttpConnection>> open;
   {
-    std::lock_guard<std::mutex> lock(connections_mu);
+    MutexLock lock(&connections_mu);
     for (const auto& entry : connections) open.push_back(entry.second);
   }
   for (const auto& connection : open) connection->NotifyStopping();
@@ -177,14 +178,17 @@ void ServerCore::Stop(Duration grace) {
 
   size_t abandoned = 0;
   {
-    std::unique_lock<std::mutex> lock(connections_mu);
-    // Clamped so that "wait forever" (Duration::max()) cannot overflow the deadline.
-    Duration wait = std::min(grace, Duration(std::chrono::hours(24 * 365)));
-    connections_cv.wait_for(lock, wait, [this] { return connections.empty(); });
+    // Real time: the wait is for open connections (real I/O) to finish. Clamped so that
+    // "wait forever" (Duration::max()) cannot overflow the deadline.
+    const auto deadline =
+        CondVar::Steady::now() + std::min(grace, Duration(std::chrono::hours(24 * 365)));
+    MutexLock lock(&connections_mu);
+    while (!connections.empty() && connections_cv.WaitUntil(&connections_mu, deadline)) {
+    }
     abandoned = connections.size();
   }
   {
-    std::lock_guard<std::mutex> lock(gate->mu);
+    MutexLock lock(&gate->mu);
     gate->open = false;
   }
   work.reset();
@@ -195,7 +199,7 @@ void ServerCore::Stop(Duration grace) {
   // No I/O thread runs any more, so what is left can be closed from this thread.
   std::unordered_map<HttpConnection*, std::shared_ptr<HttpConnection>> left;
   {
-    std::lock_guard<std::mutex> lock(connections_mu);
+    MutexLock lock(&connections_mu);
     left.swap(connections);
   }
   for (const auto& entry : left) entry.second->CloseNow();

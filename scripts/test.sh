@@ -19,7 +19,7 @@ echo "== tests =="
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 900)
 
 if [ "${GATEHOUSE_SKIP_CLANG:-0}" != "1" ]; then
-  echo "== build (clang, warnings are errors) =="
+  echo "== build (clang, warnings and thread-safety findings are errors) =="
   cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_COMPILER=clang++ -DGATEHOUSE_WERROR=ON >/dev/null
   ninja -C build-clang -j "$jobs"

@@ -111,7 +111,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     return JsonValueResponse(200, json::object{{"url", options_.webhooks->url()}});
   }
   if (n == 2 && parts[1] == "faults") {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     const int64_t now_s = NowEpochSeconds();
     SettleExhaustionLocked(now_s);
     if (m == "PUT") {

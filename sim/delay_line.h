@@ -7,11 +7,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
+
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 
 namespace gatehouse::sim {
 
@@ -20,10 +21,10 @@ class DelayLine {
   DelayLine() : thread_([this] { Run(); }) {}
   ~DelayLine() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     thread_.join();
   }
   DelayLine(const DelayLine&) = delete;
@@ -31,37 +32,37 @@ class DelayLine {
 
   void After(std::chrono::milliseconds delay, std::function<void()> fn) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       due_.emplace(std::chrono::steady_clock::now() + delay, std::move(fn));
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 
  private:
   void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     while (!stopping_) {
       if (due_.empty()) {
-        cv_.wait(lock);
+        cv_.Wait(&mu_);
         continue;
       }
       auto first = due_.begin();
       if (first->first > std::chrono::steady_clock::now()) {
-        cv_.wait_until(lock, first->first);
+        cv_.WaitUntil(&mu_, first->first);
         continue;
       }
       std::function<void()> fn = std::move(first->second);
       due_.erase(first);
-      lock.unlock();
+      mu_.Unlock();
       fn();
-      lock.lock();
+      mu_.Lock();
     }
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::multimap<std::chrono::steady_clock::time_point, std::function<void()>> due_;
-  bool stopping_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  std::multimap<std::chrono::steady_clock::time_point, std::function<void()>> due_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: starts after the members it uses
 };
 

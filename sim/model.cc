@@ -21,7 +21,7 @@ bool HasOpenState(const PullRequest& pr) { return pr.state == "open"; }
 Model::Model(ClockPtr clock, ModelOptions options) : clock_(std::move(clock)), options_(options) {}
 
 void Model::SetListener(std::function<void(const Notification&)> listener) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   listener_ = std::move(listener);
 }
 
@@ -123,7 +123,7 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
                                      std::map<std::string, std::string> files,
                                      RepoOptions options) {
   if (owner.empty() || name.empty()) return InvalidArgument("repo needs an owner and a name");
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::string key = Lower(owner + "/" + name);
   if (repos_.count(key)) return AlreadyExists("repository " + key + " exists");
   RepoState rs;
@@ -140,7 +140,7 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
 }
 
 Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return NotFound("no repository " + repo);
   PullRequest pr;
@@ -175,7 +175,7 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
 
 Outcome Model::Push(const std::string& who, const std::string& repo, int number, std::string sha,
                     std::optional<std::vector<std::string>> files) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
@@ -230,7 +230,7 @@ void Model::HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& b
 }
 
 Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
@@ -245,21 +245,21 @@ Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
 }
 
 std::optional<Repository> Model::GetRepo(const std::string& repo) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return std::nullopt;
   return rs->repo;
 }
 
 std::vector<Repository> Model::Repos() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<Repository> out;
   for (const auto& [key, rs] : repos_) out.push_back(rs.repo);
   return out;
 }
 
 std::optional<PullRequest> Model::GetPull(const std::string& repo, int number) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return std::nullopt;
   auto it = rs->pulls.find(number);
@@ -268,7 +268,7 @@ std::optional<PullRequest> Model::GetPull(const std::string& repo, int number) c
 }
 
 std::vector<PullRequest> Model::ListPulls(const std::string& repo, const std::string& state) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<PullRequest> out;
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return out;
@@ -281,7 +281,7 @@ std::vector<PullRequest> Model::ListPulls(const std::string& repo, const std::st
 
 std::vector<PullRequest> Model::PullsForCommit(const std::string& repo,
                                                const std::string& sha) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<PullRequest> out;
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return out;
@@ -293,7 +293,7 @@ std::vector<PullRequest> Model::PullsForCommit(const std::string& repo,
 }
 
 std::vector<CheckRun> Model::CheckRunsFor(const std::string& repo, const std::string& sha) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<CheckRun> out;
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return out;
@@ -304,7 +304,7 @@ std::vector<CheckRun> Model::CheckRunsFor(const std::string& repo, const std::st
 
 std::vector<CommitStatus> Model::StatusesFor(const std::string& repo,
                                              const std::string& sha) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<CommitStatus> out;
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return out;
@@ -315,7 +315,7 @@ std::vector<CommitStatus> Model::StatusesFor(const std::string& repo,
 }
 
 std::vector<Comment> Model::CommentsFor(const std::string& repo, int number) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<Comment> out;
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return out;
@@ -325,7 +325,7 @@ std::vector<Comment> Model::CommentsFor(const std::string& repo, int number) con
 }
 
 std::string Model::ResolveRef(const std::string& repo, const std::string& ref) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return "";
   if (ref == rs->repo.default_branch) return rs->repo.default_sha;
@@ -336,7 +336,7 @@ std::string Model::ResolveRef(const std::string& repo, const std::string& ref) c
 }
 
 std::vector<Effect> Model::Effects() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return effects_;
 }
 

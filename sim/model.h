@@ -20,13 +20,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 
 namespace gatehouse::sim {
 
@@ -292,38 +293,38 @@ class Model {
     int next_number = 1;
   };
 
-  RepoState* FindLocked(const std::string& repo);
-  const RepoState* FindLocked(const std::string& repo) const;
-  PullRequest ViewLocked(const RepoState& rs, const PullRequest& pr) const;
-  std::string NewShaLocked();
+  RepoState* FindLocked(const std::string& repo) REQUIRES(mu_);
+  const RepoState* FindLocked(const std::string& repo) const REQUIRES(mu_);
+  PullRequest ViewLocked(const RepoState& rs, const PullRequest& pr) const REQUIRES(mu_);
+  std::string NewShaLocked() REQUIRES(mu_);
   Outcome RecordLocked(const std::string& who, const std::string& kind, const std::string& repo,
                        int number, const std::string& sha, Outcome outcome,
-                       const std::string& detail = "");
-  void NotifyLocked(Notification n, const RepoState& rs);
+                       const std::string& detail = "") REQUIRES(mu_);
+  void NotifyLocked(Notification n, const RepoState& rs) REQUIRES(mu_);
   // The PR (whatever its state) and its repository; nullptr when either does not exist.
-  PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs);
+  PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs) REQUIRES(mu_);
   // The head moved to `pr.head_sha` from `before`: the synchronize webhook (sent by
   // `sender`), then, when the repository dismisses stale approvals, one dismissal per
   // APPROVED review of another commit (effect who "control", webhook sender `sender`).
   void HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& before,
-                       const std::string& sender);
+                       const std::string& sender) REQUIRES(mu_);
   // Marks `review` DISMISSED, records the dismiss_review effect as `who` and notifies.
   Outcome DismissLocked(const std::string& who, const std::string& sender, RepoState& rs,
-                        PullRequest& pr, Review& review);
+                        PullRequest& pr, Review& review) REQUIRES(mu_);
 
   ClockPtr clock_;
   ModelOptions options_;
-  mutable std::mutex mu_;
-  std::map<std::string, RepoState> repos_;  // GUARDED_BY(mu_); key: lower-case full name
-  std::vector<Effect> effects_;             // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<std::string, RepoState> repos_ GUARDED_BY(mu_);  // key: lower-case full name
+  std::vector<Effect> effects_ GUARDED_BY(mu_);
   struct Token {
     int64_t installation_id;
     Time expires_at;
   };
-  std::map<std::string, Token> tokens_;  // GUARDED_BY(mu_)
-  std::function<void(const Notification&)> listener_;
-  int64_t next_id_ = 1000;
-  uint64_t sha_counter_ = 0;
+  std::map<std::string, Token> tokens_ GUARDED_BY(mu_);
+  std::function<void(const Notification&)> listener_ GUARDED_BY(mu_);
+  int64_t next_id_ GUARDED_BY(mu_) = 1000;
+  uint64_t sha_counter_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace gatehouse::sim

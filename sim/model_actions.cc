@@ -7,10 +7,12 @@ namespace gatehouse::sim {
 
 Outcome Model::Merge(const std::string& who, const std::string& repo, int number,
                      const std::string& sha, const std::string& method) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
-  auto record = [&](Outcome o) { return RecordLocked(who, "merge", repo, number, sha, o); };
+  auto record = [&](Outcome o) REQUIRES(mu_) -> Outcome {
+    return RecordLocked(who, "merge", repo, number, sha, o);
+  };
   if (pr == nullptr) return record({404, "Not Found"});
   if (pr->state != "open") return record({405, "Pull Request is not mergeable"});
   // GitHub checks the head first: a stale `sha` is a conflict whatever the mergeability.
@@ -45,10 +47,10 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
 
 Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int number,
                             const std::string& expected_head_sha) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
-  auto record = [&](Outcome o) {
+  auto record = [&](Outcome o) REQUIRES(mu_) {
     return RecordLocked(who, "update_branch", repo, number, expected_head_sha, o);
   };
   if (pr == nullptr) return record({404, "Not Found"});
@@ -72,10 +74,10 @@ Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int
 
 Outcome Model::SetState(const std::string& who, const std::string& repo, int number,
                         const std::string& state) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
-  auto record = [&](Outcome o) {
+  auto record = [&](Outcome o) REQUIRES(mu_) {
     return RecordLocked(who, state == "closed" ? "close" : "reopen", repo, number,
                         pr ? pr->head_sha : "", o);
   };
@@ -105,10 +107,10 @@ Outcome Model::SetState(const std::string& who, const std::string& repo, int num
 }
 
 Outcome Model::SetDraft(const std::string& who, const std::string& repo, int number, bool draft) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
-  auto record = [&](Outcome o) {
+  auto record = [&](Outcome o) REQUIRES(mu_) {
     return RecordLocked(who, draft ? "convert_to_draft" : "ready_for_review", repo, number,
                         pr ? pr->head_sha : "", o);
   };
@@ -129,7 +131,7 @@ Outcome Model::SetDraft(const std::string& who, const std::string& repo, int num
 
 Outcome Model::AddLabels(const std::string& who, const std::string& repo, int number,
                          const std::vector<std::string>& labels) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   std::string detail;
@@ -151,7 +153,7 @@ Outcome Model::AddLabels(const std::string& who, const std::string& repo, int nu
 
 Outcome Model::RemoveLabel(const std::string& who, const std::string& repo, int number,
                            const std::string& label) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) {
@@ -173,12 +175,12 @@ Outcome Model::RemoveLabel(const std::string& who, const std::string& repo, int 
 
 Outcome Model::RequestReviewers(const std::string& who, const std::string& repo, int number,
                                 const std::vector<std::string>& reviewers) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   std::string detail;
   for (const auto& r : reviewers) detail += (detail.empty() ? "" : ",") + r;
-  auto record = [&](Outcome o) {
+  auto record = [&](Outcome o) REQUIRES(mu_) {
     return RecordLocked(who, "request_reviewers", repo, number, pr ? pr->head_sha : "", o, detail);
   };
   if (pr == nullptr) return record({404, "Not Found"});
@@ -203,7 +205,7 @@ Outcome Model::RequestReviewers(const std::string& who, const std::string& repo,
 
 Outcome Model::AddComment(const std::string& who, const std::string& repo, int number,
                           const std::string& body, Comment* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return RecordLocked(who, "comment", repo, number, "", {404, "Not Found"});
@@ -230,7 +232,7 @@ Outcome Model::AddComment(const std::string& who, const std::string& repo, int n
 
 Outcome Model::EditComment(const std::string& who, const std::string& repo, int64_t comment_id,
                            const std::string& body, Comment* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs = FindLocked(repo);
   std::string detail = "id=" + std::to_string(comment_id);
   if (rs == nullptr) return RecordLocked(who, "comment_edit", repo, 0, "", {404, "Not Found"});
@@ -255,7 +257,7 @@ Outcome Model::EditComment(const std::string& who, const std::string& repo, int6
 
 Outcome Model::UpsertCheckRun(const std::string& who, const std::string& repo, CheckRun run,
                               CheckRun* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return RecordLocked(who, "check_run", repo, 0, "", {404, "Not Found"});
   CheckRun* stored = nullptr;
@@ -323,7 +325,7 @@ Outcome Model::UpsertCheckRun(const std::string& who, const std::string& repo, C
 
 Outcome Model::SetStatus(const std::string& who, const std::string& repo, CommitStatus status,
                          CommitStatus* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return RecordLocked(who, "status", repo, 0, "", {404, "Not Found"});
   static const char* kStates[] = {"error", "failure", "pending", "success"};
@@ -348,7 +350,7 @@ Outcome Model::SetStatus(const std::string& who, const std::string& repo, Commit
 }
 
 std::string Model::IssueToken(int64_t installation_id, Time* expires_at) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::string token = "ghs_sim" + NewShaLocked().substr(0, 30);
   Time expiry = clock_->Now() + options_.token_ttl;
   tokens_[token] = {installation_id, expiry};
@@ -357,7 +359,7 @@ std::string Model::IssueToken(int64_t installation_id, Time* expires_at) {
 }
 
 std::optional<int64_t> Model::TokenInstallation(const std::string& token) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = tokens_.find(token);
   if (it == tokens_.end() || clock_->Now() >= it->second.expires_at) return std::nullopt;
   return it->second.installation_id;

@@ -19,11 +19,13 @@ bool Dismissible(const Review& review) {
 Outcome Model::SubmitReview(const std::string& who, const std::string& repo, int number,
                             const std::string& event, const std::string& commit_id,
                             const std::string& body, Review* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
   std::string sha = commit_id;
-  auto record = [&](Outcome o) { return RecordLocked(who, "review", repo, number, sha, o, event); };
+  auto record = [&](Outcome o) REQUIRES(mu_) {
+    return RecordLocked(who, "review", repo, number, sha, o, event);
+  };
   if (pr == nullptr) return record({404, "Not Found"});
   if (sha.empty()) sha = pr->head_sha;
   std::string state;
@@ -72,10 +74,10 @@ Outcome Model::SubmitReview(const std::string& who, const std::string& repo, int
 
 Outcome Model::DismissReview(const std::string& who, const std::string& repo, int number,
                              const ReviewChoice& choice, Review* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
-  auto refuse = [&](const std::string& sha, Outcome o) {
+  auto refuse = [&](const std::string& sha, Outcome o) REQUIRES(mu_) {
     return RecordLocked(who, "dismiss_review", repo, number, sha, o);
   };
   if (pr == nullptr) return refuse("", {404, "Not Found"});

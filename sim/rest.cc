@@ -123,7 +123,7 @@ void SimHandler::Handle(HttpRequest request, Responder respond) {
   HttpResponse response = Serve(request);
   int64_t latency = 0;
   if (request.Path().rfind("/_sim/", 0) != 0) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     latency = faults_.latency_ms;
   }
   if (latency <= 0) {
@@ -158,7 +158,7 @@ void SimHandler::SettleExhaustionLocked(int64_t now_s) {
 
 bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
                        std::vector<std::pair<std::string, std::string>>* headers) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const int64_t now_s = NowEpochSeconds();
   SettleExhaustionLocked(now_s);
   RateWindow& w = windows_[installation_id];
@@ -320,7 +320,7 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
       response = HttpResponse{
           .status = 304, .content_type = "", .body = "", .headers = {}, .reset_connection = false};
       // GitHub does not count a 304 against the primary rate limit.
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       int64_t remaining = ++windows_[caller.installation_id].remaining;
       for (auto& [name, value] : headers) {
         if (name == "X-RateLimit-Remaining") value = std::to_string(remaining);

@@ -14,10 +14,11 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 
 #include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "http/handler.h"
 #include "sim/delay_line.h"
 #include "sim/faults.h"
@@ -75,15 +76,15 @@ class SimHandler final : public HttpHandler {
              std::vector<std::pair<std::string, std::string>>* headers);
   // When a timed exhaustion (primary_exhausted_until_s) has passed: every installation's
   // window starts afresh, as at GitHub's reset, and the fault is over.
-  void SettleExhaustionLocked(int64_t now_s);
+  void SettleExhaustionLocked(int64_t now_s) REQUIRES(mu_);
   int64_t NowEpochSeconds() const;
   bool InstallationExists(int64_t id) const;
 
   Model& model_;
   SimHandlerOptions options_;
-  std::mutex mu_;
-  Faults faults_;                          // GUARDED_BY(mu_)
-  std::map<int64_t, RateWindow> windows_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  Faults faults_ GUARDED_BY(mu_);
+  std::map<int64_t, RateWindow> windows_ GUARDED_BY(mu_);
   DelayLine delay_line_;
 };
 

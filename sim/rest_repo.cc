@@ -90,7 +90,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       std::string sha = GetString(body, "sha");
       bool race = false;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(&mu_);
         if (faults_.push_on_merge > 0 && pr->state == "open") {
           --faults_.push_on_merge;
           race = true;

@@ -17,7 +17,8 @@ size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
 
 }  // namespace
 
-WebhookSender::WebhookSender(WebhookSenderOptions options) : options_(std::move(options)) {
+WebhookSender::WebhookSender(WebhookSenderOptions options)
+    : options_(std::move(options)), url_(options_.url) {
   // Delivery ids look like GitHub's (a UUID); a per-process random prefix keeps them unique
   // across simulator restarts, a counter within one.
   std::random_device rd;
@@ -31,8 +32,8 @@ WebhookSender::WebhookSender(WebhookSenderOptions options) : options_(std::move(
 WebhookSender::~WebhookSender() { Stop(); }
 
 std::string WebhookSender::Enqueue(std::string event, std::string body, const DeliveryMeta& meta) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (options_.url.empty()) {
+  MutexLock lock(&mu_);
+  if (url_.empty()) {
     ++dropped_;
     return "";
   }
@@ -46,7 +47,7 @@ std::string WebhookSender::Enqueue(std::string event, std::string body, const De
     } else {
       delayed_.emplace(std::chrono::steady_clock::now() + std::chrono::milliseconds(rule->delay_ms),
                        std::move(d));
-      cv_.notify_one();
+      cv_.Signal();
     }
     return id;
   }
@@ -65,69 +66,72 @@ std::string WebhookSender::Enqueue(std::string event, std::string body, const De
   } else {
     for (auto& c : copies) queue_.push_back(std::move(c));
   }
-  cv_.notify_one();
+  cv_.Signal();
   return id;
 }
 
 void WebhookSender::SetUrl(std::string url) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    options_.url = std::move(url);
+    MutexLock lock(&mu_);
+    url_ = std::move(url);
     ++url_sets_;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 std::string WebhookSender::url() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return options_.url;
+  MutexLock lock(&mu_);
+  return url_;
 }
 
 bool WebhookSender::WaitForSetUrl(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, timeout, [this] { return url_sets_ > 0 || stopping_; });
+  // Real time: the URL comes from another process (PUT /_sim/webhook-url).
+  const auto deadline = CondVar::Steady::now() + timeout;
+  MutexLock lock(&mu_);
+  while (url_sets_ == 0 && !stopping_ && cv_.WaitUntil(&mu_, deadline)) {
+  }
   return url_sets_ > 0;
 }
 
 uint64_t WebhookSender::dropped() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return dropped_;
 }
 
 uint64_t WebhookSender::withheld() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return withheld_;
 }
 
 void WebhookSender::SetFaults(DeliveryFaults faults) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   faults_ = faults;
 }
 
 DeliveryFaults WebhookSender::faults() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return faults_;
 }
 
 void WebhookSender::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
     // A delivery held back for reordering is still a delivery: send it last.
     for (auto& h : held_) queue_.push_back(std::move(h));
     held_.clear();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 uint64_t WebhookSender::delivered() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return delivered_;
 }
 
 uint64_t WebhookSender::failed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return failed_;
 }
 
@@ -146,28 +150,29 @@ void WebhookSender::Run() {
     Delivery d;
     std::string url;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       for (;;) {
         ReleaseDueLocked(std::chrono::steady_clock::now());
         if (!queue_.empty()) break;
         if (stopping_) return;  // nothing is delayed any more: ReleaseDueLocked took it all
         if (delayed_.empty()) {
-          cv_.wait(lock);
+          cv_.Wait(&mu_);
         } else {
-          cv_.wait_until(lock, delayed_.begin()->first);
+          cv_.WaitUntil(&mu_, delayed_.begin()->first);
         }
       }
       d = std::move(queue_.front());
       queue_.pop_front();
       if (faults_.delay_ms > 0) {
         // Interruptible by Stop, which then sends the rest without delay.
-        cv_.wait_for(lock, std::chrono::milliseconds(faults_.delay_ms),
-                     [this] { return stopping_; });
+        const auto until = CondVar::Steady::now() + std::chrono::milliseconds(faults_.delay_ms);
+        while (!stopping_ && cv_.WaitUntil(&mu_, until)) {
+        }
       }
-      url = options_.url;
+      url = url_;
     }
     bool ok = Post(d, url);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     (ok ? delivered_ : failed_)++;
   }
 }

@@ -20,15 +20,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "sim/faults.h"
 
 namespace gatehouse::sim {
@@ -81,23 +81,24 @@ class WebhookSender {
   void Run();
   // Moves deliveries whose delay is over (all of them when stopping) to the queue's front,
   // earliest first.
-  void ReleaseDueLocked(SteadyTime now);
+  void ReleaseDueLocked(SteadyTime now) REQUIRES(mu_);
   bool Post(const Delivery& d, const std::string& url);
 
-  WebhookSenderOptions options_;  // .url GUARDED_BY(mu_); the rest is immutable
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Delivery> queue_;  // GUARDED_BY(mu_)
-  bool stopping_ = false;       // GUARDED_BY(mu_)
-  uint64_t next_ = 0;           // GUARDED_BY(mu_)
-  DeliveryFaults faults_;       // GUARDED_BY(mu_)
-  std::vector<Delivery> held_;  // GUARDED_BY(mu_): a delivery being reordered (and its copy)
-  std::multimap<SteadyTime, Delivery> delayed_;  // GUARDED_BY(mu_): by a rule, until due
-  uint64_t delivered_ = 0;                       // GUARDED_BY(mu_)
-  uint64_t failed_ = 0;                          // GUARDED_BY(mu_)
-  uint64_t dropped_ = 0;                         // GUARDED_BY(mu_)
-  uint64_t withheld_ = 0;                        // GUARDED_BY(mu_)
-  uint64_t url_sets_ = 0;                        // GUARDED_BY(mu_): SetUrl calls
+  const WebhookSenderOptions options_;  // .url is the first URL only; url_ is the current one
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::string url_ GUARDED_BY(mu_);
+  std::deque<Delivery> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  uint64_t next_ GUARDED_BY(mu_) = 0;
+  DeliveryFaults faults_ GUARDED_BY(mu_);
+  std::vector<Delivery> held_ GUARDED_BY(mu_);  // a delivery being reordered (and its copy)
+  std::multimap<SteadyTime, Delivery> delayed_ GUARDED_BY(mu_);  // by a rule, until due
+  uint64_t delivered_ GUARDED_BY(mu_) = 0;
+  uint64_t failed_ GUARDED_BY(mu_) = 0;
+  uint64_t dropped_ GUARDED_BY(mu_) = 0;
+  uint64_t withheld_ GUARDED_BY(mu_) = 0;
+  uint64_t url_sets_ GUARDED_BY(mu_) = 0;  // SetUrl calls
   std::string run_id_;
   std::thread thread_;
 };

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "store/wakeups.h"
 
 namespace gatehouse {
@@ -26,9 +26,9 @@ class LocalWakeups final : public Wakeups {
     Topic topic;
     Callback callback;
   };
-  std::mutex mu_;
-  std::map<int64_t, Subscriber> subscribers_;  // guarded by mu_
-  int64_t next_ = 1;                           // guarded by mu_
+  Mutex mu_;
+  std::map<int64_t, Subscriber> subscribers_ GUARDED_BY(mu_);
+  int64_t next_ GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace gatehouse

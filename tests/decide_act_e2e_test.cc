@@ -176,7 +176,8 @@ class DecideActE2eTest : public ::testing::Test {
     if (serve && (options.crash_after_call.empty() || out.serves > 1)) {
       // The scenario is over on GitHub's side; let gatehouse finish with its inbox (the
       // webhooks of its own last actions, which the resolver may still be looking up) before
-      // stopping it, so that "every delivery terminal" is checked at rest.
+      // stopping it, so that "every delivery terminal" is checked at rest. gatehouse is another
+      // process, seen only through the shared database file: poll it.
       if (auto live = OpenSqliteStore(dir_.File("g.db")); live.ok()) {
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (std::chrono::steady_clock::now() < give_up) {

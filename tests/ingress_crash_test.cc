@@ -105,6 +105,8 @@ TEST(IngressCrashTest, EveryAcknowledgedDeliverySurvivesSigkill) {
     ASSERT_TRUE(d->has_value()) << "acknowledged delivery " << id << " was lost";
   }
   Funnel f;
+  // Routing runs in the restarted process, visible here only through the shared database
+  // file: poll it.
   for (int i = 0; i < 30000; ++i) {  // until routing has drained (bounded safety net)
     auto funnel = (*store)->inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok());

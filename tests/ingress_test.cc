@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/engine_test_util.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
 #include "github/signature.h"
@@ -44,6 +45,7 @@ class Ingress {
     RouterOptions ro;
     ro.debounce = Duration(0);
     ro.poll_interval = std::chrono::milliseconds(5);
+    ro.on_batch = [this] { batches_.Add(); };
     router_ = std::make_unique<InboxRouter>(*store_, clock_, ro);
     writer_ = std::make_unique<InboxWriter>(*store_, clock_, [this] { router_->Wake(); });
     WebhookOptions wo;
@@ -76,15 +78,17 @@ class Ingress {
   }
 
   // Waits until no delivery is left in 'accepted' (routing may leave some 'unresolved').
+  // A delivery is answered 2xx only after its commit, and the commit wakes the router; so
+  // while one is still open, the router has a batch to come that routes it.
   bool WaitRouted() {
-    for (int i = 0; i < 20000; ++i) {
+    while (true) {
+      const int64_t seen = batches_.count();
       // Read without claiming: a claim here would take deliveries from the router.
       auto funnel = store_->inbox().GetFunnel();
-      if (funnel.ok() && funnel->in_flight == funnel->unresolved) return true;
-      router_->Wake();
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!funnel.ok()) return false;
+      if (funnel->in_flight == funnel->unresolved) return true;
+      if (!batches_.AwaitAtLeast(seen + 1)) return false;  // the safety net ran out
     }
-    return false;
   }
 
   InboxEntry Delivery(const std::string& id) {
@@ -97,6 +101,7 @@ class Ingress {
 
  private:
   testing::TempDir dir_;
+  testing::EventCount batches_;  // batches the router's loop applied
   ClockPtr clock_ = std::make_shared<RealClock>();
   StorePtr store_;
   std::unique_ptr<InboxRouter> router_;

@@ -52,6 +52,7 @@ TEST(ProcessStormTest, ProcessesSharingOneFileKeepEveryInvariant) {
   std::set<int> crashed;
   std::thread faults([&] {
     // Real faults while the signals flow: a process frozen past its leases, then a crash.
+    // The sleeps are the fault schedule itself, in the real time the engine processes run on.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     engines[0]->Signal(SIGSTOP);
     std::this_thread::sleep_for(std::chrono::milliseconds(800));  // 4 lease lengths
@@ -65,6 +66,8 @@ TEST(ProcessStormTest, ProcessesSharingOneFileKeepEveryInvariant) {
   faults.join();
   engines.push_back(SpawnEngine(dir, seed + 999));  // the replacement for the killed one
 
+  // Between looks at the shared database: the engines are other processes, whose progress this
+  // process can only see by polling the file.
   auto tick = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
   StormExpectations want;
   want.max_attempts = 4;

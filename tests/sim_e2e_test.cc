@@ -75,7 +75,8 @@ TEST(SimE2eTest, SimulatorWebhooksAreVerifiedAndRoutedByGatehouse) {
                 100,
             2);
 
-  // Wait until gatehouse has received and routed the simulator's webhooks.
+  // Wait until gatehouse has received and routed the simulator's webhooks. Both are other
+  // processes: their progress shows only in the shared database file, so poll it.
   auto store = OpenSqliteStore(dir.File("g.db"));
   ASSERT_TRUE(store.ok());
   Funnel f;

@@ -129,7 +129,8 @@ TEST_F(SimScenarioE2eTest, ScenarioPassesAndEveryWebhookIsRouted) {
   EXPECT_GE(sent, 6);
 
   // Each delivery was answered 2xx, i.e. committed to gatehouse's inbox, before `run` exited;
-  // routing may still be catching up, so poll the store (a bounded safety net only).
+  // routing may still be catching up, so poll the store (a bounded safety net only): routing
+  // runs in the gatehouse process, visible here only through the shared database file.
   auto store = OpenSqliteStore(dir_.File("g.db"));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   Funnel f;

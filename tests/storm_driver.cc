@@ -36,7 +36,8 @@ void ProduceSignals(Enqueuer& enqueuer, const StormPlan& plan, int producers, ui
         const char* reasons[] = {"pushed", "ci-completed", "reviewed", "swept", "labeled"};
         Signal s{plan.signals[i], reasons[i % 5], std::chrono::milliseconds(debounce_ms(rng))};
         if (!enqueuer.Enqueue(std::move(s)).ok()) failures.fetch_add(1);
-        // Mostly spaced arrivals, sometimes a burst with no gap at all.
+        // Mostly spaced arrivals, sometimes a burst with no gap at all: the storm's arrival
+        // pattern, in real time on purpose (the engines run on the real clock).
         if (burst(rng) != 0) std::this_thread::sleep_for(std::chrono::microseconds(gap_us(rng)));
       }
     });

@@ -74,6 +74,9 @@ PassFn MakeStormPass(StormLog* log, StormPassConfig config, std::shared_ptr<Stal
     std::uniform_real_distribution<double> u(0.0, 1.0);
     const bool healed = !config.heal_file.empty() && ::access(config.heal_file.c_str(), F_OK) == 0;
     PassOutcome outcome = PassOutcome::Done();
+    // The sleeps below are what the storm deliberately does: its pools run on the real clock
+    // against each other (and other processes), so passes take real time and leases really
+    // run out.
     if (!healed && u(rng) < config.stall_rate) {
       // A stalled worker: no heartbeat, and it comes back after its lease ran out, often
       // while the pass that took over is still running (so only the fence can stop it).

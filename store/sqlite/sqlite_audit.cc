@@ -24,8 +24,8 @@ Status ValidateAuditEntry(const AuditEntry& e) {
 Status SqliteStore::AppendAudit(std::span<const AuditEntry> entries, Durability durability) {
   for (const AuditEntry& e : entries) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
   if (entries.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(durability, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(durability, [&]() REQUIRES(mu_) -> Status {
     for (const AuditEntry& e : entries) {
       GH_ASSIGN_OR_RETURN(auto ins,
                           db_->Prepare("INSERT INTO audit (subject, at, fence, head_sha, kind, "
@@ -41,7 +41,7 @@ Status SqliteStore::AppendAudit(std::span<const AuditEntry> entries, Durability 
 
 Result<std::vector<AuditEntry>> SqliteStore::ListAudit(std::string_view subject, size_t limit) {
   // The newest `limit` rows by id, returned oldest first. LIMIT -1 is SQLite for "no limit".
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT id, subject, at, fence, head_sha, kind, "
                                            "summary, detail FROM audit WHERE subject = ?1 "
                                            "ORDER BY id DESC LIMIT ?2"));

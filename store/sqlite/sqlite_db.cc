@@ -92,6 +92,10 @@ Status SqliteDb::EnableWal(int busy_timeout_ms) {
   // handler for it: when several processes open a fresh file at once, all but one get
   // SQLITE_BUSY at once. Retry with a growing pause, within the busy timeout. (WAL mode is
   // persistent, so on an existing file the pragma only confirms it.)
+  //
+  // Real time, not the injected Clock: the wait is for another process to release its lock
+  // on the file (real I/O), and its bound is SQLite's busy timeout, which SQLite's own busy
+  // handler measures in real time too. A simulated clock would never let it end.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
   auto pause = std::chrono::milliseconds(1);

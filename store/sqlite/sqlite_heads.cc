@@ -7,7 +7,7 @@
 namespace gatehouse {
 
 Result<std::optional<HeadOccurrence>> SqliteStore::LatestHeadOccurrence(std::string_view subject) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT head_sha, occurrence, github_at, observed_at "
                                            "FROM head_occurrences WHERE subject = ?1 "
                                            "ORDER BY seq DESC LIMIT 1"));
@@ -25,8 +25,8 @@ Result<HeadOccurrence> SqliteStore::StartHeadOccurrence(std::string_view subject
     return InvalidArgument("a head occurrence needs a subject and a head SHA");
   }
   HeadOccurrence out{std::string(subject), std::string(head_sha), 1, github_at, now};
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     GH_RETURN_IF_ERROR(CheckFenceInTx(subject, fence));
     GH_ASSIGN_OR_RETURN(
         auto q, db_->Prepare("SELECT COALESCE(MAX(seq), 0), "

@@ -45,61 +45,64 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     std::span<const Delivery> deliveries, const Counters& rejected, Time now) {
   std::vector<AcceptOutcome> out;
   if (deliveries.empty() && rejected.empty()) return out;
-  std::unique_lock<std::mutex> lock(mu_);
-  // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
-  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
-    out.clear();
-    int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0;
-    for (const Delivery& d : deliveries) {
-      GH_ASSIGN_OR_RETURN(auto q,
-                          db_->Prepare("SELECT body_sha256 FROM inbox WHERE delivery_id = ?1"));
-      q->Bind(1, d.delivery_id);
-      GH_ASSIGN_OR_RETURN(bool exists, q->Step());
-      if (exists) {
-        const bool same = q->Text(0) == d.body_sha256;
-        q.reset();
-        if (same) {
-          ++duplicate;
-          out.push_back(AcceptOutcome::kDuplicate);
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
+    s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
+      out.clear();
+      int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0;
+      for (const Delivery& d : deliveries) {
+        GH_ASSIGN_OR_RETURN(auto q,
+                            db_->Prepare("SELECT body_sha256 FROM inbox WHERE delivery_id = ?1"));
+        q->Bind(1, d.delivery_id);
+        GH_ASSIGN_OR_RETURN(bool exists, q->Step());
+        if (exists) {
+          const bool same = q->Text(0) == d.body_sha256;
+          q.reset();
+          if (same) {
+            ++duplicate;
+            out.push_back(AcceptOutcome::kDuplicate);
+            continue;
+          }
+          GH_ASSIGN_OR_RETURN(auto c,
+                              db_->Prepare("INSERT INTO inbox_conflicts (delivery_id, "
+                                           "body_sha256, received_at) VALUES (?1, ?2, ?3)"));
+          c->Bind(1, d.delivery_id).Bind(2, d.body_sha256).Bind(3, now);
+          GH_RETURN_IF_ERROR(c->Run());
+          ++conflict;
+          out.push_back(AcceptOutcome::kConflict);
           continue;
         }
-        GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("INSERT INTO inbox_conflicts (delivery_id, "
-                                                 "body_sha256, received_at) VALUES (?1, ?2, ?3)"));
-        c->Bind(1, d.delivery_id).Bind(2, d.body_sha256).Bind(3, now);
-        GH_RETURN_IF_ERROR(c->Run());
-        ++conflict;
-        out.push_back(AcceptOutcome::kConflict);
-        continue;
+        q.reset();
+        GH_ASSIGN_OR_RETURN(
+            auto ins,
+            db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
+                         "body_encoding, body_sha256, received_at, state) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted')"));
+        ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
+        if (d.installation_id) {
+          ins->Bind(4, *d.installation_id);
+        } else {
+          ins->BindNull(4);
+        }
+        ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
+        ins->Bind(8, d.encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
+        GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
+        ++accepted;
+        out.push_back(AcceptOutcome::kAccepted);
       }
-      q.reset();
-      GH_ASSIGN_OR_RETURN(
-          auto ins,
-          db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
-                       "body_encoding, body_sha256, received_at, state) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted')"));
-      ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
-      if (d.installation_id) {
-        ins->Bind(4, *d.installation_id);
-      } else {
-        ins->BindNull(4);
+      for (const auto& [reason, n] : rejected) {
+        refused += n;
+        GH_RETURN_IF_ERROR(Bump("inbox.rejected." + reason, n));
       }
-      ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
-      ins->Bind(8, d.encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
-      GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
-      ++accepted;
-      out.push_back(AcceptOutcome::kAccepted);
-    }
-    for (const auto& [reason, n] : rejected) {
-      refused += n;
-      GH_RETURN_IF_ERROR(Bump("inbox.rejected." + reason, n));
-    }
-    GH_RETURN_IF_ERROR(Bump("inbox.received", accepted + duplicate + conflict + refused));
-    GH_RETURN_IF_ERROR(Bump("inbox.accepted", accepted));
-    GH_RETURN_IF_ERROR(Bump("inbox.duplicate", duplicate));
-    GH_RETURN_IF_ERROR(Bump("inbox.rejected.conflict", conflict));
-    return Bump("inbox.rejected", refused + conflict);
-  });
-  lock.unlock();
+      GH_RETURN_IF_ERROR(Bump("inbox.received", accepted + duplicate + conflict + refused));
+      GH_RETURN_IF_ERROR(Bump("inbox.accepted", accepted));
+      GH_RETURN_IF_ERROR(Bump("inbox.duplicate", duplicate));
+      GH_RETURN_IF_ERROR(Bump("inbox.rejected.conflict", conflict));
+      return Bump("inbox.rejected", refused + conflict);
+    });
+  }
   if (!s.ok()) return s.WithContext("accepting deliveries");
   if (std::find(out.begin(), out.end(), AcceptOutcome::kAccepted) != out.end()) {
     wakeups_.Notify(Wakeups::Topic::kDeliveries);
@@ -145,7 +148,7 @@ InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
 Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view delivery_id) {
   static const std::string sql =
       std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, delivery_id);
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -164,9 +167,9 @@ Result<std::vector<InboxEntry>> SqliteStore::ClaimDeliveries(std::string_view ow
   if (owner.empty()) return InvalidArgument("a claim needs an owner");
   if (lease.count() <= 0) return InvalidArgument("a claim needs a positive lease");
   std::vector<InboxEntry> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Recoverable: a claim lost in a crash only makes its deliveries claimable again.
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
     q->Bind(1, static_cast<int64_t>(limit));
@@ -211,62 +214,64 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
   }
   if (decisions.empty()) return Status::Ok();
   bool signalled = false;
-  std::unique_lock<std::mutex> lock(mu_);
-  // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
-  // open and is routed again (and signals are idempotent in effect: one more pass at most).
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
-    signalled = false;
-    int64_t routed = 0, ignored = 0, dead = 0;
-    for (const RouteDecision& d : decisions) {
-      GH_ASSIGN_OR_RETURN(
-          auto u, db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
-                               "attempts = attempts + 1, finished_at = ?4, claim_owner = NULL, "
-                               "claim_until = NULL WHERE seq = ?1 AND claim = ?5 AND "
-                               "state IN ('accepted', 'unresolved')"));
-      u->Bind(1, d.seq).Bind(2, InboxStateName(d.state)).Bind(3, d.reason).Bind(5, d.claim);
-      if (IsTerminal(d.state)) {
-        u->Bind(4, now);
-      } else {
-        u->BindNull(4);
-      }
-      GH_RETURN_IF_ERROR(u->Run());
-      // No longer open, or claimed since by another router, which decides it.
-      if (sqlite3_changes(db_->raw()) != 1) continue;
-      GH_RETURN_IF_ERROR(EnqueueInTx(d.signals, now));
-      signalled |= !d.signals.empty();
-      for (const auto& [key, sha] : d.heads) {
-        if (sha.empty()) {
-          GH_ASSIGN_OR_RETURN(auto del, db_->Prepare("DELETE FROM pr_heads WHERE key = ?1"));
-          del->Bind(1, key);
-          GH_RETURN_IF_ERROR(del->Run());
-          continue;
-        }
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
+    // open and is routed again (and signals are idempotent in effect: one more pass at most).
+    s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
+      signalled = false;
+      int64_t routed = 0, ignored = 0, dead = 0;
+      for (const RouteDecision& d : decisions) {
         GH_ASSIGN_OR_RETURN(
-            auto up,
-            db_->Prepare("INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
-                         "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO UPDATE SET "
-                         "head_sha = excluded.head_sha, updated_at = excluded.updated_at"));
-        const std::string repo = key.substr(0, key.find('#'));
-        up->Bind(1, key).Bind(2, repo).Bind(3, sha).Bind(4, now);
-        GH_RETURN_IF_ERROR(up->Run());
+            auto u, db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
+                                 "attempts = attempts + 1, finished_at = ?4, claim_owner = NULL, "
+                                 "claim_until = NULL WHERE seq = ?1 AND claim = ?5 AND "
+                                 "state IN ('accepted', 'unresolved')"));
+        u->Bind(1, d.seq).Bind(2, InboxStateName(d.state)).Bind(3, d.reason).Bind(5, d.claim);
+        if (IsTerminal(d.state)) {
+          u->Bind(4, now);
+        } else {
+          u->BindNull(4);
+        }
+        GH_RETURN_IF_ERROR(u->Run());
+        // No longer open, or claimed since by another router, which decides it.
+        if (sqlite3_changes(db_->raw()) != 1) continue;
+        GH_RETURN_IF_ERROR(EnqueueInTx(d.signals, now));
+        signalled |= !d.signals.empty();
+        for (const auto& [key, sha] : d.heads) {
+          if (sha.empty()) {
+            GH_ASSIGN_OR_RETURN(auto del, db_->Prepare("DELETE FROM pr_heads WHERE key = ?1"));
+            del->Bind(1, key);
+            GH_RETURN_IF_ERROR(del->Run());
+            continue;
+          }
+          GH_ASSIGN_OR_RETURN(
+              auto up,
+              db_->Prepare("INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
+                           "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO UPDATE SET "
+                           "head_sha = excluded.head_sha, updated_at = excluded.updated_at"));
+          const std::string repo = key.substr(0, key.find('#'));
+          up->Bind(1, key).Bind(2, repo).Bind(3, sha).Bind(4, now);
+          GH_RETURN_IF_ERROR(up->Run());
+        }
+        GH_RETURN_IF_ERROR(ApplyLearnedInTx(d, now));
+        routed += d.state == InboxState::kRouted;
+        ignored += d.state == InboxState::kIgnored;
+        dead += d.state == InboxState::kDead;
       }
-      GH_RETURN_IF_ERROR(ApplyLearnedInTx(d, now));
-      routed += d.state == InboxState::kRouted;
-      ignored += d.state == InboxState::kIgnored;
-      dead += d.state == InboxState::kDead;
-    }
-    GH_RETURN_IF_ERROR(Bump("inbox.routed", routed));
-    GH_RETURN_IF_ERROR(Bump("inbox.ignored", ignored));
-    return Bump("inbox.dead", dead);
-  });
-  lock.unlock();
+      GH_RETURN_IF_ERROR(Bump("inbox.routed", routed));
+      GH_RETURN_IF_ERROR(Bump("inbox.ignored", ignored));
+      return Bump("inbox.dead", dead);
+    });
+  }
   if (s.ok() && signalled) wakeups_.Notify(Wakeups::Topic::kWork);
   return s.WithContext("applying routing");
 }
 
 Result<std::vector<std::string>> SqliteStore::PullRequestsWithHead(std::string_view repo,
                                                                    std::string_view sha) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM pr_heads WHERE repo = ?1 AND "
                                            "head_sha = ?2 ORDER BY key"));
   q->Bind(1, repo).Bind(2, sha);
@@ -280,10 +285,10 @@ Result<std::vector<std::string>> SqliteStore::PullRequestsWithHead(std::string_v
 }
 
 Result<Funnel> SqliteStore::GetFunnel() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Funnel f;
   // One snapshot, so that the funnel adds up even while deliveries arrive.
-  Status s = db_->ReadTransaction([&]() -> Status {
+  Status s = db_->ReadTransaction([&]() REQUIRES(mu_) -> Status {
     GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("SELECT name, SUM(value) FROM counter_shards "
                                              "WHERE name IN ('inbox.received', 'inbox.routed', "
                                              "'inbox.ignored', 'inbox.duplicate', "
@@ -318,7 +323,7 @@ Result<Funnel> SqliteStore::GetFunnel() {
 }
 
 Status SqliteStore::CheckWritable() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_RETURN_IF_ERROR(db_->RunCached("BEGIN IMMEDIATE"));
   return db_->RunCached("ROLLBACK");
 }

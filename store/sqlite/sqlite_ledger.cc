@@ -70,9 +70,9 @@ Result<IntentResult> SqliteStore::RecordIntent(const ActionKey& key, int64_t fen
       " FROM actions WHERE subject = ?1 AND kind = ?2 AND head_sha = ?3 AND detail = ?4"
       " AND head_occurrence = ?5";
   IntentResult out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Acknowledged: the external call follows, and a crash after it must find this row.
-  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+  Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
     GH_RETURN_IF_ERROR(CheckFenceInTx(key.subject, fence));
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(select_sql.c_str()));
     q->Bind(1, key.subject).Bind(2, key.kind).Bind(3, key.head_sha).Bind(4, key.detail);
@@ -135,10 +135,10 @@ Status SqliteStore::RecordOutcome(int64_t id, int64_t fence, ActionState outcome
   if (outcome == ActionState::kIntent) {
     return InvalidArgument("an outcome is done, failed or superseded");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Recoverable: if this is lost, the intent stays open and the next pass reconciles it with
   // GitHub before acting; the next acknowledged commit makes it durable anyway.
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT subject, state FROM actions WHERE id = ?1"));
     q->Bind(1, id);
     GH_ASSIGN_OR_RETURN(bool exists, q->Step());
@@ -163,7 +163,7 @@ Status SqliteStore::RecordOutcome(int64_t id, int64_t fence, ActionState outcome
 Result<std::vector<ActionRecord>> SqliteStore::ListActions(std::string_view subject) {
   static const std::string sql =
       std::string("SELECT ") + kActionColumns + " FROM actions WHERE subject = ?1 ORDER BY id";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, subject);
   std::vector<ActionRecord> out;

@@ -72,15 +72,15 @@ Status SqliteStore::RecordLearned(std::span<const RepoInstallation> repos,
     }
   }
   if (learned.repos.empty() && learned.facts.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return db_
       ->WriteTransaction(Durability::kRecoverable,
-                         [&]() -> Status { return ApplyLearnedInTx(learned, now); })
+                         [&]() REQUIRES(mu_) -> Status { return ApplyLearnedInTx(learned, now); })
       .WithContext("recording what was learned");
 }
 
 Result<std::vector<RepoInstallation>> SqliteStore::ListRepositories() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT repo, installation_id FROM repositories "
                                            "ORDER BY repo"));
   std::vector<RepoInstallation> out;
@@ -93,7 +93,7 @@ Result<std::vector<RepoInstallation>> SqliteStore::ListRepositories() {
 }
 
 Result<std::optional<RepoInstallation>> SqliteStore::GetRepository(std::string_view repo) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT repo, installation_id FROM repositories "
                                            "WHERE repo = ?1"));
   q->Bind(1, LowerAscii(repo));
@@ -103,7 +103,7 @@ Result<std::optional<RepoInstallation>> SqliteStore::GetRepository(std::string_v
 }
 
 Result<std::vector<PrFact>> SqliteStore::GetPrFacts(std::string_view subject) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT subject, name, value, at FROM pr_facts "
                                            "WHERE subject = ?1 ORDER BY name"));
   q->Bind(1, subject);

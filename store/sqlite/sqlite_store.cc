@@ -114,12 +114,12 @@ SqliteStore::SqliteStore(std::unique_ptr<sqlite::SqliteDb> db)
     : db_(std::move(db)), counter_shard_(PickCounterShard()) {}
 
 Status SqliteStore::Migrate() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_RETURN_IF_ERROR(
       db_->Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
   for (const sqlite::Migration& m : sqlite::Migrations()) {
-    Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
+    Status s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
       GH_ASSIGN_OR_RETURN(auto q,
                           db_->Prepare("SELECT 1 FROM schema_migrations WHERE version = ?1"));
       q->Bind(1, static_cast<int64_t>(m.version));
@@ -139,7 +139,7 @@ Status SqliteStore::Migrate() {
 }
 
 Result<int> SqliteStore::SchemaVersion() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT COALESCE(MAX(version), 0) FROM "
                                            "schema_migrations"));
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -161,8 +161,9 @@ Status SqliteStore::Enqueue(std::span<const Signal> signals, Time now, Durabilit
   if (signals.empty()) return Status::Ok();
   Status s;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    s = db_->WriteTransaction(durability, [&]() -> Status { return EnqueueInTx(signals, now); });
+    MutexLock lock(&mu_);
+    s = db_->WriteTransaction(durability,
+                              [&]() REQUIRES(mu_) -> Status { return EnqueueInTx(signals, now); });
   }
   if (s.ok()) wakeups_.Notify(Wakeups::Topic::kWork);
   return s;
@@ -209,8 +210,8 @@ Result<std::vector<Lease>> SqliteStore::Claim(std::string_view owner, size_t max
                                               Duration lease, Time now) {
   std::vector<Lease> leases;
   if (max_items == 0) return leases;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     leases.clear();
     return ClaimInTx(owner, max_items, lease, now, &leases);
   });
@@ -290,8 +291,8 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
 Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> renewals, Time now) {
   std::vector<Status> out;
   if (renewals.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     for (const LeaseRenewal& r : renewals) {
       GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE work_items SET lease_until = ?3, "
@@ -314,8 +315,8 @@ Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> ren
 Result<std::vector<Status>> SqliteStore::Finish(std::span<const PassFinish> finishes, Time now) {
   std::vector<Status> out;
   if (finishes.empty()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     out.clear();
     return FinishInTx(finishes, now, &out);
   });
@@ -328,8 +329,8 @@ Result<WorkQueue::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish>
                                                      Duration lease, Time now) {
   Cycle cycle;
   if (finishes.empty() && max_items == 0) return cycle;
-  std::lock_guard<std::mutex> lock(mu_);
-  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() -> Status {
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     cycle.finished.clear();
     cycle.claimed.clear();
     GH_RETURN_IF_ERROR(FinishInTx(finishes, now, &cycle.finished));
@@ -410,39 +411,38 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
 }
 
 Status SqliteStore::Rearm(std::string_view key, Time now) {
-  Status s = RearmLocked(key, now);
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
+      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state FROM work_items WHERE key = ?1"));
+      q->Bind(1, key);
+      GH_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) return NotFound("no work item " + std::string(key));
+      const std::string state = q->Text(0);
+      if (state != "dead") {
+        return FailedPrecondition("work item " + std::string(key) + " is " + state +
+                                  ", not dead; only dead items can be re-armed");
+      }
+      GH_ASSIGN_OR_RETURN(auto u,
+                          db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
+                                       " requested_gen = requested_gen + 1,"
+                                       " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
+                                       " availability_since = NULL, backoff_until = NULL,"
+                                       " last_error = '', updated_at = ?2 WHERE key = ?1"));
+      u->Bind(1, key).Bind(2, now);
+      GH_RETURN_IF_ERROR(u->Run());
+      return Bump("work.rearmed", 1);
+    });
+  }
   if (s.ok()) wakeups_.Notify(Wakeups::Topic::kWork);
   return s;
-}
-
-Status SqliteStore::RearmLocked(std::string_view key, Time now) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return db_->WriteTransaction(Durability::kAcknowledged, [&]() -> Status {
-    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state FROM work_items WHERE key = ?1"));
-    q->Bind(1, key);
-    GH_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) return NotFound("no work item " + std::string(key));
-    const std::string state = q->Text(0);
-    if (state != "dead") {
-      return FailedPrecondition("work item " + std::string(key) + " is " + state +
-                                ", not dead; only dead items can be re-armed");
-    }
-    GH_ASSIGN_OR_RETURN(auto u,
-                        db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
-                                     " requested_gen = requested_gen + 1,"
-                                     " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
-                                     " availability_since = NULL, backoff_until = NULL,"
-                                     " last_error = '', updated_at = ?2 WHERE key = ?1"));
-    u->Bind(1, key).Bind(2, now);
-    GH_RETURN_IF_ERROR(u->Run());
-    return Bump("work.rearmed", 1);
-  });
 }
 
 Result<std::optional<WorkItem>> SqliteStore::GetWorkItem(std::string_view key) {
   static const std::string sql =
       std::string("SELECT ") + kWorkItemColumns + " FROM work_items WHERE key = ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, key);
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -455,7 +455,7 @@ Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filte
       std::string("SELECT ") + kWorkItemColumns + " FROM work_items ORDER BY key LIMIT ?1";
   static const std::string state_sql = std::string("SELECT ") + kWorkItemColumns +
                                        " FROM work_items WHERE state = ?2 ORDER BY key LIMIT ?1";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(filter.state ? state_sql.c_str() : all_sql.c_str()));
   q->Bind(1, static_cast<int64_t>(filter.limit));
   if (filter.state) q->Bind(2, WorkStateName(*filter.state));
@@ -469,7 +469,7 @@ Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filte
 }
 
 Result<Counters> SqliteStore::GetCounters() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT name, SUM(value) FROM counter_shards "
                                            "GROUP BY name"));
   Counters out;

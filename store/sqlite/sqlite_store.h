@@ -11,9 +11,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "store/local_wakeups.h"
 #include "store/sqlite/sqlite_db.h"
 #include "store/store.h"
@@ -100,23 +101,23 @@ class SqliteStore final : public Store,
   explicit SqliteStore(std::unique_ptr<sqlite::SqliteDb> db);
 
   Status Migrate();
-  // Rearm's transaction; Rearm notifies after it commits.
-  Status RearmLocked(std::string_view key, Time now);
   // Adds `delta` to counter `name`; call inside a write transaction.
-  Status Bump(std::string_view name, int64_t delta);
+  Status Bump(std::string_view name, int64_t delta) REQUIRES(mu_);
   // The bodies of Enqueue, Claim and Finish; call inside a write transaction with mu_ held.
-  Status EnqueueInTx(std::span<const Signal> signals, Time now);
+  Status EnqueueInTx(std::span<const Signal> signals, Time now) REQUIRES(mu_);
   Status ClaimInTx(std::string_view owner, size_t max_items, Duration lease, Time now,
-                   std::vector<Lease>* out);
-  Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out);
+                   std::vector<Lease>* out) REQUIRES(mu_);
+  Status FinishInTx(std::span<const PassFinish> finishes, Time now, std::vector<Status>* out)
+      REQUIRES(mu_);
   // Applies what a routing decision learned (repos, repos_removed, facts); call inside the
   // ApplyRouting transaction.
-  Status ApplyLearnedInTx(const RouteDecision& decision, Time now);
+  Status ApplyLearnedInTx(const RouteDecision& decision, Time now) REQUIRES(mu_);
   // kFenceLost unless `subject`'s work item is running under `fence`.
-  Status CheckFenceInTx(std::string_view subject, int64_t fence);
+  Status CheckFenceInTx(std::string_view subject, int64_t fence) REQUIRES(mu_);
 
-  std::mutex mu_;
-  std::unique_ptr<sqlite::SqliteDb> db_;  // guarded by mu_
+  Mutex mu_;
+  // The connection is not thread-safe: every use of it holds mu_.
+  std::unique_ptr<sqlite::SqliteDb> db_ PT_GUARDED_BY(mu_);
   // The counter shard this store instance adds to (counter_shards): instances — threads with
   // their own store, processes — rarely write the same counter row, and readers sum them.
   const int64_t counter_shard_;
