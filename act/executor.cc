@@ -5,6 +5,7 @@
 
 #include "act/github_outcome.h"
 #include "act/head_occurrence.h"
+#include "act/reconcile.h"
 #include "decide/labels.h"
 
 namespace gatehouse::act {
@@ -20,25 +21,6 @@ GitHubError UnknownKind() {
   e.message = "unknown action kind";
   return e;
 }
-
-std::string ShortSha(const std::string& sha) { return sha.substr(0, 12); }
-
-// What GitHub shows for an open intent, before deciding whether to call.
-struct Evidence {
-  enum class Verdict {
-    kEffectExists,  // record done without calling
-    kHeadMoved,     // the call would be refused: record superseded without calling
-    kCall,          // no trace of the effect: make the call
-  };
-  Verdict verdict = Verdict::kCall;
-  std::string detail;
-};
-
-Evidence Exists(std::string detail) {
-  return {Evidence::Verdict::kEffectExists, std::move(detail)};
-}
-Evidence Moved(std::string detail) { return {Evidence::Verdict::kHeadMoved, std::move(detail)}; }
-Evidence Absent(std::string detail) { return {Evidence::Verdict::kCall, std::move(detail)}; }
 
 // One plan's execution: the per-action ledger protocol of act/executor.h.
 class PlanRun {
@@ -110,7 +92,16 @@ class PlanRun {
   }
 
   bool ReconcileThenCall(ActionReport& report, ExecResult& out) {
-    auto evidence = Reconcile(report.action);
+    const ReconcileContext context{store_,
+                                   github_,
+                                   target_,
+                                   options_.app_login,
+                                   intent_at_,
+                                   [this](const PullRequest& pr) -> std::optional<GitHubError> {
+                                     if (NoteHead(pr)) return std::nullopt;
+                                     return NoteHeadError();
+                                   }};
+    auto evidence = Reconcile(context, report.action);
     if (!evidence.ok()) {
       // The intent stays open whatever the error: recording `failed` would let the next pass
       // repeat a call that may have taken effect without looking first.
@@ -366,145 +357,6 @@ class PlanRun {
         auto r = github_.UpdateBranch(ctx, repo, n, a.head_sha);
         if (!r.ok()) return r.error();
         return "update-branch from " + ShortSha(a.head_sha);
-      }
-    }
-    return UnknownKind();
-  }
-
-  // Whether GitHub already shows the effect of `a` (docs/ACTIONS.md, "Reconciliation").
-  GitHubResult<Evidence> Reconcile(const PlannedAction& a) {
-    const CallContext& ctx = target_.call;
-    const RepoRef& repo = target_.repo;
-    const int64_t n = target_.number;
-    const std::string& me = options_.app_login;
-    switch (a.kind) {
-      case ActionKind::kMerge: {
-        auto pr = github_.GetPullRequest(ctx, repo, n);
-        if (!pr.ok()) return pr.error();
-        if (pr->merged) return Exists("merged");
-        if (pr->head_sha != a.head_sha) {
-          if (!NoteHead(*pr)) return NoteHeadError();
-          return Moved("head moved to " + ShortSha(pr->head_sha));
-        }
-        return Absent("not merged");
-      }
-      case ActionKind::kApprove:
-      case ActionKind::kRequestChanges: {
-        const std::string state = a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
-        auto reviews = github_.ListReviews(ctx, repo, n);
-        if (!reviews.ok()) return reviews.error();
-        // A dismissed review was still given. A head that came back may rightly carry an
-        // earlier occurrence's (dismissed) review of the same commit, so the question is
-        // whether GitHub shows more of gatehouse's reviews of that commit than the ledger has
-        // done: then this intent's call took effect, and calling again would be a second one.
-        int64_t given = 0;
-        int64_t last_id = 0;
-        for (const Review& r : *reviews) {
-          if (r.user == me && r.commit_id == a.head_sha &&
-              (r.state == "APPROVED" || r.state == "CHANGES_REQUESTED" || r.state == "DISMISSED")) {
-            ++given;
-            last_id = r.id;
-          }
-        }
-        auto rows = store_.ledger().ListActions(target_.subject);
-        if (!rows.ok()) {
-          return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
-        }
-        int64_t recorded = 0;
-        for (const ActionRecord& r : *rows) {
-          recorded +=
-              r.state == ActionState::kDone && r.key.head_sha == a.head_sha &&
-              decide::ClassOf(decide::ParseActionKind(r.key.kind).value_or(ActionKind::kMerge)) ==
-                  decide::ActionClass::kReview;
-        }
-        if (given > recorded) return Exists("review " + std::to_string(last_id) + " " + state);
-        return Absent("no " + state + " review by " + me + " beyond the " +
-                      std::to_string(recorded) + " in the ledger");
-      }
-      case ActionKind::kClose:
-      case ActionKind::kDraftDodgeClose:
-      case ActionKind::kReopenReclose: {
-        auto pr = github_.GetPullRequest(ctx, repo, n);
-        if (!pr.ok()) return pr.error();
-        if (pr->state == "closed") return Exists("closed");
-        // Open again: if gatehouse closed it more often than its ledger knows, the open
-        // intent's close happened (and someone reopened the PR since); closing again here
-        // would be a second close. The issue events say who closed it, without clocks.
-        auto events = github_.ListIssueEvents(ctx, repo, n);
-        if (events.ok()) {
-          int64_t closed_by_me = 0;
-          for (const IssueEvent& e : *events) closed_by_me += e.event == "closed" && e.actor == me;
-          int64_t recorded = 0;
-          if (auto rows = store_.ledger().ListActions(target_.subject); rows.ok()) {
-            for (const ActionRecord& r : *rows) {
-              recorded += r.state == ActionState::kDone && IsClose(r.key.kind);
-            }
-          } else {
-            return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
-          }
-          if (closed_by_me > recorded) {
-            return Exists("closed by " + me + " (issue events), reopened since");
-          }
-          return Absent("open; every close by " + me + " is in the ledger");
-        }
-        if (events.error().kind != GitHubErrorKind::kNotFound) return events.error();
-        // No issue events (an old GitHub Enterprise): a reopen webhook newer than the intent
-        // says the same, less surely.
-        auto facts = store_.repos().GetPrFacts(target_.subject);
-        if (facts.ok()) {
-          for (const PrFact& f : *facts) {
-            if (f.name == "reopened" && f.at >= intent_at_) {
-              return Exists("reopened by " + f.value + " after the close");
-            }
-          }
-        }
-        return Absent("open");
-      }
-      case ActionKind::kLabel:
-      case ActionKind::kUnlabel: {
-        auto pr = github_.GetPullRequest(ctx, repo, n);
-        if (!pr.ok()) return pr.error();
-        const bool has = decide::HasLabel(pr->labels, a.label);
-        if (a.kind == ActionKind::kLabel) {
-          return has ? Exists("labelled " + a.label) : Absent(a.label + " absent");
-        }
-        return has ? Absent(a.label + " present") : Exists(a.label + " absent");
-      }
-      case ActionKind::kComment: {
-        auto comments = github_.ListIssueComments(ctx, repo, n);
-        if (!comments.ok()) return comments.error();
-        for (const IssueComment& c : *comments) {
-          const bool candidate = a.comment_id ? c.id == *a.comment_id : c.user == me;
-          if (candidate && c.body == a.body) {
-            return Exists("comment " + std::to_string(c.id) + " has the body");
-          }
-        }
-        return Absent("no comment with the body");
-      }
-      case ActionKind::kCheckRun: {
-        auto runs = github_.ListCheckRuns(ctx, repo, a.head_sha);
-        if (!runs.ok()) return runs.error();
-        for (const CheckRun& r : *runs) {
-          // Our runs carry the action's key as external_id: an exact match. A run without
-          // one (created by another tool under our name) matches on status and conclusion.
-          const bool ours = r.name == decide::kCheckRunName && r.head_sha == a.head_sha;
-          if (ours && (r.external_id.empty()
-                           ? r.status == a.check_status && r.conclusion == a.check_conclusion
-                           : r.external_id == a.Key())) {
-            return Exists("check run " + std::to_string(r.id) + " " + r.status + " " +
-                          r.conclusion);
-          }
-        }
-        return Absent("no matching check run");
-      }
-      case ActionKind::kUpdateBranch: {
-        auto pr = github_.GetPullRequest(ctx, repo, n);
-        if (!pr.ok()) return pr.error();
-        if (pr->head_sha != a.head_sha) {
-          if (!NoteHead(*pr)) return NoteHeadError();
-          return Exists("head moved to " + ShortSha(pr->head_sha));
-        }
-        return Absent("head unchanged");
       }
     }
     return UnknownKind();

@@ -53,20 +53,13 @@
 #include <vector>
 
 #include "act/pass_outcome.h"
+#include "act/target.h"
 #include "base/clock.h"
 #include "decide/planner.h"
 #include "github/github.h"
 #include "store/store.h"
 
 namespace gatehouse::act {
-
-// Which PR the plan is for, and on whose behalf calls are made.
-struct Target {
-  std::string subject;  // "owner/repo#12", the ledger's subject and the work item key
-  RepoRef repo;
-  int64_t number = 0;
-  CallContext call;  // installation id (rate limits, token); background = false
-};
 
 struct ExecutorOptions {
   // gatehouse's own login, to recognise its reviews and comments while reconciling.

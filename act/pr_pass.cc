@@ -10,29 +10,11 @@
 #include "act/pass_schedule.h"
 #include "act/settle_intents.h"
 #include "base/log.h"
+#include "base/subject.h"
 #include "decide/options.h"
 #include "decide/reasons.h"
 
 namespace gatehouse::act {
-
-bool ParseSubject(const std::string& key, RepoRef* repo, int64_t* number) {
-  const size_t slash = key.find('/');
-  const size_t hash = key.rfind('#');
-  if (slash == std::string::npos || slash == 0 || hash == std::string::npos || hash < slash + 2 ||
-      hash + 1 >= key.size()) {
-    return false;
-  }
-  int64_t n = 0;
-  for (size_t i = hash + 1; i < key.size(); ++i) {
-    if (key[i] < '0' || key[i] > '9' || n > (int64_t{1} << 50)) return false;
-    n = n * 10 + (key[i] - '0');
-  }
-  if (n <= 0) return false;
-  repo->owner = key.substr(0, slash);
-  repo->name = key.substr(slash + 1, hash - slash - 1);
-  *number = n;
-  return true;
-}
 
 PrPass::PrPass(Store& store, GitHub& github, ClockPtr clock, PassConfig config)
     : store_(store),
@@ -111,9 +93,10 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
 std::optional<PassOutcome> PrPass::ResolveTarget(const Lease& lease, PassAudit& audit,
                                                  Target* target) {
   target->subject = lease.key;
-  if (!ParseSubject(lease.key, &target->repo, &target->number)) {
-    return PassOutcome::Permanent("not a pull request subject: " + lease.key);
-  }
+  const std::optional<Subject> subject = Subject::Parse(lease.key);
+  if (!subject) return PassOutcome::Permanent("not a pull request subject: " + lease.key);
+  target->repo = RepoRef{std::string(subject->owner()), std::string(subject->repo_name())};
+  target->number = subject->number();
   if (config_.app_mode) {
     auto repo = store_.repos().GetRepository(target->repo.FullName());
     if (!repo.ok()) return PassOutcome::Transient(repo.status().ToString());

@@ -57,9 +57,6 @@ struct PassConfig {
   std::function<GitHubResult<std::string>()> discover_login;
 };
 
-// Splits "owner/repo#12". False when `key` is not a PR subject.
-bool ParseSubject(const std::string& key, RepoRef* repo, int64_t* number);
-
 // Whether the pass's lease is gone: it ran out, or a renewal was rejected. Another worker may
 // hold the PR then, and nothing the pass writes through its fence will be accepted, so the pass
 // stops early when it sees it. Called from the pass's own thread.

@@ -223,18 +223,5 @@ TEST_F(PrPassTest, TheCloseAfterTheGracePeriodIsScheduledNotLeftToTheSweep) {
   EXPECT_EQ(github_.model().GetPull(kFullName, 1)->state, "closed");
 }
 
-TEST(ParseSubjectTest, SplitsOwnerRepoAndNumber) {
-  RepoRef repo;
-  int64_t n = 0;
-  ASSERT_TRUE(ParseSubject("acme/app#12", &repo, &n));
-  EXPECT_EQ(repo.owner, "acme");
-  EXPECT_EQ(repo.name, "app");
-  EXPECT_EQ(n, 12);
-  for (const char* bad : {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1", "acme/app#x",
-                          "acme/app#0", "acme/app#-1"}) {
-    EXPECT_FALSE(ParseSubject(bad, &repo, &n)) << bad;
-  }
-}
-
 }  // namespace
 }  // namespace gatehouse::act

@@ -7,7 +7,7 @@
 #include "app/commands.h"
 #include "app/common.h"
 #include "base/log.h"
-#include "engine/router.h"
+#include "base/subject.h"
 
 namespace gatehouse::app {
 namespace {
@@ -32,31 +32,6 @@ Options:
   -h, --help     this text
 )";
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-';
-}
-
-// "Owner/Repo#12" -> "owner/repo#12"; nullopt when it is not that shape.
-std::optional<std::string> ParseSubject(std::string_view text) {
-  const size_t hash = text.find('#');
-  const size_t slash = text.find('/');
-  if (hash == std::string_view::npos || slash == std::string_view::npos || slash == 0 ||
-      slash + 1 >= hash || text.size() > 300) {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < hash; ++i) {
-    if (i != slash && !IsNameChar(text[i])) return std::nullopt;
-  }
-  const std::string_view digits = text.substr(hash + 1);
-  if (digits.empty() || digits.size() > 18 || digits[0] == '0') return std::nullopt;
-  int64_t number = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    number = number * 10 + (c - '0');
-  }
-  return SubjectKey(text.substr(0, hash), number);
-}
 
 std::string ShortSha(const std::string& sha) { return sha.empty() ? "-" : sha.substr(0, 7); }
 
@@ -144,7 +119,7 @@ int RunAudit(int argc, char** argv) {
     std::fputs(kAuditUsage, stderr);
     return kExitUsage;
   }
-  const std::optional<std::string> subject = ParseSubject(flags.positional()[0]);
+  const std::optional<Subject> subject = Subject::Parse(flags.positional()[0]);
   if (!subject) {
     PrintError("audit", "'" + flags.positional()[0] + "' is not OWNER/REPO#N");
     return kExitUsage;
@@ -161,15 +136,15 @@ int RunAudit(int argc, char** argv) {
     PrintError("audit", store.status().ToString());
     return kExitFailure;
   }
-  auto audit = (*store)->audit().ListAudit(*subject, static_cast<size_t>(*limit));
-  auto actions = (*store)->ledger().ListActions(*subject);
+  auto audit = (*store)->audit().ListAudit(subject->key(), static_cast<size_t>(*limit));
+  auto actions = (*store)->ledger().ListActions(subject->key());
   if (!audit.ok() || !actions.ok()) {
     PrintError("audit", (!audit.ok() ? audit.status() : actions.status()).ToString());
     return kExitFailure;
   }
   if (flags.Has("json")) {
     boost::json::object o;
-    o["subject"] = *subject;
+    o["subject"] = subject->key();
     boost::json::array entries, ledger;
     for (const AuditEntry& e : *audit) entries.push_back(ToJson(e));
     for (const ActionRecord& a : *actions) ledger.push_back(ToJson(a));
@@ -179,10 +154,10 @@ int RunAudit(int argc, char** argv) {
     return kExitOk;
   }
   if (audit->empty() && actions->empty()) {
-    std::printf("no history for %s\n", subject->c_str());
+    std::printf("no history for %s\n", subject->key().c_str());
     return kExitOk;
   }
-  PrintTable(*subject, *audit, *actions, static_cast<size_t>(*limit));
+  PrintTable(subject->key(), *audit, *actions, static_cast<size_t>(*limit));
   return kExitOk;
 }
 

@@ -40,6 +40,7 @@
 #include "app/demo_world.h"
 #include "app/flags.h"
 #include "base/child_process.h"
+#include "decide/reasons.h"
 #include "store/open_store.h"
 
 namespace gatehouse::app {
@@ -120,7 +121,9 @@ int64_t ActiveItems(const std::vector<WorkItem>& items) {
     if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
     const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
     const bool sweep_only = std::all_of(
-        why.begin(), why.end(), [](const std::string& r) { return r == "swept" || r == "timer"; });
+        why.begin(), why.end(), [](const std::string& r) {
+          return r == decide::kReasonSwept || r == decide::kReasonTimer;
+        });
     if (!sweep_only || why.empty()) ++active;
   }
   return active;

@@ -1,13 +1,15 @@
 // gatehouse work ls | rearm | signal
 #include <boost/json.hpp>
-#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "app/commands.h"
 #include "app/common.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/subject.h"
+#include "decide/reasons.h"
 
 namespace gatehouse::app {
 namespace {
@@ -33,9 +35,15 @@ Options:
   -h, --help       this text
 )";
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+// The KEY argument as a subject key (case-insensitive); nullopt, with the error printed, when
+// it is not OWNER/REPO#N.
+std::optional<std::string> SubjectArg(const char* command, const std::string& text) {
+  const std::optional<Subject> subject = Subject::Parse(text);
+  if (!subject) {
+    PrintError(command, "'" + text + "' is not OWNER/REPO#N");
+    return std::nullopt;
+  }
+  return subject->key();
 }
 
 std::string OptTime(const std::optional<Time>& t) { return t ? FormatTime(*t) : "-"; }
@@ -120,7 +128,9 @@ int Rearm(const Flags& flags, Store& store) {
     PrintError("work rearm", "expected exactly one KEY (owner/repo#number)");
     return kExitUsage;
   }
-  const std::string key = Lower(flags.positional()[1]);
+  const std::optional<std::string> subject = SubjectArg("work rearm", flags.positional()[1]);
+  if (!subject) return kExitUsage;
+  const std::string& key = *subject;
   Status s = store.work().Rearm(key, RealClock().Now());
   if (!s.ok()) {
     PrintError("work rearm", s.ToString());
@@ -135,12 +145,14 @@ int SignalByHand(const Flags& flags, Store& store) {
     PrintError("work signal", "expected exactly one KEY (owner/repo#number)");
     return kExitUsage;
   }
+  const std::optional<std::string> subject = SubjectArg("work signal", flags.positional()[1]);
+  if (!subject) return kExitUsage;
   auto debounce = flags.GetInt("debounce-ms", 0, 0, 24LL * 3600 * 1000);
   if (!debounce.ok()) {
     PrintError("work signal", debounce.status().message());
     return kExitUsage;
   }
-  Signal sig{Lower(flags.positional()[1]), flags.Get("reason", "manual"),
+  Signal sig{*subject, flags.Get("reason", std::string(decide::kReasonManual)),
              std::chrono::milliseconds(*debounce)};
   Status s = store.work().Enqueue({&sig, 1}, RealClock().Now(), Durability::kAcknowledged);
   if (!s.ok()) {

@@ -9,12 +9,10 @@ namespace {
 
 namespace json = boost::json;
 
-std::string PullKey(const DemoPr& pr) { return pr.repo + "#" + std::to_string(pr.number); }
-
 // The story's own action is done in the ledger (or it has none).
 bool ActedAsTold(Store& store, const DemoPr& pr) {
   if (pr.expected_action.empty()) return true;
-  auto rows = store.ledger().ListActions(PullKey(pr));
+  auto rows = store.ledger().ListActions(DemoSubjectKey(pr));
   return rows.ok() && std::any_of(rows->begin(), rows->end(), [&](const ActionRecord& a) {
            return a.key.kind == pr.expected_action && a.state == ActionState::kDone;
          });
@@ -91,7 +89,7 @@ WorldChecks CheckWorld(SimControl& sim, const DemoWorld& world) {
                      json::object{{"no_duplicate_summaries", true}},
                      json::object{{"no_stale_effects", true}}};
   for (const DemoPr& pr : world.prs) {
-    expect.push_back(json::object{{"pull", PullKey(pr)}, {"state", pr.expected_state}});
+    expect.push_back(json::object{{"pull", DemoSubjectKey(pr)}, {"state", pr.expected_state}});
   }
   WorldChecks checks;
   const size_t want = expect.size();
@@ -126,7 +124,7 @@ void CheckStoryActions(Store& store, const DemoWorld& world, WorldChecks* checks
       ++checks->stories_ok[pr.expected_state];
       continue;
     }
-    std::string why = PullKey(pr) + " (" + pr.story + "): " + ended;
+    std::string why = DemoSubjectKey(pr) + " (" + pr.story + "): " + ended;
     if (!acted) {
       why += std::string(ended.empty() ? "" : "; ") + "no done " + pr.expected_action +
              " in gatehouse's ledger";

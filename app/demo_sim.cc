@@ -1,6 +1,8 @@
 // gatehouse demo against gatehouse-sim. See app/demo_sim.h.
 #include "app/demo_sim.h"
 
+#include "base/subject.h"
+
 namespace gatehouse::app {
 namespace {
 
@@ -73,7 +75,9 @@ void WorldView::Update(const json::value& state) {
               labels && labels->is_array()) {
             for (const json::value& l : labels->as_array()) view.labels.insert(Str(l, "name"));
           }
-          prs[full + "#" + std::to_string(Int(p, "number"))] = std::move(view);
+          if (auto subject = Subject::PullRequest(full, Int(p, "number"))) {
+            prs[subject->key()] = std::move(view);
+          }
         }
       }
     }
@@ -168,7 +172,7 @@ void DemoPlayer::RunScript(const DemoPr& pr, Steady::time_point start,
   for (size_t i = 1; i < pr.steps.size(); ++i) {
     const DemoStep& step = pr.steps[i];
     if (!step.wait_state.empty()) {
-      const std::string key = pr.repo + "#" + std::to_string(pr.number);
+      const std::string key = DemoSubjectKey(pr);
       if (!view_.WaitFor(key, step.wait_state, step.wait_label, deadline)) {
         Problem(key + ": gatehouse never brought it to " + step.wait_state +
                 (step.wait_label.empty() ? "" : " with label " + step.wait_label));
@@ -202,7 +206,7 @@ void DemoPlayer::Poll() {
           !built.insert(pr.head).second) {
         continue;
       }
-      const std::string repo = key.substr(0, key.find('#'));
+      const std::string repo = RepoOfSubjectKey(key);
       for (const char* check : {"ci", "lint"}) {
         Must("POST", "/_sim/repos/" + repo + "/check-runs",
              json::serialize(

@@ -7,8 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "base/subject.h"
 
 namespace gatehouse::app {
 
@@ -39,6 +42,13 @@ struct DemoPr {
   std::vector<std::string> heads;  // the head SHAs its script pushes (CI for others: the CI bot)
   std::vector<DemoStep> steps;
 };
+
+// The PR's subject key ("owner/name#N", lower-cased as the store keys it); empty for a
+// malformed story, whose checks then fail.
+inline std::string DemoSubjectKey(const DemoPr& pr) {
+  const std::optional<Subject> s = Subject::PullRequest(pr.repo, pr.number);
+  return s ? s->key() : std::string();
+}
 
 struct DemoWorld {
   std::vector<DemoRepo> repos;

@@ -4,7 +4,7 @@
 # github/, store/ and base/, never on engine/: docs/PASS.md, "Layering"). Included at the end
 # of the root CMakeLists.txt.
 
-add_library(gatehouse_act STATIC act/executor.cc act/head_occurrence.cc act/prior_actions.cc
+add_library(gatehouse_act STATIC act/executor.cc act/reconcile.cc act/head_occurrence.cc act/prior_actions.cc
   act/github_outcome.cc)
 target_compile_options(gatehouse_act PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_act PUBLIC gatehouse_decide gatehouse_github gatehouse_core)

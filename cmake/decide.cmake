@@ -8,6 +8,7 @@ add_library(gatehouse_decide STATIC
   ${CMAKE_SOURCE_DIR}/decide/glob.cc
   ${CMAKE_SOURCE_DIR}/decide/options.cc
   ${CMAKE_SOURCE_DIR}/decide/policy.cc
+  ${CMAKE_SOURCE_DIR}/decide/yaml_reader.cc
   ${CMAKE_SOURCE_DIR}/decide/labels.cc
   ${CMAKE_SOURCE_DIR}/decide/reviews.cc
   ${CMAKE_SOURCE_DIR}/decide/digest.cc

@@ -181,7 +181,6 @@ Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo);
 Result<Policy> ParsePolicy(std::string_view yaml, const Policy& defaults = DefaultPolicy(),
                            std::string_view filename = "gatehouse.yml");
 
-// Parses a duration such as "45s", "30m", "2h", "1d" or "1h30m".
-std::optional<Duration> ParseDuration(std::string_view text);
+// Durations in the file use decide/yaml_reader.h's ParseDuration ("30m", "2h", "1h30m").
 
 }  // namespace gatehouse::decide

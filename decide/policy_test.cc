@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "decide/yaml_reader.h"
+
 namespace gatehouse::decide {
 namespace {
 

@@ -1,6 +1,8 @@
-// Why a pass runs: the reasons that signals carry into a PR's work item (DESIGN.md §2), as far
-// as decisions depend on them. Webhooks add their own reasons (pushed, ci-completed, ...; see
-// engine/router.h); these are the ones gatehouse gives itself.
+// Why a pass runs: the vocabulary of reasons that signals carry into a PR's work item
+// (DESIGN.md §2). Reasons are stored as text in work items, the audit log and the CLI's
+// output, so each has one spelling, here: the webhook reasons the router maps GitHub's
+// events and actions to (engine/router.cc), and the ones gatehouse gives itself (the sweep,
+// timers, rechecks, supersession, a signal by hand). A reason is [a-z0-9_.:-]+.
 //
 // Pure; safe from any thread.
 #pragma once
@@ -11,7 +13,27 @@
 
 namespace gatehouse::decide {
 
-inline constexpr std::string_view kReasonSwept = "swept";  // the periodic sweep
+// From webhooks: pull_request actions (opened, reopened, synchronize, ...).
+inline constexpr std::string_view kReasonOpened = "opened";
+inline constexpr std::string_view kReasonReopened = "reopened";
+inline constexpr std::string_view kReasonPushed = "pushed";  // synchronize
+inline constexpr std::string_view kReasonEdited = "edited";
+inline constexpr std::string_view kReasonReadyForReview = "ready-for-review";
+inline constexpr std::string_view kReasonConvertedToDraft = "converted-to-draft";
+inline constexpr std::string_view kReasonClosed = "closed";
+inline constexpr std::string_view kReasonLabeled = "labeled";
+inline constexpr std::string_view kReasonUnlabeled = "unlabeled";
+inline constexpr std::string_view kReasonReviewRequested = "review-requested";
+// From webhooks: reviews, CI and commands.
+inline constexpr std::string_view kReasonReviewed = "reviewed";  // a review was submitted
+inline constexpr std::string_view kReasonReviewDismissed = "review-dismissed";
+inline constexpr std::string_view kReasonCiCompleted = "ci-completed";  // check run/suite
+inline constexpr std::string_view kReasonStatus = "status";             // a commit status
+inline constexpr std::string_view kReasonCommand = "command";  // "/gatehouse ..." comment
+
+// gatehouse's own.
+inline constexpr std::string_view kReasonSwept = "swept";    // the periodic sweep
+inline constexpr std::string_view kReasonManual = "manual";  // `gatehouse work signal`
 // The only thing the gate waits for is GitHub computing mergeability (decide/recheck.h).
 inline constexpr std::string_view kReasonMergeableUnknown = "mergeable-unknown";
 // A time-based decision is due: the close after the grace period, a missing required check.

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "base/log.h"
+#include "base/subject.h"
 #include "base/thread_name.h"
 #include "engine/router.h"
 
@@ -99,7 +100,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
     }
     RouteResult r = RouteWebhook(e.event, payload);
     for (const auto& [key, sha] : r.heads) {
-      if (!sha.empty()) batch_heads[{key.substr(0, key.find('#')), sha}].push_back(key);
+      if (!sha.empty()) batch_heads[{RepoOfSubjectKey(key), sha}].push_back(key);
     }
     d.heads = std::move(r.heads);
     d.repos = std::move(r.repos);

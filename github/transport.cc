@@ -3,19 +3,15 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 #include <mutex>
+
+#include "base/ascii.h"
 
 namespace gatehouse {
 namespace {
 
 std::once_flag g_curl_init_once;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string Trim(std::string_view s) {
   size_t b = 0, e = s.size();
@@ -41,7 +37,7 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   }
   size_t colon = line.find(':');
   if (colon != std::string_view::npos) {
-    reply->headers.emplace_back(Lower(line.substr(0, colon)), Trim(line.substr(colon + 1)));
+    reply->headers.emplace_back(AsciiLower(line.substr(0, colon)), Trim(line.substr(colon + 1)));
   }
   return size * n;
 }

@@ -13,7 +13,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +22,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "base/ascii.h"
 
 namespace gatehouse::http_testing {
 
@@ -96,8 +97,7 @@ class TestConnection {
           head.substr(start, line_end == std::string::npos ? line_end : line_end - start);
       size_t colon = line.find(':');
       if (colon == std::string::npos) continue;
-      std::string name = line.substr(0, colon);
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string name = AsciiLower(std::string_view(line).substr(0, colon));
       size_t value_start = line.find_first_not_of(' ', colon + 1);
       response.headers[name] = value_start == std::string::npos ? "" : line.substr(value_start);
     }

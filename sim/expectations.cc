@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string_view>
 
+#include "base/subject.h"
 #include "sim/invariants.h"
 #include "sim/rest.h"
 
@@ -41,14 +43,10 @@ bool Known(std::string_view key, const std::string_view (&keys)[N]) {
 
 // "owner/name#N" -> ("owner/name", N); false when malformed.
 bool ParsePullRef(const std::string& ref, std::string* repo, int* number) {
-  size_t hash = ref.rfind('#');
-  if (hash == std::string::npos || hash == 0 || ref.find('/') > hash || hash + 1 == ref.size() ||
-      ref.size() - hash > 10)
-    return false;
-  for (size_t i = hash + 1; i < ref.size(); ++i)
-    if (ref[i] < '0' || ref[i] > '9') return false;
-  *repo = ref.substr(0, hash);
-  *number = std::stoi(ref.substr(hash + 1));
+  const std::optional<Subject> subject = Subject::Parse(ref);
+  if (!subject || subject->number() > std::numeric_limits<int>::max()) return false;
+  *repo = std::string(subject->repo_full_name());
+  *number = static_cast<int>(subject->number());
   return true;
 }
 

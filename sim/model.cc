@@ -1,18 +1,15 @@
 #include "sim/model.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
+#include "base/ascii.h"
 #include "github/signature.h"
 
 namespace gatehouse::sim {
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string Lower(std::string_view s) { return AsciiLower(s); }
 
 bool HasOpenState(const PullRequest& pr) { return pr.state == "open"; }
 

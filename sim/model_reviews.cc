@@ -2,8 +2,8 @@
 // through the control API) and dismissing one (a maintainer, or branch protection when a push
 // makes an approval stale), with GitHub's guards.
 #include <algorithm>
-#include <cctype>
 
+#include "base/ascii.h"
 #include "sim/app_identity.h"
 #include "sim/model.h"
 
@@ -102,9 +102,7 @@ Outcome Model::DismissReview(const std::string& who, const std::string& repo, in
     return refuse("", {422, "Unprocessable Entity: review_id or reviewer is required"});
   }
   if (!Dismissible(*review)) {
-    std::string state = review->state;
-    std::transform(state.begin(), state.end(), state.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string state = AsciiLower(review->state);
     return refuse(review->commit_id, {422, "Unprocessable Entity: Can not dismiss a " + state +
                                                " pull request review"});
   }

@@ -1,7 +1,7 @@
 #include "sim/render.h"
 
-#include <cctype>
 
+#include "base/ascii.h"
 #include "github/signature.h"
 
 namespace gatehouse::sim {
@@ -195,9 +195,7 @@ json::object RenderWebhook(const Notification& n) {
   } else if (n.event == "pull_request_review" && n.pr && n.review) {
     json::object review = RenderReview(repo, n.pr->number, *n.review);
     // Webhooks spell the state in lower case (REST: APPROVED, webhook: approved).
-    std::string state = n.review->state;
-    for (char& c : state) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    review["state"] = state;
+    review["state"] = AsciiLower(n.review->state);
     payload["review"] = std::move(review);
     payload["pull_request"] = RenderPull(repo, *n.pr);
   } else if (n.event == "issue_comment" && n.pr && n.comment) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/compress.h"
+#include "base/subject.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
@@ -251,7 +252,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
               db_->Prepare("INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
                            "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO UPDATE SET "
                            "head_sha = excluded.head_sha, updated_at = excluded.updated_at"));
-          const std::string repo = key.substr(0, key.find('#'));
+          const std::string repo = RepoOfSubjectKey(key);
           up->Bind(1, key).Bind(2, repo).Bind(3, sha).Bind(4, now);
           GH_RETURN_IF_ERROR(up->Run());
         }

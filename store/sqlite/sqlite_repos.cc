@@ -1,18 +1,13 @@
 // SqliteStore: what routing learns besides signals — the repositories gatehouse covers (with
 // their App installation) and small per-PR facts.
-#include <cctype>
 #include <string>
 
+#include "base/ascii.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
 namespace {
 
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 RepoInstallation ReadRepo(const sqlite::Stmt& q) {
   RepoInstallation r;
@@ -32,7 +27,7 @@ Status SqliteStore::ApplyLearnedInTx(const RouteDecision& d, Time now) {
                                      "ON CONFLICT (repo) DO UPDATE SET "
                                      "installation_id = COALESCE(excluded.installation_id,"
                                      " installation_id), updated_at = excluded.updated_at"));
-    up->Bind(1, LowerAscii(r.repo)).Bind(3, now);
+    up->Bind(1, AsciiLower(r.repo)).Bind(3, now);
     if (r.installation_id) {
       up->Bind(2, *r.installation_id);
     } else {
@@ -42,7 +37,7 @@ Status SqliteStore::ApplyLearnedInTx(const RouteDecision& d, Time now) {
   }
   for (const std::string& repo : d.repos_removed) {
     GH_ASSIGN_OR_RETURN(auto del, db_->Prepare("DELETE FROM repositories WHERE repo = ?1"));
-    del->Bind(1, LowerAscii(repo));
+    del->Bind(1, AsciiLower(repo));
     GH_RETURN_IF_ERROR(del->Run().WithContext("forgetting repository " + repo));
   }
   for (const PrFact& f : d.facts) {
@@ -96,7 +91,7 @@ Result<std::optional<RepoInstallation>> SqliteStore::GetRepository(std::string_v
   MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT repo, installation_id FROM repositories "
                                            "WHERE repo = ?1"));
-  q->Bind(1, LowerAscii(repo));
+  q->Bind(1, AsciiLower(repo));
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<RepoInstallation>();
   return std::optional<RepoInstallation>(ReadRepo(*q));

@@ -1,0 +1,163 @@
+// Reconciliation of an open intent. See act/reconcile.h.
+#include "act/reconcile.h"
+
+#include "decide/labels.h"
+
+namespace gatehouse::act {
+namespace {
+
+using decide::ActionKind;
+
+Evidence Exists(std::string detail) {
+  return {Evidence::Verdict::kEffectExists, std::move(detail)};
+}
+Evidence Moved(std::string detail) { return {Evidence::Verdict::kHeadMoved, std::move(detail)}; }
+Evidence Absent(std::string detail) { return {Evidence::Verdict::kCall, std::move(detail)}; }
+
+bool IsCloseKind(std::string_view kind_name) {
+  auto kind = decide::ParseActionKind(kind_name);
+  return kind && decide::ClassOf(*kind) == decide::ActionClass::kClose;
+}
+
+}  // namespace
+
+std::string ShortSha(const std::string& sha) { return sha.substr(0, 12); }
+
+GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::PlannedAction& a) {
+  const CallContext& ctx = context.target.call;
+  const RepoRef& repo = context.target.repo;
+  const int64_t n = context.target.number;
+  const std::string me(context.app_login);
+  switch (a.kind) {
+    case ActionKind::kMerge: {
+      auto pr = context.github.GetPullRequest(ctx, repo, n);
+      if (!pr.ok()) return pr.error();
+      if (pr->merged) return Exists("merged");
+      if (pr->head_sha != a.head_sha) {
+        if (auto e = context.note_head(*pr)) return *e;
+        return Moved("head moved to " + ShortSha(pr->head_sha));
+      }
+      return Absent("not merged");
+    }
+    case ActionKind::kApprove:
+    case ActionKind::kRequestChanges: {
+      const std::string state = a.kind == ActionKind::kApprove ? "APPROVED" : "CHANGES_REQUESTED";
+      auto reviews = context.github.ListReviews(ctx, repo, n);
+      if (!reviews.ok()) return reviews.error();
+      // A dismissed review was still given. A head that came back may rightly carry an
+      // earlier occurrence's (dismissed) review of the same commit, so the question is
+      // whether GitHub shows more of gatehouse's reviews of that commit than the ledger has
+      // done: then this intent's call took effect, and calling again would be a second one.
+      int64_t given = 0;
+      int64_t last_id = 0;
+      for (const Review& r : *reviews) {
+        if (r.user == me && r.commit_id == a.head_sha &&
+            (r.state == "APPROVED" || r.state == "CHANGES_REQUESTED" || r.state == "DISMISSED")) {
+          ++given;
+          last_id = r.id;
+        }
+      }
+      auto rows = context.store.ledger().ListActions(context.target.subject);
+      if (!rows.ok()) {
+        return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
+      }
+      int64_t recorded = 0;
+      for (const ActionRecord& r : *rows) {
+        recorded +=
+            r.state == ActionState::kDone && r.key.head_sha == a.head_sha &&
+            decide::ClassOf(decide::ParseActionKind(r.key.kind).value_or(ActionKind::kMerge)) ==
+                decide::ActionClass::kReview;
+      }
+      if (given > recorded) return Exists("review " + std::to_string(last_id) + " " + state);
+      return Absent("no " + state + " review by " + me + " beyond the " + std::to_string(recorded) +
+                    " in the ledger");
+    }
+    case ActionKind::kClose:
+    case ActionKind::kDraftDodgeClose:
+    case ActionKind::kReopenReclose: {
+      auto pr = context.github.GetPullRequest(ctx, repo, n);
+      if (!pr.ok()) return pr.error();
+      if (pr->state == "closed") return Exists("closed");
+      // Open again: if gatehouse closed it more often than its ledger knows, the open
+      // intent's close happened (and someone reopened the PR since); closing again here
+      // would be a second close. The issue events say who closed it, without clocks.
+      auto events = context.github.ListIssueEvents(ctx, repo, n);
+      if (events.ok()) {
+        int64_t closed_by_me = 0;
+        for (const IssueEvent& e : *events) closed_by_me += e.event == "closed" && e.actor == me;
+        int64_t recorded = 0;
+        if (auto rows = context.store.ledger().ListActions(context.target.subject); rows.ok()) {
+          for (const ActionRecord& r : *rows) {
+            recorded += r.state == ActionState::kDone && IsCloseKind(r.key.kind);
+          }
+        } else {
+          return GitHubError{GitHubErrorKind::kTransient, 0, {}, rows.status().ToString()};
+        }
+        if (closed_by_me > recorded) {
+          return Exists("closed by " + me + " (issue events), reopened since");
+        }
+        return Absent("open; every close by " + me + " is in the ledger");
+      }
+      if (events.error().kind != GitHubErrorKind::kNotFound) return events.error();
+      // No issue events (an old GitHub Enterprise): a reopen webhook newer than the intent
+      // says the same, less surely.
+      auto facts = context.store.repos().GetPrFacts(context.target.subject);
+      if (facts.ok()) {
+        for (const PrFact& f : *facts) {
+          if (f.name == "reopened" && f.at >= context.intent_at) {
+            return Exists("reopened by " + f.value + " after the close");
+          }
+        }
+      }
+      return Absent("open");
+    }
+    case ActionKind::kLabel:
+    case ActionKind::kUnlabel: {
+      auto pr = context.github.GetPullRequest(ctx, repo, n);
+      if (!pr.ok()) return pr.error();
+      const bool has = decide::HasLabel(pr->labels, a.label);
+      if (a.kind == ActionKind::kLabel) {
+        return has ? Exists("labelled " + a.label) : Absent(a.label + " absent");
+      }
+      return has ? Absent(a.label + " present") : Exists(a.label + " absent");
+    }
+    case ActionKind::kComment: {
+      auto comments = context.github.ListIssueComments(ctx, repo, n);
+      if (!comments.ok()) return comments.error();
+      for (const IssueComment& c : *comments) {
+        const bool candidate = a.comment_id ? c.id == *a.comment_id : c.user == me;
+        if (candidate && c.body == a.body) {
+          return Exists("comment " + std::to_string(c.id) + " has the body");
+        }
+      }
+      return Absent("no comment with the body");
+    }
+    case ActionKind::kCheckRun: {
+      auto runs = context.github.ListCheckRuns(ctx, repo, a.head_sha);
+      if (!runs.ok()) return runs.error();
+      for (const CheckRun& r : *runs) {
+        // Our runs carry the action's key as external_id: an exact match. A run without
+        // one (created by another tool under our name) matches on status and conclusion.
+        const bool ours = r.name == decide::kCheckRunName && r.head_sha == a.head_sha;
+        if (ours && (r.external_id.empty()
+                         ? r.status == a.check_status && r.conclusion == a.check_conclusion
+                         : r.external_id == a.Key())) {
+          return Exists("check run " + std::to_string(r.id) + " " + r.status + " " + r.conclusion);
+        }
+      }
+      return Absent("no matching check run");
+    }
+    case ActionKind::kUpdateBranch: {
+      auto pr = context.github.GetPullRequest(ctx, repo, n);
+      if (!pr.ok()) return pr.error();
+      if (pr->head_sha != a.head_sha) {
+        if (auto e = context.note_head(*pr)) return *e;
+        return Exists("head moved to " + ShortSha(pr->head_sha));
+      }
+      return Absent("head unchanged");
+    }
+  }
+  return GitHubError{GitHubErrorKind::kPermanent, 0, {}, "unknown action kind"};
+}
+
+}  // namespace gatehouse::act
