@@ -219,6 +219,14 @@ struct BadCase {
   const char* error;
 };
 
+// Test names carry the expected error's key ("rules.approvals.min"), not the struct's bytes.
+void PrintTo(const BadCase& c, std::ostream* os) {
+  const std::string error = c.error;
+  const size_t start = error.find(": ");
+  const size_t end = error.find(':', start == std::string::npos ? 0 : start + 2);
+  *os << (start == std::string::npos ? error : error.substr(start + 2, end - start - 2));
+}
+
 class PolicyErrorTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(PolicyErrorTest, ReportsLineAndKey) {
@@ -330,7 +338,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "changes_requested, needs_human, pending_closure)"},
         BadCase{"actions:\n  app_login: me[bot]\n",
                 "gatehouse.yml:2: actions.app_login: a server setting; it cannot be set in a "
-                "policy file"}));
+                "policy file"}),
+    [](const ::testing::TestParamInfo<BadCase>& p) {
+      return "Case" + std::to_string(p.index);
+    });
 
 TEST(PolicyTest, ReportsEveryErrorOnePerLine) {
   auto p = ParsePolicy(
