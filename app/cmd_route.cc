@@ -80,7 +80,7 @@ boost::json::object ToJson(const RouteResult& r) {
   } else {
     boost::json::array keys;
     boost::json::array reasons;
-    for (const auto& t : r.targets) {
+    for (const auto& t : r.signals) {
       keys.emplace_back(t.key);
       reasons.emplace_back(t.reason);
     }
@@ -89,7 +89,7 @@ boost::json::object ToJson(const RouteResult& r) {
     out["reasons"] = std::move(reasons);
     if (r.kind == RouteResult::Kind::kResolveBySha) {
       out["resolve_by_head_sha"] = {{"repo", r.repo}, {"sha", r.sha}};
-    } else if (r.targets.empty()) {
+    } else if (r.signals.empty()) {
       out["note"] = r.why;
     }
   }

@@ -1,10 +1,10 @@
 // gatehouse serve's wiring. See app/gatehouse_server.h.
 #include "app/gatehouse_server.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "base/log.h"
+#include "engine/delivery_resolver.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
 #include "engine/sweeper.h"
@@ -62,14 +62,20 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   InboxRouter* routed = s.router_.get();
   s.inbox_ = std::make_unique<InboxWriter>(st, s.clock_, [routed] { routed->Wake(); });
   if (s.github_) {
-    SweepOptions sweep;
-    sweep.sweep = s.options_.sweep_interval > Duration::zero();
-    sweep.interval = std::max<Duration>(s.options_.sweep_interval, std::chrono::seconds(1));
-    sweep.resolve_interval = s.options_.resolve_interval;
-    sweep.debounce = s.options_.debounce;
-    sweep.app_mode = s.options_.github->app_mode();
-    s.sweeper_ =
-        std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
+    ResolverOptions resolve;
+    resolve.interval = s.options_.resolve_interval;
+    resolve.debounce = s.options_.debounce;
+    resolve.app_mode = s.options_.github->app_mode();
+    s.resolver_ = std::make_unique<DeliveryResolver>(st, *s.github_, s.clock_, resolve,
+                                                     [pool] { pool->Wake(); });
+    if (s.options_.sweep_interval > Duration::zero()) {
+      SweepOptions sweep;
+      sweep.interval = s.options_.sweep_interval;
+      sweep.debounce = s.options_.debounce;
+      sweep.app_mode = s.options_.github->app_mode();
+      s.sweeper_ =
+          std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
+    }
   }
   s.handler_ = std::make_unique<WebhookHandler>(s.options_.webhook, *s.inbox_, *s.clock_);
   WebhookHandler* handler = s.handler_.get();
@@ -77,8 +83,8 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   return server;
 }
 
-// The GitHub client the passes and the sweeper share, and the pass itself. Every failure is
-// the configuration's.
+// The GitHub client the passes, the resolver and the sweeper share, and the pass itself. Every
+// failure is the configuration's.
 Status GatehouseServer::WireGitHub() {
   const GitHubAuthConfig& config = *options_.github;
   CurlTransportOptions curl;
@@ -122,11 +128,13 @@ Status GatehouseServer::Start() {
   }
   router_->Start();
   inbox_->Start();
+  if (resolver_) resolver_->Start();
   if (sweeper_) sweeper_->Start();
   auto http = HttpServer::Start(options_.http, *handler_);
   if (!http.ok()) {
     stopping_ = true;
     if (sweeper_) sweeper_->Stop();
+    if (resolver_) resolver_->Stop();
     inbox_->Stop();
     router_->Stop();
     pool_->Stop();
@@ -149,7 +157,9 @@ void GatehouseServer::BeginStop() {
   std::promise<void> stopped;
   engine_stopped_ = stopped.get_future();
   stopper_ = std::thread([this, stopped = std::move(stopped)]() mutable {
-    if (sweeper_) sweeper_->Stop();  // may wait for one GitHub call
+    // Each may wait for one GitHub call.
+    if (sweeper_) sweeper_->Stop();
+    if (resolver_) resolver_->Stop();
     pool_->Stop();
     stopped.set_value();
   });

@@ -1,8 +1,8 @@
 // GatehouseServer: `gatehouse serve` as one object — the webhook endpoint (http/), the inbox
-// writer, the router, the worker pool running the per-PR pass (act/pr_pass.h) and the
-// sweeper (engine/), on one store and, when credentials are given, one GitHub client. This is
-// where those concrete classes are wired together (DESIGN.md §5); app/cmd_serve.cc only
-// turns flags and the environment into ServerOptions, and tests start the same object
+// writer, the router, the worker pool running the per-PR pass (act/pr_pass.h), the delivery
+// resolver and the sweeper (engine/), on one store and, when credentials are given, one GitHub
+// client. This is where those concrete classes are wired together (DESIGN.md §5); app/cmd_serve.cc
+// only turns flags and the environment into ServerOptions, and tests start the same object
 // in-process.
 //
 // Without GitHub credentials the server still accepts, stores and routes every webhook, but
@@ -30,6 +30,7 @@
 
 namespace gatehouse {
 class GitHubClient;
+class DeliveryResolver;
 class InboxRouter;
 class InboxWriter;
 class Sweeper;
@@ -50,7 +51,8 @@ struct ServerOptions {
   // Ask GitHub for gatehouse's login (GET /app in App mode, GET /user with a personal token)
   // instead of trusting pass.executor.app_login (then only the fallback).
   bool discover_login = true;
-  Duration sweep_interval = std::chrono::minutes(10);  // zero: no sweep
+  Duration sweep_interval = std::chrono::minutes(10);  // zero: no sweeper
+  // Between the resolver's rounds (unresolved deliveries looked up on GitHub); positive.
   Duration resolve_interval = std::chrono::seconds(30);
   ClockPtr clock;  // null: the real clock
 };
@@ -61,8 +63,8 @@ class GatehouseServer {
   // the GitHub configuration cannot be wired (the API URL, the App's key).
   static Result<std::unique_ptr<GatehouseServer>> Create(ServerOptions options, StorePtr store);
 
-  // Starts the worker pool, the router, the inbox writer and the sweeper, then the HTTP
-  // server. On failure (the pool's options, the listen address) everything started is
+  // Starts the worker pool, the router, the inbox writer, the resolver and the sweeper, then
+  // the HTTP server. On failure (the pool's options, the listen address) everything started is
   // stopped again and the error returned. Call once.
   Status Start();
 
@@ -90,7 +92,7 @@ class GatehouseServer {
   ServerOptions options_;
   StorePtr store_;
   ClockPtr clock_;
-  // GitHub, when configured: the client the passes and the sweeper share.
+  // GitHub, when configured: the client the passes, the resolver and the sweeper share.
   std::unique_ptr<CurlTransport> transport_;
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<GitHubClient> github_;
@@ -99,13 +101,14 @@ class GatehouseServer {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<InboxRouter> router_;
   std::unique_ptr<InboxWriter> inbox_;
-  std::unique_ptr<Sweeper> sweeper_;
+  std::unique_ptr<DeliveryResolver> resolver_;  // with GitHub
+  std::unique_ptr<Sweeper> sweeper_;            // with GitHub and a sweep interval
   std::unique_ptr<WebhookHandler> handler_;
   std::unique_ptr<HttpServer> http_;
 
   bool started_ = false;
-  bool stopping_ = false;             // or nothing is left to stop
-  std::thread stopper_;               // stops the sweeper and the pool, which may wait for passes
+  bool stopping_ = false;  // or nothing is left to stop
+  std::thread stopper_;  // stops the sweeper, the resolver and the pool (which may wait for passes)
   std::future<void> engine_stopped_;  // ready once stopper_ is done
 };
 

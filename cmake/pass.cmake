@@ -1,6 +1,7 @@
 # The pass (act/pr_pass.cc and its steps: policy source, app login, live state, history,
-# decision, audit, settling open intents, schedule) and the sweeper (engine/sweeper.cc), which
-# need the GitHub client, the decision layer and the executor. Included at the end of the root
+# decision, audit, settling open intents, schedule), the sweeper (engine/sweeper.cc) and the
+# delivery resolver (engine/delivery_resolver.cc), which need the GitHub client, the decision
+# layer and the executor. Included at the end of the root
 # CMakeLists.txt, after cmake/act.cmake.
 add_library(gatehouse_pass STATIC
   act/pr_pass.cc
@@ -12,7 +13,8 @@ add_library(gatehouse_pass STATIC
   act/pass_audit.cc
   act/settle_intents.cc
   act/pass_schedule.cc
-  engine/sweeper.cc)
+  engine/sweeper.cc
+  engine/delivery_resolver.cc)
 target_compile_options(gatehouse_pass PRIVATE ${GATEHOUSE_WARNINGS})
 target_link_libraries(gatehouse_pass PUBLIC gatehouse_act gatehouse_decide gatehouse_github
   gatehouse_core Boost::json)
@@ -48,10 +50,12 @@ if(GATEHOUSE_TESTS)
   gatehouse_test(gatehouse_server_test SOURCES app/gatehouse_server_test.cc
                  LIBS gatehouse_server gatehouse_sim gatehouse_http gatehouse_github Boost::json
                       OpenSSL::Crypto)
-  # The sweeper against a real SqliteStore and the real simulator served in-process, reached
-  # through GitHubClient over loopback (the act_test fixture).
+  # The sweeper and the delivery resolver against a real SqliteStore and the real simulator
+  # served in-process, reached through GitHubClient over loopback (the act_test fixture).
   gatehouse_test(sweeper_test SOURCES engine/sweeper_test.cc
     LIBS gatehouse_pass gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
-  target_compile_definitions(sweeper_test PRIVATE
+  gatehouse_test(delivery_resolver_test SOURCES engine/delivery_resolver_test.cc
+    LIBS gatehouse_pass gatehouse_github gatehouse_sim gatehouse_http Boost::json OpenSSL::Crypto)
+  target_compile_definitions(delivery_resolver_test PRIVATE
     GATEHOUSE_FIXTURES="${CMAKE_SOURCE_DIR}/../shared/fixtures/github-webhooks")
 endif()

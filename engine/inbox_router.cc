@@ -98,24 +98,19 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
       decisions.push_back(std::move(d));
       continue;
     }
-    RouteResult r = RouteWebhook(e.event, payload);
+    RouteResult r = RouteWebhook(e.event, payload, RouteStamp{e.received_at, options_.debounce});
     for (const auto& [key, sha] : r.heads) {
       if (!sha.empty()) batch_heads[{RepoOfSubjectKey(key), sha}].push_back(key);
     }
     d.heads = std::move(r.heads);
     d.repos = std::move(r.repos);
     d.repos_removed = std::move(r.repos_removed);
-    for (auto& f : r.facts) {
-      d.facts.push_back(PrFact{std::move(f.subject), std::move(f.name), std::move(f.value),
-                               f.at.value_or(e.received_at)});
-    }
+    d.facts = std::move(r.facts);
     switch (r.kind) {
       case RouteResult::Kind::kRoute:
         d.state = InboxState::kRouted;
         d.reason = r.why;
-        for (auto& t : r.targets) {
-          d.signals.push_back(Signal{std::move(t.key), std::move(t.reason), options_.debounce});
-        }
+        d.signals = std::move(r.signals);
         break;
       case RouteResult::Kind::kIgnore:
         d.state = InboxState::kIgnored;

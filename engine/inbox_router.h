@@ -6,7 +6,8 @@
 // with its signals and what its payload taught (PR heads, repositories and their installation,
 // PR facts stamped with the delivery's received_at) — in one transaction. A delivery whose commit
 // matches no known PR head stays `unresolved`, visible in the funnel, and is looked at again every
-// `unresolved_recheck` (the sweep and the GitHub client resolve the rest in later issues).
+// `unresolved_recheck`; the DeliveryResolver (engine/delivery_resolver.h) asks GitHub about the
+// rest.
 //
 // Several routers (threads or processes) may share one store: each claims its own batch
 // (Inbox::ClaimDeliveries), so none routes a delivery another holds, and a decision applied

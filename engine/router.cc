@@ -1,3 +1,5 @@
+// Routing: which work items a webhook delivery concerns. See engine/router.h; reading the
+// payload's fields is engine/route_payload.h.
 #include "engine/router.h"
 
 #include <algorithm>
@@ -5,27 +7,18 @@
 #include <cstdint>
 #include <optional>
 
+#include "base/ascii.h"
+#include "engine/route_payload.h"
+
 namespace gatehouse {
 namespace {
 
 namespace json = boost::json;
-
-// Event and action names are echoed into `why`; a hostile or broken sender should not be able
-// to make that string (stored with the delivery, printed by the CLI) arbitrarily long.
-constexpr size_t kMaxEchoed = 64;
-
-std::string Clip(std::string_view s) {
-  if (s.size() <= kMaxEchoed) return std::string(s);
-  return std::string(s.substr(0, kMaxEchoed)) + "...";
-}
-
-char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = LowerAscii(c);
-  return out;
-}
+using routing::Clip;
+using routing::IsRepoFullName;
+using routing::IsSha;
+using routing::NonEmptyString;
+using routing::PayloadReader;
 
 RouteResult Ignore(std::string why) {
   RouteResult r;
@@ -33,125 +26,6 @@ RouteResult Ignore(std::string why) {
   r.why = std::move(why);
   return r;
 }
-
-std::string_view KindName(json::kind k) {
-  switch (k) {
-    case json::kind::null:
-      return "null";
-    case json::kind::bool_:
-      return "bool";
-    case json::kind::int64:
-    case json::kind::uint64:
-      return "integer";
-    case json::kind::double_:
-      return "number";
-    case json::kind::string:
-      return "string";
-    case json::kind::array:
-      return "array";
-    case json::kind::object:
-      return "object";
-  }
-  return "unknown";
-}
-
-// Reads fields of one payload by dotted path ("pull_request.head.sha"). Each typed getter
-// returns nullopt on a missing or mistyped field and remembers a `why` that names the field,
-// so callers read as a column of early returns and the ignore reason is always specific.
-class PayloadReader {
- public:
-  explicit PayloadReader(const json::object& root) : root_(root) {}
-
-  // The value at `path`, or nullptr when any step is missing or not an object. A JSON null
-  // counts as missing: GitHub sends null for absent optional objects (issue.pull_request).
-  const json::value* Find(std::string_view path) const {
-    const json::object* obj = &root_;
-    const json::value* v = nullptr;
-    while (true) {
-      const size_t dot = path.find('.');
-      v = obj->if_contains(path.substr(0, dot));
-      if (v == nullptr || v->is_null()) return nullptr;
-      if (dot == std::string_view::npos) return v;
-      obj = v->if_object();
-      if (obj == nullptr) return nullptr;
-      path.remove_prefix(dot + 1);
-    }
-  }
-
-  std::optional<std::string_view> String(std::string_view path) {
-    const json::value* v = Find(path);
-    if (v == nullptr) return Fail(path, "is missing");
-    const json::string* s = v->if_string();
-    if (s == nullptr) return Fail(path, "is not a string (got " + Kind(*v) + ")");
-    return std::string_view(*s);
-  }
-
-  // GitHub numbers PRs from 1; anything else cannot name a pull request.
-  std::optional<int64_t> PositiveInt(std::string_view path) {
-    const json::value* v = Find(path);
-    if (v == nullptr) return Fail(path, "is missing");
-    if (v->is_uint64()) return Fail(path, "is out of range");
-    const int64_t* i = v->if_int64();
-    if (i == nullptr) return Fail(path, "is not an integer (got " + Kind(*v) + ")");
-    if (*i <= 0) return Fail(path, "is not a positive integer");
-    return *i;
-  }
-
-  // A validated "owner/repo" from repository.full_name.
-  std::optional<std::string_view> RepoFullName() {
-    auto name = String("repository.full_name");
-    if (!name) return std::nullopt;
-    if (!IsRepoFullName(*name)) return Fail("repository.full_name", "is not owner/repo");
-    return name;
-  }
-
-  // A commit SHA (40 hex digits, or 64 for SHA-256 repositories), lower-cased.
-  std::optional<std::string> Sha(std::string_view path) {
-    auto s = String(path);
-    if (!s) return std::nullopt;
-    if (!IsSha(*s)) return Fail(path, "is not a commit SHA");
-    return LowerAscii(*s);
-  }
-
-  const std::string& why() const { return why_; }
-
-  static bool IsSha(std::string_view s) {
-    if (s.size() != 40 && s.size() != 64) return false;
-    for (char c : s) {
-      const char l = LowerAscii(c);
-      if (!((l >= '0' && l <= '9') || (l >= 'a' && l <= 'f'))) return false;
-    }
-    return true;
-  }
-
-  // GitHub owner and repository names use [A-Za-z0-9._-]. Checking this keeps '#', '/',
-  // whitespace and oversized strings out of subject keys, which must parse back unambiguously
-  // and fit the store's key limit.
-  static bool IsRepoFullName(std::string_view s) {
-    if (s.empty() || s.size() > 256) return false;
-    const size_t slash = s.find('/');
-    if (slash == 0 || slash == std::string_view::npos || slash + 1 == s.size()) return false;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (i == slash) continue;
-      const char c = LowerAscii(s[i]);
-      const bool ok =
-          (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-      if (!ok) return false;
-    }
-    return true;
-  }
-
- private:
-  static std::string Kind(const json::value& v) { return std::string(KindName(v.kind())); }
-
-  std::nullopt_t Fail(std::string_view path, const std::string& what) {
-    why_ = std::string(path) + " " + what;
-    return std::nullopt;
-  }
-
-  const json::object& root_;
-  std::string why_;
-};
 
 // pull_request actions that change what gatehouse would decide, and the reason each signals.
 // Anything else (assigned, locked, milestoned, ...) cannot change a verdict.
@@ -184,26 +58,19 @@ std::optional<std::string_view> ReasonFor(const ActionReason (&table)[N], std::s
   return std::nullopt;
 }
 
-RouteResult RouteOne(std::string key, std::string_view reason, std::string why) {
+RouteResult RouteOne(std::string key, std::string_view reason, std::string why,
+                     const RouteStamp& stamp) {
   RouteResult r;
   r.kind = RouteResult::Kind::kRoute;
-  r.targets.push_back({std::move(key), std::string(reason)});
+  r.signals.push_back(Signal{std::move(key), std::string(reason), stamp.debounce});
   r.why = std::move(why);
   return r;
-}
-
-// A string field, or nullopt when it is missing, not a string, or empty.
-std::optional<std::string_view> NonEmptyString(const PayloadReader& in, std::string_view path) {
-  const json::value* v = in.Find(path);
-  const json::string* s = v != nullptr ? v->if_string() : nullptr;
-  if (s == nullptr || s->empty()) return std::nullopt;
-  return std::string_view(*s);
 }
 
 // Who reopened or closed a PR: the REST endpoints a pass reads say that a PR is open or
 // closed, not who made it so, and reopen-reclose and the audit need to know.
 void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, const std::string& key,
-                           RouteResult* r) {
+                           const RouteStamp& stamp, RouteResult* r) {
   auto sender = NonEmptyString(in, "sender.login");
   if (!sender) return;
   const std::string who = Clip(*sender);
@@ -214,11 +81,12 @@ void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, con
       role = std::string(NonEmptyString(in, "pull_request.author_association").value_or("NONE"));
       role = Clip(role);
     }
-    r->facts.push_back({key, "reopened", who + " " + role});
+    r->facts.push_back(PrFact{key, "reopened", who + " " + role, stamp.received_at});
   } else if (action == "closed") {
     const json::value* merged = in.Find("pull_request.merged");
     const bool was_merged = merged != nullptr && merged->is_bool() && merged->get_bool();
-    r->facts.push_back({key, "closed_by", was_merged ? who + " merged" : who});
+    r->facts.push_back(
+        PrFact{key, "closed_by", was_merged ? who + " merged" : who, stamp.received_at});
   }
 }
 
@@ -229,13 +97,13 @@ void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, con
 void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) {
   auto after = NonEmptyString(in, "pull_request.head.sha");
   auto updated = NonEmptyString(in, "pull_request.updated_at");
-  if (!after || !updated || !PayloadReader::IsSha(*after)) return;
+  if (!after || !updated || !IsSha(*after)) return;
   auto at = ParseTime(*updated);
   if (!at) return;
-  r->facts.push_back({key, "pushed", LowerAscii(*after), at});
+  r->facts.push_back(PrFact{key, "pushed", AsciiLower(*after), *at});
 }
 
-RouteResult RoutePullRequest(PayloadReader& in) {
+RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
 
@@ -259,8 +127,8 @@ RouteResult RoutePullRequest(PayloadReader& in) {
     if (state_str != nullptr && *state_str == "open") {
       const json::value* sha = in.Find("pull_request.head.sha");
       const json::string* sha_str = sha != nullptr ? sha->if_string() : nullptr;
-      if (sha_str != nullptr && PayloadReader::IsSha(*sha_str)) {
-        heads.emplace_back(*key, LowerAscii(*sha_str));
+      if (sha_str != nullptr && IsSha(*sha_str)) {
+        heads.emplace_back(*key, AsciiLower(*sha_str));
       }
     } else if (state_str != nullptr && *state_str == "closed") {
       heads.emplace_back(*key, "");
@@ -274,15 +142,15 @@ RouteResult RoutePullRequest(PayloadReader& in) {
   } else if (!key) {
     r = Ignore(key_why);
   } else {
-    r = RouteOne(*key, *reason, "pull_request." + std::string(*action));
-    LearnPullRequestFacts(in, *action, *key, &r);
+    r = RouteOne(*key, *reason, "pull_request." + std::string(*action), stamp);
+    LearnPullRequestFacts(in, *action, *key, stamp, &r);
     if (*action == "synchronize") LearnPush(in, *key, &r);
   }
   r.heads = std::move(heads);
   return r;
 }
 
-RouteResult RoutePullRequestReview(PayloadReader& in) {
+RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
   auto reason = ReasonFor(kReviewActions, *action);
@@ -292,12 +160,13 @@ RouteResult RoutePullRequestReview(PayloadReader& in) {
   auto number = in.PositiveInt("pull_request.number");
   if (!number) return Ignore(in.why());
   return RouteOne(SubjectKey(*repo, *number), *reason,
-                  "pull_request_review." + std::string(*action));
+                  "pull_request_review." + std::string(*action), stamp);
 }
 
 // check_run, check_suite and workflow_run: `object` is the payload member that carries
 // `pull_requests` and `head_sha`.
-RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object) {
+RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object,
+                             const RouteStamp& stamp) {
   constexpr std::string_view kReason = "ci-completed";
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
@@ -336,18 +205,18 @@ RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::str
       if (!number) continue;
       std::string key = SubjectKey(*repo, *number);
       bool seen = false;
-      for (const auto& t : r.targets) seen = seen || t.key == key;
-      if (!seen) r.targets.push_back({std::move(key), std::string(kReason)});
+      for (const Signal& s : r.signals) seen = seen || s.key == key;
+      if (!seen) r.signals.push_back(Signal{std::move(key), std::string(kReason), stamp.debounce});
     }
   }
-  if (!r.targets.empty()) return r;
+  if (!r.signals.empty()) return r;
 
   // No usable PR list (fork PRs, or a commit not yet in any PR): resolve by head SHA rather
   // than drop, so CI results on fork PRs still reach their work item.
   auto sha = in.Sha(prefix + "head_sha");
   if (!sha) return Ignore(in.why());
   r.kind = RouteResult::Kind::kResolveBySha;
-  r.repo = LowerAscii(*repo);
+  r.repo = AsciiLower(*repo);
   r.sha = std::move(*sha);
   r.reason = std::string(kReason);
   r.why = std::string(event) + ".completed without a pull request list";
@@ -362,7 +231,7 @@ RouteResult RouteStatus(PayloadReader& in) {
   if (!sha) return Ignore(in.why());
   RouteResult r;
   r.kind = RouteResult::Kind::kResolveBySha;
-  r.repo = LowerAscii(*repo);
+  r.repo = AsciiLower(*repo);
   r.sha = std::move(*sha);
   r.reason = "status";
   r.why = "status";
@@ -378,15 +247,15 @@ bool IsSpace(char c) {
 bool StartsWithWord(std::string_view line, std::string_view prefix) {
   if (line.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
-    if (LowerAscii(line[i]) != prefix[i]) return false;
+    if (AsciiLower(line[i]) != prefix[i]) return false;
   }
   if (line.size() == prefix.size()) return true;
-  const char next = LowerAscii(line[prefix.size()]);
+  const char next = AsciiLower(line[prefix.size()]);
   return !((next >= 'a' && next <= 'z') || (next >= '0' && next <= '9') || next == '-' ||
            next == '_');
 }
 
-RouteResult RouteIssueComment(PayloadReader& in) {
+RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
   if (*action != "created") return Ignore("issue_comment." + Clip(*action) + " is not used");
@@ -405,7 +274,7 @@ RouteResult RouteIssueComment(PayloadReader& in) {
   if (!repo) return Ignore(in.why());
   auto number = in.PositiveInt("issue.number");
   if (!number) return Ignore(in.why());
-  return RouteOne(SubjectKey(*repo, *number), "command", "issue_comment.created");
+  return RouteOne(SubjectKey(*repo, *number), "command", "issue_comment.created", stamp);
 }
 
 RouteResult RouteInstallation(PayloadReader& in) {
@@ -441,10 +310,10 @@ void LearnRepositories(std::string_view event, const json::object& root, RouteRe
     if (id->is_int64() && id->get_int64() > 0) installation = id->get_int64();
   }
   auto add = [&](std::string_view name) {
-    if (PayloadReader::IsRepoFullName(name)) r->repos.push_back({LowerAscii(name), installation});
+    if (IsRepoFullName(name)) r->repos.push_back({AsciiLower(name), installation});
   };
   auto remove = [&](std::string_view name) {
-    if (PayloadReader::IsRepoFullName(name)) r->repos_removed.push_back(LowerAscii(name));
+    if (IsRepoFullName(name)) r->repos_removed.push_back(AsciiLower(name));
   };
   const std::string_view action = NonEmptyString(in, "action").value_or("");
   if (event == "installation") {
@@ -487,19 +356,21 @@ void LearnRepositories(std::string_view event, const json::object& root, RouteRe
   });
 }
 
-RouteResult RouteByEvent(std::string_view event, const json::object& root) {
+RouteResult RouteByEvent(std::string_view event, const json::object& root,
+                         const RouteStamp& stamp) {
   PayloadReader in(root);
-  if (event == "pull_request") return RoutePullRequest(in);
-  if (event == "pull_request_review") return RoutePullRequestReview(in);
-  if (event == "check_run") return RouteCiCompleted(in, event, "check_run");
-  if (event == "check_suite") return RouteCiCompleted(in, event, "check_suite");
-  if (event == "workflow_run") return RouteCiCompleted(in, event, "workflow_run");
+  if (event == "pull_request") return RoutePullRequest(in, stamp);
+  if (event == "pull_request_review") return RoutePullRequestReview(in, stamp);
+  if (event == "check_run") return RouteCiCompleted(in, event, "check_run", stamp);
+  if (event == "check_suite") return RouteCiCompleted(in, event, "check_suite", stamp);
+  if (event == "workflow_run") return RouteCiCompleted(in, event, "workflow_run", stamp);
   if (event == "status") return RouteStatus(in);
-  if (event == "issue_comment") return RouteIssueComment(in);
+  if (event == "issue_comment") return RouteIssueComment(in, stamp);
   return RouteInstallation(in);
 }
 
-RouteResult RouteUsedEvent(std::string_view event, const json::value& payload) {
+RouteResult RouteUsedEvent(std::string_view event, const json::value& payload,
+                           const RouteStamp& stamp) {
   if (event == "ping") return Ignore("ping");
   const bool used = event == "pull_request" || event == "pull_request_review" ||
                     event == "check_run" || event == "check_suite" || event == "workflow_run" ||
@@ -511,20 +382,21 @@ RouteResult RouteUsedEvent(std::string_view event, const json::value& payload) {
   }
   const json::object* root = payload.if_object();
   if (root == nullptr) return Ignore("payload is not a JSON object");
-  return RouteByEvent(event, *root);
+  return RouteByEvent(event, *root, stamp);
 }
 
 }  // namespace
 
-RouteResult RouteWebhook(std::string_view event, const json::value& payload) {
+RouteResult RouteWebhook(std::string_view event, const json::value& payload,
+                         const RouteStamp& stamp) {
   const json::object* root = payload.if_object();
-  RouteResult r = RouteUsedEvent(event, payload);
+  RouteResult r = RouteUsedEvent(event, payload, stamp);
   if (root != nullptr) LearnRepositories(event, *root, &r);
   return r;
 }
 
 std::string SubjectKey(std::string_view repo_full_name, int64_t number) {
-  return LowerAscii(repo_full_name) + "#" + std::to_string(number);
+  return AsciiLower(repo_full_name) + "#" + std::to_string(number);
 }
 
 bool AddressesGatehouse(std::string_view body) {

@@ -7,7 +7,6 @@
 
 #include <boost/json/value.hpp>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,28 +16,24 @@
 
 namespace gatehouse {
 
-// A fact about a pull request learned from a payload (see PrFact in store/store.h; the inbox
-// router stamps it with the delivery's received_at unless the payload itself says when).
-struct RouteFact {
-  std::string subject;  // "owner/repo#12"
-  std::string name;     // [a-z_]+, e.g. "reopened", "closed_by", "pushed"
-  std::string value;
-  std::optional<Time> at{};  // GitHub's own time for the fact, when the payload carries one
-};
-
-struct RouteTarget {
-  std::string key;     // "owner/repo#12"
-  std::string reason;  // "pushed", "ci-completed", ... ([a-z0-9_.:-]+)
+// What RouteWebhook stamps on what it emits, so that the inbox router can store it as is.
+struct RouteStamp {
+  // The delivery's arrival (InboxEntry::received_at): the time of every fact whose payload
+  // does not say when it happened.
+  Time received_at{};
+  Duration debounce{0};  // of every signal
 };
 
 struct RouteResult {
   enum class Kind {
-    kRoute,         // signal `targets` (may be empty for recorded events, e.g. installation)
+    kRoute,         // signal `signals` (may be empty for recorded events, e.g. installation)
     kIgnore,        // an event or action gatehouse does not use: `why`
     kResolveBySha,  // a check or status with no PR list: find the PRs whose head is `sha`
   };
   Kind kind = Kind::kIgnore;
-  std::vector<RouteTarget> targets;
+  // kRoute only: one per PR, reason "pushed", "ci-completed", ... ([a-z0-9_.:-]+), debounce
+  // from the stamp.
+  std::vector<Signal> signals;
   std::string why;     // kIgnore: why; kRoute: a short summary (e.g. "installation recorded")
   std::string repo;    // kResolveBySha: "owner/repo", lower-case
   std::string sha;     // kResolveBySha: the commit
@@ -60,12 +55,16 @@ struct RouteResult {
   // pull_request.synchronize: "pushed" = the new head SHA, `at` = the payload's
   // pull_request.updated_at (GitHub's time of the push), so that the latest push GitHub
   // reported wins whatever order deliveries arrive in (docs/ACTIONS.md, "Head occurrences").
-  std::vector<RouteFact> facts;
+  // Every other fact is `at` the stamp's received_at.
+  std::vector<PrFact> facts;
 };
 
-// Routes one delivery. `event` is X-GitHub-Event; `payload` the parsed body. Never fails: a
+// Routes one delivery. `event` is X-GitHub-Event; `payload` the parsed body; `stamp` what the
+// signals and facts are stamped with (a caller that stores neither — the explain tool, the
+// DeliveryResolver, which only reads where to look — may leave it empty). Never fails: a
 // payload missing the fields an event needs is ignored with a `why` that names the field.
-RouteResult RouteWebhook(std::string_view event, const boost::json::value& payload);
+RouteResult RouteWebhook(std::string_view event, const boost::json::value& payload,
+                         const RouteStamp& stamp = {});
 
 // "owner/repo#12" from a repository full name and a number, lower-cased.
 std::string SubjectKey(std::string_view repo_full_name, int64_t number);

@@ -61,13 +61,13 @@ std::vector<std::pair<std::string, fs::path>> AllFixtures() {
 
 std::vector<std::string> Keys(const RouteResult& r) {
   std::vector<std::string> v;
-  for (const auto& t : r.targets) v.push_back(t.key);
+  for (const auto& t : r.signals) v.push_back(t.key);
   return v;
 }
 
 std::vector<std::string> Reasons(const RouteResult& r) {
   std::vector<std::string> v;
-  for (const auto& t : r.targets) v.push_back(t.reason);
+  for (const auto& t : r.signals) v.push_back(t.reason);
   return v;
 }
 
@@ -82,19 +82,19 @@ void ExpectWellFormed(const RouteResult& r, const std::string& context) {
   switch (r.kind) {
     case Kind::kIgnore:
       EXPECT_FALSE(r.why.empty());
-      EXPECT_TRUE(r.targets.empty());
+      EXPECT_TRUE(r.signals.empty());
       break;
     case Kind::kRoute:
-      for (const auto& t : r.targets) {
+      for (const auto& t : r.signals) {
         EXPECT_TRUE(std::regex_match(t.key, kKey)) << t.key;
         EXPECT_TRUE(std::regex_match(t.reason, kReason)) << t.reason;
       }
-      if (r.targets.empty()) {
+      if (r.signals.empty()) {
         EXPECT_FALSE(r.why.empty());
       }
       break;
     case Kind::kResolveBySha:
-      EXPECT_TRUE(r.targets.empty());
+      EXPECT_TRUE(r.signals.empty());
       EXPECT_TRUE(std::regex_match(r.repo, kRepo)) << r.repo;
       EXPECT_TRUE(std::regex_match(r.sha, kSha)) << r.sha;
       EXPECT_TRUE(std::regex_match(r.reason, kReason)) << r.reason;
@@ -475,7 +475,7 @@ TEST(RouterTest, EmptyObjectUnderEveryUsedEvent) {
   for (const auto& event : kUsedEvents) {
     const RouteResult r = RouteWebhook(event, json::object{});
     ExpectWellFormed(r, event);
-    EXPECT_TRUE(r.targets.empty()) << event;
+    EXPECT_TRUE(r.signals.empty()) << event;
     if (event == "installation" || event == "installation_repositories") {
       EXPECT_EQ(r.kind, Kind::kRoute);
       EXPECT_EQ(r.why, "installation recorded: (no action)");
@@ -578,7 +578,7 @@ TEST(RouterTest, ChecksWithAnEmptyPrListResolveByHeadSha) {
     EXPECT_EQ(r.repo, "codertocat/hello-world");
     EXPECT_EQ(r.sha, kHelloHead);
     EXPECT_EQ(r.reason, "ci-completed");
-    EXPECT_TRUE(r.targets.empty());
+    EXPECT_TRUE(r.signals.empty());
   }
   // A missing list is treated like an empty one: resolved, not dropped.
   const RouteResult missing = RouteWebhook("check_run", Edited(kCheckRun, [](json::object& o) {
@@ -865,13 +865,14 @@ TEST(RouterLearnsTest, ClosedRecordsWhoAndWhetherItMerged) {
 // arrival: a late delivery of an old push must not look newer than a push after it.
 TEST(RouterLearnsTest, SynchronizeRecordsThePushAtGitHubsTime) {
   constexpr const char kSync[] = "pull_request/synchronize.payload.json";
-  const RouteResult r = RouteWebhook("pull_request", Fixture(kSync));
+  const RouteStamp arrived{ParseTime("2026-11-30T12:00:00Z").value(), std::chrono::seconds(1)};
+  const RouteResult r = RouteWebhook("pull_request", Fixture(kSync), arrived);
   ASSERT_EQ(r.facts.size(), 1u);
   EXPECT_EQ(r.facts[0].subject, kHelloKey);
   EXPECT_EQ(r.facts[0].name, "pushed");
   EXPECT_EQ(r.facts[0].value, "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
-  ASSERT_TRUE(r.facts[0].at.has_value());
-  EXPECT_EQ(*r.facts[0].at, ParseTime("2019-05-15T15:20:33Z").value());
+  EXPECT_NE(r.facts[0].at, arrived.received_at) << "GitHub's time, not the delivery's";
+  EXPECT_EQ(r.facts[0].at, ParseTime("2019-05-15T15:20:33Z").value());
   // Without a usable time the push cannot be ordered: no fact, but still routed.
   for (const char* bad : {"", "yesterday"}) {
     const RouteResult no_time = RouteWebhook("pull_request", Edited(kSync, [&](json::object& o) {
@@ -880,6 +881,23 @@ TEST(RouterLearnsTest, SynchronizeRecordsThePushAtGitHubsTime) {
     EXPECT_EQ(no_time.kind, Kind::kRoute);
     EXPECT_TRUE(no_time.facts.empty()) << bad;
   }
+}
+
+// What the router emits is what the store takes: every signal carries the stamp's debounce,
+// and a fact the payload does not time is the delivery's, at its arrival.
+TEST(RouterLearnsTest, SignalsAndUntimedFactsCarryTheStamp) {
+  const RouteStamp arrived{ParseTime("2026-11-30T12:00:00Z").value(), std::chrono::seconds(3)};
+  const RouteResult reopened =
+      RouteWebhook("pull_request", Fixture("pull_request/reopened.payload.json"), arrived);
+  ASSERT_EQ(reopened.signals.size(), 1u);
+  EXPECT_EQ(reopened.signals[0].debounce, std::chrono::seconds(3));
+  ASSERT_EQ(reopened.facts.size(), 1u);
+  EXPECT_EQ(reopened.facts[0].name, "reopened");
+  EXPECT_EQ(reopened.facts[0].at, arrived.received_at);
+
+  const RouteResult checks = RouteWebhook("check_run", Fixture(kCheckRun), arrived);
+  ASSERT_FALSE(checks.signals.empty());
+  for (const Signal& s : checks.signals) EXPECT_EQ(s.debounce, std::chrono::seconds(3)) << s.key;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "github/errors.h"
@@ -35,6 +36,15 @@ struct RepoRef {
   std::string name;
   std::string FullName() const { return owner + "/" + name; }
 };
+
+// "owner/repo" split at its first '/'; false (and `out` untouched) when either part is empty.
+inline bool ParseRepoFullName(std::string_view full, RepoRef* out) {
+  const size_t slash = full.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= full.size()) return false;
+  out->owner = std::string(full.substr(0, slash));
+  out->name = std::string(full.substr(slash + 1));
+  return true;
+}
 
 struct PullRequest {
   int64_t number = 0;

@@ -62,13 +62,13 @@ class ReturningHeadTest : public pass_testing::PassFixture {
   std::string Head() { return github_.model().GetPull(kFullName, 1)->head_sha; }
 
   // Routes every webhook the simulator sends from now on through the real router and keeps the
-  // facts it learns; Deliver() records them as the inbox router does (a fact without GitHub's
-  // time gets the delivery's arrival).
+  // facts it learns; Deliver() records them as the inbox router does (stamped with the
+  // delivery's arrival, which a fact without GitHub's time takes).
   void CaptureWebhooks() {
     github_.model().SetListener([this](const sim::Notification& n) {
       const boost::json::value payload = sim::RenderWebhook(n);
-      for (const RouteFact& f : RouteWebhook(n.event, payload).facts) {
-        captured_.push_back(PrFact{f.subject, f.name, f.value, f.at.value_or(clock_->Now())});
+      for (PrFact& f : RouteWebhook(n.event, payload, RouteStamp{clock_->Now()}).facts) {
+        captured_.push_back(std::move(f));
       }
     });
   }
