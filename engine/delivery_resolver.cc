@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/log.h"
+#include "base/subject.h"
 #include "base/thread_name.h"
 #include "engine/router.h"
 
@@ -150,7 +151,9 @@ RouteDecision DeliveryResolver::Decide(const InboxEntry& entry) {
   RouteDecision d = Decided(entry, InboxState::kRouted, "");
   for (const PullRequest& pr : *prs) {
     if (pr.state != "open") continue;
-    const std::string key = SubjectKey(route.repo, pr.number);
+    const std::optional<Subject> subject = Subject::PullRequest(route.repo, pr.number);
+    if (!subject) continue;
+    const std::string& key = subject->key();
     d.signals.push_back(Signal{key, route.reason, options_.debounce});
     if (!pr.head_sha.empty()) d.heads.emplace_back(key, pr.head_sha);
   }

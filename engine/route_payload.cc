@@ -51,20 +51,6 @@ bool IsSha(std::string_view s) {
   return true;
 }
 
-bool IsRepoFullName(std::string_view s) {
-  if (s.empty() || s.size() > 256) return false;
-  const size_t slash = s.find('/');
-  if (slash == 0 || slash == std::string_view::npos || slash + 1 == s.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i == slash) continue;
-    const char c = AsciiLower(s[i]);
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 const json::value* PayloadReader::Find(std::string_view path) const {
   const json::object* obj = &root_;
   const json::value* v = nullptr;

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/subject.h"  // IsRepoFullName: the alphabet of owner and repository names
+
 namespace gatehouse::routing {
 
 // Event and action names are echoed into `why`; a hostile or broken sender should not be able
@@ -21,11 +23,6 @@ std::string Clip(std::string_view s);
 
 // A commit SHA: 40 hex digits, or 64 for SHA-256 repositories (either case).
 bool IsSha(std::string_view s);
-
-// GitHub owner and repository names use [A-Za-z0-9._-]. Checking this keeps '#', '/',
-// whitespace and oversized strings out of subject keys, which must parse back unambiguously
-// and fit the store's key limit.
-bool IsRepoFullName(std::string_view s);
 
 // Reads fields of one payload by dotted path ("pull_request.head.sha"). Each typed getter
 // returns nullopt on a missing or mistyped field and remembers a `why` that names the field,

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "base/ascii.h"
+#include "base/subject.h"
+#include "decide/reasons.h"
 #include "engine/route_payload.h"
 
 namespace gatehouse {
@@ -15,7 +17,6 @@ namespace {
 
 namespace json = boost::json;
 using routing::Clip;
-using routing::IsRepoFullName;
 using routing::IsSha;
 using routing::NonEmptyString;
 using routing::PayloadReader;
@@ -34,20 +35,20 @@ struct ActionReason {
   std::string_view reason;
 };
 constexpr ActionReason kPullRequestActions[] = {
-    {"opened", "opened"},
-    {"reopened", "reopened"},
-    {"synchronize", "pushed"},
-    {"edited", "edited"},
-    {"ready_for_review", "ready-for-review"},
-    {"converted_to_draft", "converted-to-draft"},
-    {"closed", "closed"},
-    {"labeled", "labeled"},
-    {"unlabeled", "unlabeled"},
-    {"review_requested", "review-requested"},
+    {"opened", decide::kReasonOpened},
+    {"reopened", decide::kReasonReopened},
+    {"synchronize", decide::kReasonPushed},
+    {"edited", decide::kReasonEdited},
+    {"ready_for_review", decide::kReasonReadyForReview},
+    {"converted_to_draft", decide::kReasonConvertedToDraft},
+    {"closed", decide::kReasonClosed},
+    {"labeled", decide::kReasonLabeled},
+    {"unlabeled", decide::kReasonUnlabeled},
+    {"review_requested", decide::kReasonReviewRequested},
 };
 constexpr ActionReason kReviewActions[] = {
-    {"submitted", "reviewed"},
-    {"dismissed", "review-dismissed"},
+    {"submitted", decide::kReasonReviewed},
+    {"dismissed", decide::kReasonReviewDismissed},
 };
 
 template <size_t N>
@@ -113,7 +114,9 @@ RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
   if (auto repo = in.RepoFullName()) {
     std::optional<int64_t> number = in.PositiveInt("pull_request.number");
     if (!number && in.Find("pull_request.number") == nullptr) number = in.PositiveInt("number");
-    if (number) key = SubjectKey(*repo, *number);
+    if (number) {
+      if (auto subject = Subject::PullRequest(*repo, *number)) key = subject->key();
+    }
   }
   if (!key) key_why = in.why();
 
@@ -159,15 +162,16 @@ RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
   if (!repo) return Ignore(in.why());
   auto number = in.PositiveInt("pull_request.number");
   if (!number) return Ignore(in.why());
-  return RouteOne(SubjectKey(*repo, *number), *reason,
-                  "pull_request_review." + std::string(*action), stamp);
+  auto subject = Subject::PullRequest(*repo, *number);
+  if (!subject) return Ignore("pull_request_review names no pull request subject");
+  return RouteOne(subject->key(), *reason, "pull_request_review." + std::string(*action), stamp);
 }
 
 // check_run, check_suite and workflow_run: `object` is the payload member that carries
 // `pull_requests` and `head_sha`.
 RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object,
                              const RouteStamp& stamp) {
-  constexpr std::string_view kReason = "ci-completed";
+  constexpr std::string_view kReason = decide::kReasonCiCompleted;
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
   if (*action != "completed") {
@@ -202,8 +206,9 @@ RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::str
         if (id != nullptr && *id != *our_id) continue;
       }
       auto number = pr_in.PositiveInt("number");
-      if (!number) continue;
-      std::string key = SubjectKey(*repo, *number);
+      auto subject = number ? Subject::PullRequest(*repo, *number) : std::nullopt;
+      if (!subject) continue;
+      std::string key = subject->key();
       bool seen = false;
       for (const Signal& s : r.signals) seen = seen || s.key == key;
       if (!seen) r.signals.push_back(Signal{std::move(key), std::string(kReason), stamp.debounce});
@@ -233,7 +238,7 @@ RouteResult RouteStatus(PayloadReader& in) {
   r.kind = RouteResult::Kind::kResolveBySha;
   r.repo = AsciiLower(*repo);
   r.sha = std::move(*sha);
-  r.reason = "status";
+  r.reason = std::string(decide::kReasonStatus);
   r.why = "status";
   return r;
 }
@@ -274,7 +279,9 @@ RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
   if (!repo) return Ignore(in.why());
   auto number = in.PositiveInt("issue.number");
   if (!number) return Ignore(in.why());
-  return RouteOne(SubjectKey(*repo, *number), "command", "issue_comment.created", stamp);
+  auto subject = Subject::PullRequest(*repo, *number);
+  if (!subject) return Ignore("issue_comment names no pull request subject");
+  return RouteOne(subject->key(), decide::kReasonCommand, "issue_comment.created", stamp);
 }
 
 RouteResult RouteInstallation(PayloadReader& in) {
@@ -393,10 +400,6 @@ RouteResult RouteWebhook(std::string_view event, const json::value& payload,
   RouteResult r = RouteUsedEvent(event, payload, stamp);
   if (root != nullptr) LearnRepositories(event, *root, &r);
   return r;
-}
-
-std::string SubjectKey(std::string_view repo_full_name, int64_t number) {
-  return AsciiLower(repo_full_name) + "#" + std::to_string(number);
 }
 
 bool AddressesGatehouse(std::string_view body) {

@@ -67,7 +67,6 @@ RouteResult RouteWebhook(std::string_view event, const boost::json::value& paylo
                          const RouteStamp& stamp = {});
 
 // "owner/repo#12" from a repository full name and a number, lower-cased.
-std::string SubjectKey(std::string_view repo_full_name, int64_t number);
 
 // True when a comment body addresses gatehouse: its first non-empty line, trimmed, starts
 // with "/gatehouse" or "@gatehouse" (ASCII case-insensitive) followed by the end of the line

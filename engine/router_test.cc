@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "base/subject.h"
+
 namespace gatehouse {
 namespace {
 
@@ -343,9 +345,9 @@ constexpr const char kCheckRun[] = "check_run/completed.payload.json";
 constexpr const char kComment[] = "issue_comment/created.payload.json";
 
 TEST(RouterTest, SubjectKeyLowerCasesOwnerAndRepo) {
-  EXPECT_EQ(SubjectKey("Acme/App", 12), "acme/app#12");
-  EXPECT_EQ(SubjectKey("Codertocat/Hello-World", 2), "codertocat/hello-world#2");
-  EXPECT_EQ(SubjectKey("acme/app.js_x-1", 7), "acme/app.js_x-1#7");
+  EXPECT_EQ(Subject::PullRequest("Acme/App", 12)->key(), "acme/app#12");
+  EXPECT_EQ(Subject::PullRequest("Codertocat/Hello-World", 2)->key(), "codertocat/hello-world#2");
+  EXPECT_EQ(Subject::PullRequest("acme/app.js_x-1", 7)->key(), "acme/app.js_x-1#7");
 }
 
 TEST(RouterTest, MissingRepositoryIsIgnoredNamingTheField) {

@@ -7,7 +7,9 @@
 
 #include "base/ascii.h"
 #include "base/log.h"
+#include "base/subject.h"
 #include "base/thread_name.h"
+#include "decide/reasons.h"
 #include "engine/router.h"
 
 namespace gatehouse {
@@ -110,8 +112,10 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   std::vector<Signal> signals;
   for (const PullRequest& pr : *prs) {
     if (pr.state != "open") continue;
-    signals.push_back(
-        Signal{SubjectKey(target.repo.FullName(), pr.number), "swept", options_.debounce});
+    if (auto subject = Subject::PullRequest(target.repo.FullName(), pr.number)) {
+      signals.push_back(
+          Signal{subject->key(), std::string(decide::kReasonSwept), options_.debounce});
+    }
   }
   if (signals.empty()) return true;
   if (Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
