@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/github_outcome.h"
+#include "act/github_outcome.h"
 #include "github/fake_github_test_util.h"
 
 namespace gatehouse {

@@ -1,7 +1,7 @@
 // Typed errors of the GitHub REST client, and how the engine should treat each of them.
 //
 //  kind            from                                        engine (ToPassOutcome in
-//                                                              engine/github_outcome.h)
+//                                                              act/github_outcome.h)
 //  kNotFound       404                                         Permanent
 //  kUnauthorized   401, 403 that is not a rate limit           Permanent (the client already
 //                                                              refreshed the token once)
