@@ -38,8 +38,8 @@
 #include "app/demo_checks.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
-#include "app/flags.h"
 #include "base/child_process.h"
+#include "base/flags.h"
 #include "decide/reasons.h"
 #include "store/open_store.h"
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "app/flags.h"
+#include "base/flags.h"
 #include "store/store.h"
 
 namespace gatehouse::app {

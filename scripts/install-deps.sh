@@ -14,7 +14,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
-  libpq-dev postgresql
+  libpq-dev postgresql   # for the PostgreSQL store backend to come; nothing links libpq yet
   libyaml-cpp-dev
   clang-format clang-tidy
   wrk openssl

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "app/flags.h"
+#include "base/flags.h"
 #include "base/log.h"
 #include "http/server.h"
 #include "sim/model.h"
@@ -73,9 +73,9 @@ int64_t ScenarioTimeoutMs(const std::string& scenario) {
 }
 
 int Serve(int argc, char** argv, bool run) {
-  app::Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
-                    "token-ttl-s", "rate-limit", "log-level", "target", "app-slug"},
-                   {"insecure-any-token", "wait-for-target"});
+  Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
+               "token-ttl-s", "rate-limit", "log-level", "target", "app-slug"},
+              {"insecure-any-token", "wait-for-target"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     std::fprintf(stderr, "gatehouse-sim: %s\n\n%s", parsed.message().c_str(), kUsage);

@@ -10,7 +10,7 @@
 
 #include "base/status.h"
 
-namespace gatehouse::app {
+namespace gatehouse {
 
 class Flags {
  public:
@@ -35,4 +35,4 @@ class Flags {
   std::vector<std::string> positional_;
 };
 
-}  // namespace gatehouse::app
+}  // namespace gatehouse

@@ -1,9 +1,9 @@
-#include "app/flags.h"
+#include "base/flags.h"
 
 #include <cerrno>
 #include <cstdlib>
 
-namespace gatehouse::app {
+namespace gatehouse {
 
 Status Flags::Parse(int argc, char** argv, int first) {
   bool only_positional = false;
@@ -66,4 +66,4 @@ Result<long long> Flags::GetInt(const std::string& name, long long fallback, lon
   return v;
 }
 
-}  // namespace gatehouse::app
+}  // namespace gatehouse
