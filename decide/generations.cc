@@ -5,6 +5,10 @@
 namespace gatehouse::decide {
 namespace {
 
+// A detail's generation follows this mark: "pending-closure#2". (Not a subject key's '#':
+// details name labels, check runs and summaries, never subjects.)
+constexpr char kGenerationMark = '#';
+
 // An open intent counts as a write: its effect may have happened (it is settled, and the state
 // checked again by the planner's live read, before anything is called).
 bool Written(const PriorAction& r) {
@@ -25,7 +29,7 @@ void NumberLabel(PlannedAction& a, const std::vector<PriorAction>& ledger) {
       ++n;
     }
   }
-  if (n > 0) a.detail = a.label + "#" + std::to_string(n + 1);
+  if (n > 0) a.detail = a.label + kGenerationMark + std::to_string(n + 1);
 }
 
 // The slot of a state-setting action: the rows that wrote the same object.
@@ -50,13 +54,13 @@ void NumberSlot(PlannedAction& a, const std::vector<PriorAction>& ledger, std::s
   const auto earlier = std::count_if(writes.begin(), writes.end(), [&](const PriorAction* r) {
     return BaseDetail(r->detail) == a.detail;
   });
-  if (earlier > 0) a.detail += "#" + std::to_string(earlier + 1);
+  if (earlier > 0) a.detail += kGenerationMark + std::to_string(earlier + 1);
 }
 
 }  // namespace
 
 std::string BaseDetail(std::string_view detail) {
-  const size_t hash = detail.rfind('#');
+  const size_t hash = detail.rfind(kGenerationMark);
   if (hash == std::string_view::npos || hash + 1 >= detail.size()) return std::string(detail);
   for (size_t i = hash + 1; i < detail.size(); ++i) {
     if (detail[i] < '0' || detail[i] > '9') return std::string(detail);
