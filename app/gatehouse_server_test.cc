@@ -12,10 +12,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "github/fake_github_test_util.h"
 #include "github/signature.h"
 #include "http/test_client.h"
@@ -42,14 +41,14 @@ class GatehouseServerTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(github_.Start());
     // What the simulator would send as webhooks: the opening, and gatehouse's check runs.
     github_.model().SetListener([this](const sim::Notification& n) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (n.event == "pull_request" && n.action == "opened") {
         opened_ = boost::json::serialize(sim::RenderWebhook(n));
       }
       if (n.event == "check_run" && n.check_run != nullptr && n.check_run->name == "gatehouse" &&
           n.check_run->app == "installation:" + std::to_string(kInstallation)) {
         check_run_head_ = n.check_run->head_sha;
-        cv_.notify_all();
+        cv_.SignalAll();
       }
     });
     ASSERT_TRUE(github_.model().CreateRepo("acme", "app", kInstallation, {}).ok());
@@ -86,7 +85,7 @@ class GatehouseServerTest : public ::testing::Test {
   }
 
   std::string Opened() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return opened_;
   }
 
@@ -94,10 +93,10 @@ class GatehouseServerTest : public ::testing::Test {
   sim_testing::InProcessGitHub github_{clock_};
   testing::TempDir dir_;
   std::string head_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::string opened_;          // guarded by mu_
-  std::string check_run_head_;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  std::string opened_ GUARDED_BY(mu_);
+  std::string check_run_head_ GUARDED_BY(mu_);
 };
 
 TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePullRequest) {
@@ -118,10 +117,11 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
 
   {
     // Bounded only as a safety net: the check run's notification ends the wait.
-    std::unique_lock<std::mutex> lock(mu_);
-    ASSERT_TRUE(cv_.wait_for(lock, std::chrono::seconds(60), [&] {
-      return !check_run_head_.empty();
-    })) << "no gatehouse check run within 60 s";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    MutexLock lock(&mu_);
+    while (check_run_head_.empty() && cv_.WaitUntil(&mu_, deadline)) {
+    }
+    ASSERT_FALSE(check_run_head_.empty()) << "no gatehouse check run within 60 s";
     EXPECT_EQ(check_run_head_, head_);
   }
   EXPECT_TRUE((*server)->Stop(std::chrono::seconds(30)));

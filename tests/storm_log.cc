@@ -55,12 +55,12 @@ void StormLog::Recorded(const PassReport& r) {
 }
 
 void StallSet::Add(const std::string& key, int64_t fence) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   stalled_.emplace(key, fence);
 }
 
 bool StallSet::Contains(const Lease& lease) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return stalled_.count({lease.key, lease.fence}) > 0;
 }
 

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "engine/worker_pool.h"
 
 namespace gatehouse::storm {
@@ -55,8 +55,8 @@ class StallSet {
   bool Contains(const Lease& lease);
 
  private:
-  std::mutex mu_;
-  std::set<std::pair<std::string, int64_t>> stalled_;
+  Mutex mu_;
+  std::set<std::pair<std::string, int64_t>> stalled_ GUARDED_BY(mu_);
 };
 
 // The pass used by every storm: logs, sleeps a little, sometimes fails, sometimes stalls.
