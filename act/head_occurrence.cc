@@ -1,5 +1,7 @@
 #include "act/head_occurrence.h"
 
+#include "decide/pr_facts.h"
+
 namespace gatehouse::act {
 namespace {
 
@@ -17,7 +19,7 @@ bool PushedSince(const HeadOccurrence& latest, const std::optional<ReportedPush>
 std::optional<ReportedPush> LastReportedPush(const std::vector<PrFact>& facts) {
   std::optional<ReportedPush> last;
   for (const PrFact& f : facts) {
-    if (f.name == kPushedFact && (!last || f.at > last->at)) last = ReportedPush{f.value, f.at};
+    if (f.name == decide::kFactPushed && (!last || f.at > last->at)) last = ReportedPush{f.value, f.at};
   }
   return last;
 }

@@ -30,9 +30,7 @@
 
 namespace gatehouse::act {
 
-// The PR fact the router records for a `synchronize` webhook: value = the new head, at =
-// GitHub's time of the push (the payload's pull_request.updated_at).
-inline constexpr char kPushedFact[] = "pushed";
+// Pushes come from the `pushed` PR fact (decide/pr_facts.h): the new head, at GitHub's time.
 
 // The latest push webhooks reported: its new head and GitHub's time of it.
 struct ReportedPush {

@@ -1,25 +1,25 @@
 #include "act/pass_history.h"
 
-#include <sstream>
 #include <string>
 #include <utility>
 
 #include "act/prior_actions.h"
 #include "decide/closure_history.h"
+#include "decide/pr_facts.h"
 
 namespace gatehouse::act {
 namespace {
 
-// The last `reopened` fact (the router writes "<login> <author association>").
+// The last `reopened` fact (decide/pr_facts.h).
 std::optional<decide::ReopenFact> LastReopen(const std::vector<PrFact>& facts) {
   std::optional<decide::ReopenFact> last;
   for (const PrFact& f : facts) {
-    if (f.name != "reopened") continue;
-    std::istringstream in(f.value);
+    if (f.name != decide::kFactReopened) continue;
+    const std::optional<decide::ReopenedBy> by = decide::ParseReopenedValue(f.value);
+    if (!by) continue;
     decide::ReopenFact reopen;
-    std::string role;
-    in >> reopen.by >> role;
-    reopen.role = RoleOf(role);
+    reopen.by = by->login;
+    reopen.role = RoleOf(by->role);
     reopen.at = f.at;
     last = reopen;
   }

@@ -2,6 +2,7 @@
 #include "act/reconcile.h"
 
 #include "decide/labels.h"
+#include "decide/pr_facts.h"
 
 namespace gatehouse::act {
 namespace {
@@ -104,7 +105,7 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       auto facts = context.store.repos().GetPrFacts(context.target.subject);
       if (facts.ok()) {
         for (const PrFact& f : *facts) {
-          if (f.name == "reopened" && f.at >= context.intent_at) {
+          if (f.name == decide::kFactReopened && f.at >= context.intent_at) {
             return Exists("reopened by " + f.value + " after the close");
           }
         }

@@ -9,6 +9,7 @@
 
 #include "base/ascii.h"
 #include "base/subject.h"
+#include "decide/pr_facts.h"
 #include "decide/reasons.h"
 #include "engine/route_payload.h"
 
@@ -82,12 +83,13 @@ void LearnPullRequestFacts(const PayloadReader& in, std::string_view action, con
       role = std::string(NonEmptyString(in, "pull_request.author_association").value_or("NONE"));
       role = Clip(role);
     }
-    r->facts.push_back(PrFact{key, "reopened", who + " " + role, stamp.received_at});
+    r->facts.push_back(PrFact{key, std::string(decide::kFactReopened),
+                              decide::ReopenedValue(who, role), stamp.received_at});
   } else if (action == "closed") {
     const json::value* merged = in.Find("pull_request.merged");
     const bool was_merged = merged != nullptr && merged->is_bool() && merged->get_bool();
-    r->facts.push_back(
-        PrFact{key, "closed_by", was_merged ? who + " merged" : who, stamp.received_at});
+    r->facts.push_back(PrFact{key, std::string(decide::kFactClosedBy),
+                              decide::ClosedByValue(who, was_merged), stamp.received_at});
   }
 }
 
@@ -101,7 +103,7 @@ void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) 
   if (!after || !updated || !IsSha(*after)) return;
   auto at = ParseTime(*updated);
   if (!at) return;
-  r->facts.push_back(PrFact{key, "pushed", AsciiLower(*after), *at});
+  r->facts.push_back(PrFact{key, std::string(decide::kFactPushed), AsciiLower(*after), *at});
 }
 
 RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {

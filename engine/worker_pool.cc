@@ -177,9 +177,12 @@ void WorkerPool::DispatcherLoop() {
     const size_t claimed = Step(done, want, now);
     if (failed_steps_ > 0) {
       // The store is failing (busy past its timeout, disk full): pause before the next try.
-      // A backoff policy, so on the Clock.
-      clock_->SleepUntil(clock_->Now() + std::min(options_.poll_interval * failed_steps_,
-                                                  std::chrono::milliseconds(2000)));
+      // A backoff policy, so on the Clock; a Stop() that arrives meanwhile ends the pause.
+      const Time until = clock_->Now() + std::min(options_.poll_interval * failed_steps_,
+                                                  std::chrono::milliseconds(2000));
+      MutexLock lock(&mu_);
+      while (!(stopping_ && !stopping) && clock_->WaitUntil(&mu_, &dispatcher_cv_, until)) {
+      }
     }
     {
       MutexLock lock(&mu_);

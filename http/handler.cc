@@ -1,23 +1,9 @@
 #include "http/handler.h"
 
+#include "base/ascii.h"
 #include "base/log.h"
 
 namespace gatehouse {
-namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string HttpRequest::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
