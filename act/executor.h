@@ -2,7 +2,8 @@
 // the action ledger (DESIGN.md §3).
 //
 // For each planned action, in order:
-//   1. Store::RecordIntent(subject, kind, head_sha, detail, head_occurrence) under the pass's
+//   1. ActionLedger::RecordIntent(subject, kind, head_sha, detail, head_occurrence) under the
+//   pass's
 //      fence; durable before the call. kFenceLost → stop at once (another worker holds the PR
 //      now). The head occurrence (act/head_occurrence.h) makes a head that came back a new key.
 //   2. kAlreadyDone → skip. kSuperseded (refused on this head before) → skip and stop the plan:

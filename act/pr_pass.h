@@ -67,8 +67,8 @@ class PrPass {
   PrPass(Store& store, GitHub& github, ClockPtr clock, PassConfig config);
 
   // One pass over the PR `lease` names, under `lease.fence`, covering `lease.reasons`. The
-  // engine's worker pool runs it through a PassFn that adapts its PassContext (app/cmd_serve.cc):
-  // act/ does not depend on engine/ (docs/PASS.md, "Layering").
+  // engine's worker pool runs it through a PassFn that adapts its PassContext
+  // (app/gatehouse_server.cc): act/ does not depend on engine/ (docs/PASS.md, "Layering").
   PassOutcome Run(const Lease& lease, const LeaseLostProbe& lease_lost);
 
  private:

@@ -2,8 +2,9 @@
 #include "app/demo_world.h"
 
 #include <boost/json.hpp>
-#include <cstdio>
 #include <random>
+
+#include "decide/digest.h"
 
 namespace gatehouse::app {
 namespace {
@@ -28,16 +29,11 @@ actions:
 )";
 
 std::string Sha(const std::string& repo, int64_t number, int push) {
-  // 40 hex digits, deterministic per (repo, PR, push).
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : repo) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  h = (h ^ static_cast<uint64_t>(number)) * 1099511628211ULL;
-  h = (h ^ static_cast<uint64_t>(push)) * 1099511628211ULL;
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%016llx%016llx%08llx", static_cast<unsigned long long>(h),
-                static_cast<unsigned long long>(h * 0x9E3779B97F4A7C15ULL),
-                static_cast<unsigned long long>((h >> 13) & 0xffffffffULL));
-  return std::string(buf, 40);
+  // 40 hex digits, deterministic per (repo, PR, push): three stable digests of it.
+  const std::string what = repo + "/" + std::to_string(number) + "/" + std::to_string(push);
+  return (decide::StableDigest(what) + decide::StableDigest(what + "/1") +
+          decide::StableDigest(what + "/2"))
+      .substr(0, 40);
 }
 
 class Script {

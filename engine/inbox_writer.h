@@ -2,7 +2,7 @@
 //
 // The HTTP threads never touch the store: Accept() queues the delivery and returns. One writer
 // thread takes everything queued (up to max_batch), stores it in one fsync'd transaction
-// (Store::AcceptDeliveries), and only then calls each delivery's `done`, so a 2xx always
+// (Inbox::AcceptDeliveries), and only then calls each delivery's `done`, so a 2xx always
 // follows durability. Every request that arrives during a commit rides on the next one: the
 // more concurrent webhooks, the more share each fsync.
 //

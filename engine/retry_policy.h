@@ -5,7 +5,7 @@
 //  transient     5xx, timeouts, resets: consumes one attempt; retried after a full-jitter
 //                exponential backoff, U[0, min(cap, base * 2^(attempts-1))]; `dead` once
 //                `max_attempts` attempts failed since the last completed pass (a lease that
-//                expired mid-pass also counts as one, see Store::Claim).
+//                expired mid-pass also counts as one, see WorkQueue::Claim).
 //  rate-limited  waits until the given time (plus a little jitter so that every waiting item
 //                does not stampede at the reset); consumes no attempt.
 //  unavailable   "not now" (a paused reviewer, CI not reported yet): a separate wall-clock

@@ -66,8 +66,6 @@ struct RouteResult {
 RouteResult RouteWebhook(std::string_view event, const boost::json::value& payload,
                          const RouteStamp& stamp = {});
 
-// "owner/repo#12" from a repository full name and a number, lower-cased.
-
 // True when a comment body addresses gatehouse: its first non-empty line, trimmed, starts
 // with "/gatehouse" or "@gatehouse" (ASCII case-insensitive) followed by the end of the line
 // or a character that cannot continue a login ("@gatehouse-bot" is someone else). A quoted

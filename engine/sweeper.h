@@ -10,7 +10,7 @@
 // stays out of the rate-limit reserve kept for passes, and a repository whose calls are
 // refused for the reserve is simply left to the next round.
 //
-// Repositories found through an installation are remembered with it (Store::RecordLearned),
+// Repositories found through an installation are remembered with it (RepoDirectory::RecordLearned),
 // so that passes for their PRs know which installation to act as. (Deliveries the router could
 // not route are the DeliveryResolver's, engine/delivery_resolver.h.)
 //

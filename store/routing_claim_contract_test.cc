@@ -1,4 +1,4 @@
-// Claimed routing as part of the Store contract (docs/ARCHITECTURE.md, "The store contract"):
+// Claimed routing as part of the Store contract (docs/STORE.md, "A contract several nodes can share"):
 // several routers — threads or processes, each on its own store connection — never hold one
 // delivery at once, a decision made under a superseded claim changes nothing, a claim left
 // unapplied expires, and applying releases it. Also the wake-ups a store gives and the

@@ -7,7 +7,7 @@
 // Subscribers in this process are called at once. Subscribers in other processes are called as
 // far as the backend can reach them — SQLite cannot (their polling finds the work within its
 // interval); PostgreSQL will, with LISTEN/NOTIFY. A lost or late wake-up therefore delays work,
-// never loses it: polling stays the backstop (docs/ARCHITECTURE.md, "The store contract").
+// never loses it: polling stays the backstop (docs/STORE.md, "A contract several nodes can share").
 //
 // Thread-safe.
 #pragma once

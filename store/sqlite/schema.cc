@@ -178,7 +178,7 @@ INSERT INTO head_occurrences (subject, seq, head_sha, occurrence, github_at, obs
 DELETE FROM pr_facts WHERE substr(name, 1, 10) = 'head_seen:';
 )sql";
 
-// A contract several nodes can share (docs/ARCHITECTURE.md, "The store contract"):
+// A contract several nodes can share (docs/STORE.md, "A contract several nodes can share"):
 //  - routing is claimed: a router claims a batch of open deliveries under a lease and a
 //    per-delivery token, and applies its decisions only while the token is current;
 //  - no counter row serializes every writer: each store instance adds to its own shard of a
