@@ -31,38 +31,20 @@ DeliveryResolver::DeliveryResolver(Store& store, GitHub& github, ClockPtr clock,
       github_(github),
       clock_(std::move(clock)),
       options_(std::move(options)),
-      on_signalled_(std::move(on_signalled)) {}
+      on_signalled_(std::move(on_signalled)),
+      loop_(clock_) {}
 
 DeliveryResolver::~DeliveryResolver() { Stop(); }
 
 void DeliveryResolver::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start([this] { Loop(); });
 }
 
-void DeliveryResolver::Stop() {
-  {
-    MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  cv_.SignalAll();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool DeliveryResolver::Stopping() {
-  MutexLock lock(&mu_);
-  return stopping_;
-}
-
-bool DeliveryResolver::WaitUntil(Time deadline) {
-  MutexLock lock(&mu_);
-  while (!stopping_ && clock_->WaitUntil(&mu_, &cv_, deadline)) {
-  }
-  return !stopping_;
-}
+void DeliveryResolver::Stop() { loop_.Stop(); }
 
 void DeliveryResolver::Loop() {
   SetThreadName("gh-resolver");
-  while (WaitUntil(clock_->Now() + options_.interval)) ResolveOnce();
+  while (loop_.WaitUntil(clock_->Now() + options_.interval)) ResolveOnce();
 }
 
 ResolveStats DeliveryResolver::ResolveOnce() {
@@ -71,7 +53,7 @@ ResolveStats DeliveryResolver::ResolveOnce() {
   // backlog does not hide them), a chunk at a time so that each claim's lease covers only that
   // chunk's lookups. Each ends in a terminal state unless GitHub could not be asked this time.
   size_t looked_at = 0;
-  while (looked_at < options_.batch && !Stopping()) {
+  while (looked_at < options_.batch && !loop_.Stopping()) {
     const size_t chunk = std::min(options_.chunk, options_.batch - looked_at);
     auto open = store_.inbox().ClaimDeliveries(options_.owner, chunk, Inbox::Open::kUnresolved,
                                                options_.lease, clock_->Now());
@@ -106,7 +88,7 @@ int64_t DeliveryResolver::ResolveChunk(const std::vector<InboxEntry>& open) {
 
 RouteDecision DeliveryResolver::Decide(const InboxEntry& entry) {
   // Released, not held for the claim's lease: another resolver may take it at once.
-  if (Stopping()) return Decided(entry, InboxState::kUnresolved, entry.state_reason);
+  if (loop_.Stopping()) return Decided(entry, InboxState::kUnresolved, entry.state_reason);
   boost::system::error_code ec;
   boost::json::value payload =
       entry.body_error.empty() ? boost::json::parse(entry.body, ec) : boost::json::value();

@@ -26,10 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/loop_thread.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "github/github.h"
@@ -75,9 +75,6 @@ class DeliveryResolver {
   // cannot be decided this round.
   RouteDecision Decide(const InboxEntry& entry);
   void Loop();
-  // Waits until the clock reaches `deadline` or Stop(); false when stopping.
-  bool WaitUntil(Time deadline);
-  bool Stopping();
 
   Store& store_;
   GitHub& github_;
@@ -85,10 +82,7 @@ class DeliveryResolver {
   ResolverOptions options_;
   std::function<void()> on_signalled_;
 
-  Mutex mu_;
-  CondVar cv_;
-  bool stopping_ GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  LoopThread loop_;  // last: stopped (in ~DeliveryResolver) before the members its loop uses go
 };
 
 }  // namespace gatehouse

@@ -20,34 +20,16 @@ Sweeper::Sweeper(Store& store, GitHub& github, ClockPtr clock, SweepOptions opti
       github_(github),
       clock_(std::move(clock)),
       options_(options),
-      on_signalled_(std::move(on_signalled)) {}
+      on_signalled_(std::move(on_signalled)),
+      loop_(clock_) {}
 
 Sweeper::~Sweeper() { Stop(); }
 
 void Sweeper::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start([this] { Loop(); });
 }
 
-void Sweeper::Stop() {
-  {
-    MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  cv_.SignalAll();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool Sweeper::Stopping() {
-  MutexLock lock(&mu_);
-  return stopping_;
-}
-
-bool Sweeper::WaitUntil(Time deadline) {
-  MutexLock lock(&mu_);
-  while (!stopping_ && clock_->WaitUntil(&mu_, &cv_, deadline)) {
-  }
-  return !stopping_;
-}
+void Sweeper::Stop() { loop_.Stop(); }
 
 std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
   std::vector<RepoTarget> targets;
@@ -65,7 +47,7 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
   if (options_.app_mode) {
     std::vector<RepoInstallation> learned;
     for (int64_t id : installations) {
-      if (Stopping()) break;
+      if (loop_.Stopping()) break;
       CallContext ctx{id, /*background=*/true};
       auto repos = github_.ListInstallationRepositories(ctx);
       if (!repos.ok()) {
@@ -131,7 +113,7 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
 SweepStats Sweeper::SweepOnce() {
   SweepStats stats;
   for (const RepoTarget& t : ListTargets()) {
-    if (Stopping()) break;
+    if (loop_.Stopping()) break;
     SweepRepo(t, stats);
   }
   Log(LogLevel::kInfo, "sweep.done")
@@ -164,13 +146,13 @@ void Sweeper::Loop() {
       next = 0;
       if (round.empty()) {
         // Nothing known yet: look again at the next interval.
-        if (!WaitUntil(clock_->Now() + options_.interval)) return;
+        if (!loop_.WaitUntil(clock_->Now() + options_.interval)) return;
         round_start = clock_->Now();
         continue;
       }
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
-    if (!WaitUntil(round_start + share * static_cast<int64_t>(next))) return;
+    if (!loop_.WaitUntil(round_start + share * static_cast<int64_t>(next))) return;
     SweepRepo(round[next++], stats);
   }
 }

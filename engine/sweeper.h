@@ -23,9 +23,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <thread>
 
 #include "base/clock.h"
+#include "base/loop_thread.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "github/github.h"
@@ -68,9 +68,6 @@ class Sweeper {
   std::vector<RepoTarget> ListTargets();
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   void Loop();
-  // Waits until the clock reaches `deadline` or Stop(); false when stopping.
-  bool WaitUntil(Time deadline);
-  bool Stopping();
 
   Store& store_;
   GitHub& github_;
@@ -78,10 +75,7 @@ class Sweeper {
   SweepOptions options_;
   std::function<void()> on_signalled_;
 
-  Mutex mu_;
-  CondVar cv_;
-  bool stopping_ GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  LoopThread loop_;  // last: stopped (in ~Sweeper) before the members its loop uses go
 };
 
 }  // namespace gatehouse
