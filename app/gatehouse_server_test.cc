@@ -146,21 +146,19 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
 
 // The same wiring, told an unusable GitHub configuration, refuses before anything starts.
 TEST_F(GatehouseServerTest, AnUnusableGitHubConfigurationIsAnInvalidArgument) {
+  auto expect_refused = [&](const ServerOptions& options, const std::string& db) {
+    auto store = OpenStore(dir_.File(db));
+    ASSERT_TRUE(store.ok());
+    auto refused = GatehouseServer::Create(options, std::move(store).value());
+    ASSERT_FALSE(refused.ok()) << db;
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << db;
+  };
   ServerOptions bad_url = Options();
   bad_url.github->api_url = "ftp://example.com";
-  auto store = OpenStore(dir_.File("a.db"));
-  ASSERT_TRUE(store.ok());
-  auto refused = GatehouseServer::Create(bad_url, std::move(store).value());
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
-
+  expect_refused(bad_url, "a.db");
   ServerOptions bad_key = Options();
   bad_key.github->private_key_pem = "not a key";
-  auto other = OpenStore(dir_.File("b.db"));
-  ASSERT_TRUE(other.ok());
-  auto no_key = GatehouseServer::Create(bad_key, std::move(other).value());
-  ASSERT_FALSE(no_key.ok());
-  EXPECT_EQ(no_key.status().code(), StatusCode::kInvalidArgument);
+  expect_refused(bad_key, "b.db");
 }
 
 }  // namespace

@@ -39,19 +39,25 @@ class ResolveTest : public testing::SimGitHubTest {
     return DeliveryResolver(*store_, *client_, clock_, options, [this] { ++signalled_; });
   }
 
-  // A `status` payload (the fixture, re-aimed) for `sha` in `repo`.
-  static std::string StatusBody(const std::string& repo, const std::string& sha,
-                                std::optional<int64_t> installation) {
-    json::value v = json::parse(ReadFixture("status/payload.json"));
-    json::object& o = v.as_object();
-    o["sha"] = sha;
+  // `payload` re-aimed at `repo` (and `installation`, or none), serialized.
+  static std::string Aimed(json::value& payload, const std::string& repo,
+                           std::optional<int64_t> installation) {
+    json::object& o = payload.as_object();
     o["repository"].as_object()["full_name"] = repo;
     if (installation) {
       o["installation"] = json::object{{"id", *installation}};
     } else {
       o.erase("installation");
     }
-    return json::serialize(v);
+    return json::serialize(payload);
+  }
+
+  // A `status` payload (the fixture, re-aimed) for `sha` in `repo`.
+  static std::string StatusBody(const std::string& repo, const std::string& sha,
+                                std::optional<int64_t> installation) {
+    json::value v = json::parse(ReadFixture("status/payload.json"));
+    v.as_object()["sha"] = sha;
+    return Aimed(v, repo, installation);
   }
   // A `check_suite.completed` payload without a PR list (as for a fork's PR) for `sha`.
   static std::string SuiteBody(const std::string& repo, const std::string& sha,
@@ -61,13 +67,7 @@ class ResolveTest : public testing::SimGitHubTest {
     json::object& suite = o["check_suite"].as_object();
     suite["head_sha"] = sha;
     suite["pull_requests"] = json::array{};
-    o["repository"].as_object()["full_name"] = repo;
-    if (installation) {
-      o["installation"] = json::object{{"id", *installation}};
-    } else {
-      o.erase("installation");
-    }
-    return json::serialize(v);
+    return Aimed(v, repo, installation);
   }
 
   // Accepts the deliveries and marks them unresolved, as the router does for a check or
