@@ -42,6 +42,11 @@ inline constexpr std::string_view kReasonTimer = "timer";
 inline constexpr std::string_view kReasonSuperseded = "superseded";
 // The pass read a PR older than what an earlier read showed (a lagging replica).
 inline constexpr std::string_view kReasonLaggingRead = "lagging-read";
+// Reviewer dispatch (docs/REVIEWERS.md): a review run was requested (the run's own work item),
+// a run ended (the PR's work item: its gate reads the verdict), a reviewer was resumed or a
+// slot freed (waiting runs).
+inline constexpr std::string_view kReasonReviewRun = "review-run";
+inline constexpr std::string_view kReasonReviewFinished = "review-finished";
 
 // Whether a pass that covers `reasons` is background work: true when every reason is the
 // sweep, a mergeability recheck or a timer (and there is at least one). Such a pass's GitHub

@@ -250,7 +250,7 @@ bool IsSpace(char c) {
 }
 
 // True when `line` starts with `prefix` (ASCII, case-insensitive) followed by the end of the
-// line or a character that cannot continue a login: "@gatehouse-bot" is another account.
+// line or a character that cannot continue a word: "/gatehousekeeping" is something else.
 bool StartsWithWord(std::string_view line, std::string_view prefix) {
   if (line.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
@@ -274,8 +274,9 @@ RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
   // An empty comment body arrives as null; it cannot address anyone.
   if (!body && in.Find("comment") != nullptr && in.Find("comment.body") == nullptr) body = "";
   if (!body) return Ignore(in.why());
-  if (!AddressesGatehouse(*body)) {
-    return Ignore("issue_comment does not address gatehouse (/gatehouse or @gatehouse)");
+  const std::string_view line = CommandLine(*body);
+  if (line.empty()) {
+    return Ignore("issue_comment does not address gatehouse (/gatehouse or @<app>)");
   }
   auto repo = in.RepoFullName();
   if (!repo) return Ignore(in.why());
@@ -283,7 +284,18 @@ RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
   if (!number) return Ignore(in.why());
   auto subject = Subject::PullRequest(*repo, *number);
   if (!subject) return Ignore("issue_comment names no pull request subject");
-  return RouteOne(subject->key(), decide::kReasonCommand, "issue_comment.created", stamp);
+  auto comment_id = in.PositiveInt("comment.id");
+  auto author = NonEmptyString(in, "comment.user.login");
+  if (!comment_id || !author) return Ignore("issue_comment without comment.id or comment.user");
+  RouteResult r = RouteOne(subject->key(), decide::kReasonCommand, "issue_comment.created", stamp);
+  // The pass decides whether the line is a command for it (it knows its own login); the fact
+  // keeps the comment as it was created, so an edit never makes a second command.
+  const std::string association =
+      Clip(std::string(NonEmptyString(in, "comment.author_association").value_or("NONE")));
+  r.facts.push_back(PrFact{subject->key(), decide::CommandFactName(*comment_id),
+                           decide::CommandValue(Clip(*author), association, line),
+                           stamp.received_at});
+  return r;
 }
 
 RouteResult RouteInstallation(PayloadReader& in) {
@@ -404,19 +416,22 @@ RouteResult RouteWebhook(std::string_view event, const json::value& payload,
   return r;
 }
 
-bool AddressesGatehouse(std::string_view body) {
+std::string_view CommandLine(std::string_view body) {
   while (!body.empty()) {
     const size_t eol = body.find('\n');
     std::string_view line = body.substr(0, eol);
     while (!line.empty() && IsSpace(line.front())) line.remove_prefix(1);
     while (!line.empty() && IsSpace(line.back())) line.remove_suffix(1);
     if (!line.empty()) {
-      return StartsWithWord(line, "/gatehouse") || StartsWithWord(line, "@gatehouse");
+      const bool mention = line.size() > 1 && line[0] == '@' && !IsSpace(line[1]);
+      return StartsWithWord(line, "/gatehouse") || mention ? line : std::string_view();
     }
     if (eol == std::string_view::npos) break;
     body.remove_prefix(eol + 1);
   }
-  return false;
+  return {};
 }
+
+bool AddressesGatehouse(std::string_view body) { return !CommandLine(body).empty(); }
 
 }  // namespace gatehouse

@@ -66,10 +66,14 @@ struct RouteResult {
 RouteResult RouteWebhook(std::string_view event, const boost::json::value& payload,
                          const RouteStamp& stamp = {});
 
-// True when a comment body addresses gatehouse: its first non-empty line, trimmed, starts
-// with "/gatehouse" or "@gatehouse" (ASCII case-insensitive) followed by the end of the line
-// or a character that cannot continue a login ("@gatehouse-bot" is someone else). A quoted
-// command ("> /gatehouse merge") does not count.
+// The line of a comment body that may address gatehouse: its first non-empty line, trimmed,
+// when it starts with "/gatehouse" (ASCII case-insensitive, followed by the end of the line or a
+// character that cannot continue a word) or with an @-mention ("@<login> ..."); "" otherwise. A
+// quoted command ("> /gatehouse merge") does not count. Which login a mention must name is the
+// pass's business (it knows its own login: decide/review_plan.h's ParseCommand), so the router
+// records every such comment as a `command:<id>` PR fact (decide/pr_facts.h).
+std::string_view CommandLine(std::string_view comment_body);
+// !CommandLine(body).empty().
 bool AddressesGatehouse(std::string_view comment_body);
 
 }  // namespace gatehouse

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/subject.h"
+#include "decide/pr_facts.h"
 
 namespace gatehouse {
 namespace {
@@ -636,7 +637,8 @@ json::value PrComment(const json::value& body) {
 
 TEST(RouterTest, IssueCommentAddressingGatehouseIsACommand) {
   for (const char* body : {"/gatehouse merge", "@gatehouse please re-check", "/GATEHOUSE",
-                           "\r\n  \n  @Gatehouse: rebase\r\nthanks", "@gatehouse[bot] merge"}) {
+                           "\r\n  \n  @Gatehouse: rebase\r\nthanks", "@gatehouse[bot] merge",
+                           "@gatehouse-app review security"}) {
     const RouteResult r = RouteWebhook("issue_comment", PrComment(body));
     EXPECT_EQ(r.kind, Kind::kRoute) << body;
     EXPECT_EQ(Keys(r), std::vector<std::string>{"codertocat/hello-world#1"}) << body;
@@ -644,20 +646,39 @@ TEST(RouterTest, IssueCommentAddressingGatehouseIsACommand) {
   }
 }
 
+// The comment is kept as a fact named by its id, as it was created: the pass parses the line
+// against its own login, and an edit (not routed) can never make a second command.
+TEST(RouterTest, IssueCommentCommandIsRecordedAsAFactOfItsId) {
+  const RouteResult r = RouteWebhook("issue_comment", PrComment("\n  @gatehouse review security  \nplease"),
+                                     RouteStamp{FromMicros(7'000'000), {}});
+  ASSERT_EQ(r.facts.size(), 1u);
+  EXPECT_EQ(r.facts[0].subject, "codertocat/hello-world#1");
+  EXPECT_EQ(r.facts[0].name, "command:492700400");
+  EXPECT_EQ(r.facts[0].value, "Codertocat OWNER @gatehouse review security");
+  EXPECT_EQ(r.facts[0].at, FromMicros(7'000'000));
+  auto parsed = decide::ParseCommandFact(r.facts[0].name, r.facts[0].value);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->comment_id, 492700400);
+  EXPECT_EQ(parsed->login, "Codertocat");
+  EXPECT_EQ(parsed->association, "OWNER");
+  EXPECT_EQ(parsed->line, "@gatehouse review security");
+}
+
 TEST(RouterTest, IssueCommentNotAddressingGatehouseIsIgnored) {
   for (const json::value& body :
        {json::value("You are totally right!"), json::value("thanks\n/gatehouse merge"),
-        json::value("> /gatehouse merge\nwhy did this run?"), json::value("@gatehouse-bot merge"),
+        json::value("> /gatehouse merge\nwhy did this run?"), json::value("@ gatehouse merge"),
         json::value("/gatehousekeeping"), json::value("gatehouse merge"), json::value(""),
         json::value("   \n\t\n")}) {
     const RouteResult r = RouteWebhook("issue_comment", PrComment(body));
     EXPECT_EQ(r.kind, Kind::kIgnore) << json::serialize(body);
-    EXPECT_EQ(r.why, "issue_comment does not address gatehouse (/gatehouse or @gatehouse)");
+    EXPECT_EQ(r.why, "issue_comment does not address gatehouse (/gatehouse or @<app>)");
+    EXPECT_TRUE(r.facts.empty());
   }
   // A null body (GitHub's empty comment) addresses no one either.
   const RouteResult null_body = RouteWebhook("issue_comment", PrComment(nullptr));
   EXPECT_EQ(null_body.kind, Kind::kIgnore);
-  EXPECT_EQ(null_body.why, "issue_comment does not address gatehouse (/gatehouse or @gatehouse)");
+  EXPECT_EQ(null_body.why, "issue_comment does not address gatehouse (/gatehouse or @<app>)");
 }
 
 TEST(RouterTest, CommandOnAPlainIssueIsIgnored) {
