@@ -5,7 +5,9 @@
 
 #include "act/github_outcome.h"
 #include "act/head_occurrence.h"
+#include "act/pass_reviews.h"
 #include "act/reconcile.h"
+#include "decide/generations.h"
 #include "decide/labels.h"
 
 namespace gatehouse::act {
@@ -358,8 +360,31 @@ class PlanRun {
         if (!r.ok()) return r.error();
         return "update-branch from " + ShortSha(a.head_sha);
       }
+      case ActionKind::kReviewRun:
+        return RequestReviewRun(a);
+      case ActionKind::kReaction: {
+        if (!a.comment_id) return UnknownKind();
+        auto r = github_.CreateReaction(ctx, repo, *a.comment_id, a.body);
+        if (!r.ok()) return r.error();
+        return "reaction " + a.body + " on comment " + std::to_string(*a.comment_id);
+      }
     }
     return UnknownKind();
+  }
+
+  // A review run is gatehouse's own record, not a GitHub call: the store creates it once per
+  // key (a replay finds it) and signals its work item, fenced by this pass.
+  GitHubResult<std::string> RequestReviewRun(const PlannedAction& a) {
+    std::string role, trigger;
+    if (!ParseReviewRunDetail(decide::BaseDetail(a.detail), &role, &trigger)) return UnknownKind();
+    auto r = store_.reviews().RequestRun(ReviewRunKey{target_.subject, role, a.head_sha, trigger},
+                                         target_.subject, fence_, clock_.Now());
+    if (!r.ok()) {
+      // Like a lost answer: the intent stays open and the next holder asks again (idempotent).
+      return GitHubError{GitHubErrorKind::kTransient, 0, {}, "store: " + r.status().ToString()};
+    }
+    return std::string(r->created ? "requested" : "found") + " review run " +
+           std::to_string(r->run.id) + " (" + role + ", " + trigger + ")";
   }
 
   // Records the head a read inside the lease showed (act/head_occurrence.h): a head other than

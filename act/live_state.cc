@@ -4,6 +4,7 @@
 
 #include "decide/generations.h"
 #include "decide/planner.h"
+#include "decide/review_body.h"
 
 namespace gatehouse::act {
 namespace {
@@ -36,7 +37,9 @@ std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& polic
   if (!status.ok()) return Failed("reading the combined status", status.error());
   live->status = std::move(status).value();
   const auto& pp = live->policy.policy.protected_paths;
-  if (pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) {
+  bool role_paths = false;  // a review role selects PRs by path
+  for (const auto& rule : live->policy.policy.reviews.roles) role_paths |= !rule.paths.empty();
+  if ((pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) || role_paths) {
     auto files = github.ListPullRequestFiles(call, target.repo, target.number);
     if (!files.ok()) return Failed("listing changed files", files.error());
     live->changed_paths = std::move(files).value();
@@ -76,6 +79,9 @@ decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_s
   // The list position orders the reviews.
   int64_t order = 0;
   for (const Review& r : live.reviews) {
+    // A review run's review is a reviewer's verdict, which the `reviews` rule reads from the
+    // store; it is never an approval (or a change request) of a person.
+    if (decide::ParseReviewMarker(r.body)) continue;
     s.reviews.push_back(
         decide::Review{r.user, r.state, r.commit_id, Time(std::chrono::microseconds(++order))});
   }

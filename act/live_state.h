@@ -29,7 +29,8 @@ struct LiveState {
   std::vector<Review> reviews;             // in the order they were submitted
   std::vector<CheckRun> check_runs;        // on pr.head_sha; gatehouse's own included
   CombinedStatus status;                   // of pr.head_sha
-  std::vector<std::string> changed_paths;  // empty unless a protected-paths rule is on
+  std::vector<std::string> changed_paths;  // empty unless a protected-paths rule or a
+                                           // review role selects by path
   std::vector<IssueComment> comments;
 };
 

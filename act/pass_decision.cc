@@ -1,5 +1,6 @@
 #include "act/pass_decision.h"
 
+#include <iterator>
 #include <utility>
 
 #include "decide/generations.h"
@@ -9,7 +10,7 @@ namespace gatehouse::act {
 
 PassDecision DecidePass(const LiveState& live, const PassHistory& history,
                         const decide::PlannerOptions& options, std::string_view policy_path,
-                        Time now) {
+                        Time now, const ReviewInputs& reviews) {
   PassDecision d;
   d.now = now;
   d.facts = history.facts;
@@ -27,8 +28,29 @@ PassDecision DecidePass(const LiveState& live, const PassHistory& history,
     d.verdict = std::move(invalid.verdict);
     d.plan = std::move(invalid.plan);
   } else {
+    const decide::ReviewsPolicy& policy = live.policy.policy.reviews;
+    if (reviews.state != nullptr) {
+      d.snapshot.role_reviews =
+          RoleReviewsAt(policy, d.snapshot, reviews.state->runs, reviews.served_roles);
+    }
     d.verdict = decide::Evaluate(live.policy.policy, d.snapshot);
     d.plan = decide::PlanActions(live.policy.policy, d.snapshot, d.verdict, d.facts, options);
+    if (reviews.state != nullptr) {
+      std::vector<decide::PlannedAction> first =
+          PlanReviewActions(policy, d.snapshot, *reviews.state, reviews.reasons, options.app_login,
+                            reviews.served_roles, history.facts.head_occurrence);
+      // Report-class actions: `observe` and dry-run skip them like the planner's own.
+      const bool observe =
+          options.AutonomyFor(decide::ActionClass::kReport) == decide::Autonomy::kObserve;
+      if (observe || options.dry_run) {
+        for (auto& a : first) {
+          d.plan.skipped.push_back(decide::SkippedAction{std::move(a), observe ? "observe" : "dry-run"});
+        }
+      } else {
+        d.plan.actions.insert(d.plan.actions.begin(), std::make_move_iterator(first.begin()),
+                              std::make_move_iterator(first.end()));
+      }
+    }
   }
   for (auto& a : d.plan.actions) decide::NumberGeneration(a, history.ledger);
   for (auto& s : d.plan.skipped) decide::NumberGeneration(s.action, history.ledger);

@@ -59,6 +59,7 @@ std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, con
   }
   history->head = std::move(observed).value();
   in.head_occurrence = history->head.occurrence.occurrence;
+  history->pr_facts = std::move(facts).value();
   return std::nullopt;
 }
 

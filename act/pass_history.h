@@ -26,6 +26,7 @@ struct PassHistory {
   decide::PlannerInput facts;
   std::vector<decide::PriorAction> ledger;  // every action of the PR, oldest first
   std::vector<ActionKey> open_intents;      // intents an earlier holder left without an outcome
+  std::vector<PrFact> pr_facts;             // every fact the router learned, ordered by name
   // kOccurrence: decide on head.occurrence. kLagging: the read is older than the latest
   // occurrence (a lagging replica): decide nothing on it.
   HeadObservation head;

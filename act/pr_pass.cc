@@ -7,6 +7,7 @@
 #include "act/live_state.h"
 #include "act/pass_decision.h"
 #include "act/pass_history.h"
+#include "act/pass_reviews.h"
 #include "act/pass_schedule.h"
 #include "act/settle_intents.h"
 #include "base/log.h"
@@ -57,9 +58,15 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
     return ReadAgainSoon(store_, *clock_, lease.key, live.pr, history.head.occurrence, audit);
   }
 
+  // 3b. The review runs: those for a head that is gone end now; the rest, and the commands
+  // not answered yet, feed the gate and the plan.
+  PrReviewState reviews;
+  if (auto end = ReadReviews(lease, live, history, &reviews)) return *end;
+
   // 4. Evaluate and plan (decide/, pure).
   const PassDecision decision =
-      DecidePass(live, history, options, config_.policy_path, clock_->Now());
+      DecidePass(live, history, options, config_.policy_path, clock_->Now(),
+                 ReviewInputs{&reviews, config_.served_roles, lease.reasons});
   audit.Decision(decision, live, lease.reasons);
 
   // 5. Settle the open intents the plan no longer contains; 6. execute the plan.
@@ -88,6 +95,27 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
 
   // 8. Reschedule.
   return Reschedule(store_, *clock_, lease.key, result, decision, live, options);
+}
+
+std::optional<PassOutcome> PrPass::ReadReviews(const Lease& lease, const LiveState& live,
+                                               const PassHistory& history,
+                                               PrReviewState* reviews) {
+  if (auto end = ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, reviews)) {
+    return end;
+  }
+  std::vector<std::string> cancelled;
+  if (auto end = CancelStaleRuns(store_, lease.key, lease.fence, live.pr, reviews->runs,
+                                 clock_->Now(), &cancelled)) {
+    return end;
+  }
+  if (cancelled.empty()) return std::nullopt;
+  Log(LogLevel::kInfo, "pass.reviews_cancelled")
+      .Field("key", lease.key)
+      .Field("runs", static_cast<int64_t>(cancelled.size()))
+      .Field("head", live.pr.head_sha);
+  // A cancelled run's item notices at its next look; a running executor is stopped by its
+  // cancellation probe. Read the runs again so the gate sees what is left.
+  return ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, reviews);
 }
 
 std::optional<PassOutcome> PrPass::ResolveTarget(const Lease& lease, PassAudit& audit,

@@ -8,7 +8,10 @@
 //      (act/live_state.h);
 //   3. read the history: the action ledger, the PR facts, the head occurrence
 //      (act/pass_history.h);
-//   4. evaluate and plan with decide/ (act/pass_decision.h);
+//   3b. the review runs and unanswered commands (act/pass_reviews.h): runs for a head that is
+//      gone (a push, a close, a conversion to draft) are cancelled here;
+//   4. evaluate and plan with decide/ (act/pass_decision.h), each role's verdict feeding the
+//      gate and the review runs, reactions and replies to plan coming first;
 //   5. settle open intents the plan no longer contains (act/settle_intents.h);
 //   6. execute the plan through the action ledger (act/executor.h);
 //   7. audit (act/pass_audit.h);
@@ -27,10 +30,14 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "act/app_login.h"
 #include "act/executor.h"
+#include "act/live_state.h"
+#include "act/pass_history.h"
+#include "act/pass_reviews.h"
 #include "act/pass_audit.h"
 #include "act/pass_outcome.h"
 #include "act/policy_source.h"
@@ -55,6 +62,9 @@ struct PassConfig {
   // fallback when GitHub answers that it cannot tell (404, ...). Passes wait (transient) while
   // GitHub cannot answer at all (act/app_login.h).
   std::function<GitHubResult<std::string>()> discover_login;
+  // The roles some reviewer of the server's reviewers file serves (docs/REVIEWERS.md): the
+  // repository's `reviews:` rules request runs only for these.
+  std::set<std::string> served_roles;
 };
 
 // Whether the pass's lease is gone: it ran out, or a renewal was rejected. Another worker may
@@ -75,6 +85,9 @@ class PrPass {
   // Step 1: the PR's repository, number and call context. nullopt with `*target` filled; else
   // the outcome that ends the pass.
   std::optional<PassOutcome> ResolveTarget(const Lease& lease, PassAudit& audit, Target* target);
+  // Step 3b: the PR's review runs and unanswered commands; runs for a gone head end here.
+  std::optional<PassOutcome> ReadReviews(const Lease& lease, const LiveState& live,
+                                         const PassHistory& history, PrReviewState* reviews);
 
   Store& store_;
   GitHub& github_;

@@ -157,6 +157,20 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       }
       return Absent("head unchanged");
     }
+    case ActionKind::kReviewRun:
+      // The store makes a run once per key: asking again finds it if it was made.
+      return Absent("a run request is idempotent");
+    case ActionKind::kReaction: {
+      if (!a.comment_id) return Absent("no comment id");
+      auto reactions = context.github.ListReactions(ctx, repo, *a.comment_id);
+      if (!reactions.ok()) return reactions.error();
+      for (const Reaction& r : *reactions) {
+        if (r.user == me && r.content == a.body) {
+          return Exists("reaction " + std::to_string(r.id) + " " + r.content);
+        }
+      }
+      return Absent("no reaction " + a.body + " by " + me);
+    }
   }
   return GitHubError{GitHubErrorKind::kPermanent, 0, {}, "unknown action kind"};
 }

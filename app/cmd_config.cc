@@ -4,12 +4,14 @@
 
 #include "app/commands.h"
 #include "app/common.h"
+#include "app/reviewers_setup.h"
 #include "decide/policy_check.h"
 
 namespace gatehouse::app {
 namespace {
 
 constexpr const char kConfigUsage[] = R"(Usage: gatehouse config check FILE
+       gatehouse config check --reviewers FILE
 
 Validates a repository policy file (.github/gatehouse.yml) or an operator override file: its
 `rules:` (the merge gate) and its `actions:` (autonomy, dry_run, merge method, close grace,
@@ -17,14 +19,19 @@ update_branch, label names); format in docs/POLICY.md. Prints "FILE: ok" and exi
 is valid; otherwise prints one "FILE:LINE: KEY: problem" line per error and exits 1. Unknown
 keys are errors, and so is `actions.app_login` (a server setting).
 
+With --reviewers, FILE is the server's reviewers file (`gatehouse serve --reviewers`,
+docs/REVIEWERS.md) and is checked the same way, executors included (an unset API key
+variable, a URL that is not http(s)).
+
 Options:
+  --reviewers    FILE is a reviewers file
   -h, --help     this text
 )";
 
 }  // namespace
 
 int RunConfig(int argc, char** argv) {
-  Flags flags({}, {});
+  Flags flags({}, {"reviewers"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     PrintError("config", parsed.message());
@@ -40,7 +47,7 @@ int RunConfig(int argc, char** argv) {
     return kExitUsage;
   }
   const std::string& path = flags.positional()[1];
-  Status s = decide::CheckPolicyFile(path);
+  Status s = flags.Has("reviewers") ? LoadReviewers(path).status() : decide::CheckPolicyFile(path);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return kExitFailure;

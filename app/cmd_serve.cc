@@ -11,6 +11,7 @@
 #include "act/pr_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
+#include "app/reviewers_setup.h"
 #include "app/gatehouse_server.h"
 #include "app/webhook_secrets.h"
 #include "base/log.h"
@@ -57,6 +58,9 @@ Options:
   --resolve-interval-seconds S
                          ask GitHub which PRs contain the commits of unresolved deliveries
                          this often (default 30)
+  --reviewers FILE       the reviewers (AI agents, linters, scripts) review runs are
+                         dispatched to, their roles, executors, concurrency and timeouts
+                         (docs/REVIEWERS.md; checked by `gatehouse config check --reviewers`)
   --insecure-no-signature
                          accept unsigned webhooks (local experiments only; logged loudly)
   --log-level L          debug|info|warn|error|off (default info); JSON lines on stderr
@@ -84,7 +88,8 @@ int RunServe(int argc, char** argv) {
   Flags flags(
       {"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
        "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
-       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds"},
+       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds",
+       "reviewers"},
       {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
@@ -171,6 +176,13 @@ int RunServe(int argc, char** argv) {
     pass_config.executor.after_call = [kind](const decide::PlannedAction& a) {
       if (decide::ActionKindName(a.kind) == kind) raise(SIGKILL);
     };
+  }
+  if (flags.Has("reviewers")) {
+    auto reviewers = LoadReviewers(flags.Get("reviewers", ""));
+    if (!reviewers.ok()) return UsageError(reviewers.status().message());
+    options.reviewers = std::move(reviewers->config);
+    options.review_executors = std::move(reviewers->executors);
+    options.engine.retry.unavailable_budget = options.reviewers.availability_budget;
   }
   options.http.listen = flags.Get("listen", "127.0.0.1:8080");
   options.http.body_limit = static_cast<size_t>(*body_limit_mb) * 1024 * 1024;

@@ -16,6 +16,11 @@ or is still in flight (accepted or unresolved, not yet routed):
 
   received = routed + ignored + duplicate + rejected + dead + in_flight
 
+the review-request funnel: every review run requested ends posted (done), cancelled,
+superseded or dead, or is still in flight (queued, running, or finished and not yet posted):
+
+  requested = done + cancelled + superseded + dead + in_flight
+
 and the engine's counters (signals, passes). Exits 1 if the database does not exist.
 
 Options:
@@ -48,10 +53,17 @@ int RunStatus(int argc, char** argv) {
   }
   auto funnel = (*store)->inbox().GetFunnel();
   auto counters = (*store)->GetCounters();
-  if (!funnel.ok() || !counters.ok()) {
-    PrintError("status", (!funnel.ok() ? funnel.status() : counters.status()).ToString());
+  auto reviews = (*store)->reviews().GetReviewFunnel();
+  if (!funnel.ok() || !counters.ok() || !reviews.ok()) {
+    const Status bad = !funnel.ok() ? funnel.status()
+                       : !counters.ok() ? counters.status()
+                                        : reviews.status();
+    PrintError("status", bad.ToString());
     return kExitFailure;
   }
+  const ReviewFunnel& rf = *reviews;
+  const bool reviews_balanced =
+      rf.requested == rf.done + rf.cancelled + rf.superseded + rf.dead + rf.in_flight;
   const Funnel& f = *funnel;
   const bool balanced =
       f.received == f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight;
@@ -71,6 +83,15 @@ int RunStatus(int argc, char** argv) {
     o["unresolved"] = f.unresolved;
     o["conflicts"] = f.conflicts;
     o["balanced"] = balanced;
+    boost::json::object r;
+    r["requested"] = rf.requested;
+    r["done"] = rf.done;
+    r["cancelled"] = rf.cancelled;
+    r["superseded"] = rf.superseded;
+    r["dead"] = rf.dead;
+    r["in_flight"] = rf.in_flight;
+    r["balanced"] = reviews_balanced;
+    o["reviews"] = std::move(r);
     boost::json::object c;
     for (const auto& [name, value] : *counters) c[name] = value;
     o["counters"] = std::move(c);
@@ -87,6 +108,13 @@ int RunStatus(int argc, char** argv) {
   std::printf("  in flight          %lld  (unresolved %lld)\n", static_cast<long long>(f.in_flight),
               static_cast<long long>(f.unresolved));
   std::printf("funnel balanced      %s\n", balanced ? "yes" : "NO");
+  std::printf("review runs requested %lld\n", static_cast<long long>(rf.requested));
+  std::printf("  posted             %lld\n", static_cast<long long>(rf.done));
+  std::printf("  cancelled          %lld\n", static_cast<long long>(rf.cancelled));
+  std::printf("  superseded         %lld\n", static_cast<long long>(rf.superseded));
+  std::printf("  dead               %lld\n", static_cast<long long>(rf.dead));
+  std::printf("  in flight          %lld\n", static_cast<long long>(rf.in_flight));
+  std::printf("reviews balanced     %s\n", reviews_balanced ? "yes" : "NO");
   std::printf("signals routed       %lld\n", static_cast<long long>(counter("work.signals")));
   std::printf("passes completed     %lld\n",
               static_cast<long long>(counter("work.passes_completed")));

@@ -11,6 +11,7 @@ int RunStatus(int argc, char** argv);  // argv[0] is "status"
 int RunConfig(int argc, char** argv);  // argv[0] is "config"
 int RunDemo(int argc, char** argv);    // argv[0] is "demo"
 int RunAudit(int argc, char** argv);   // argv[0] is "audit"
+int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

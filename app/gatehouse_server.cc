@@ -1,7 +1,10 @@
 // gatehouse serve's wiring. See app/gatehouse_server.h.
 #include "app/gatehouse_server.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "base/log.h"
 #include "engine/delivery_resolver.h"
@@ -43,9 +46,15 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   PassFn pass = LogOnlyPass;
   if (s.options_.github) {
     GH_RETURN_IF_ERROR(s.WireGitHub());
-    // The engine's PassContext adapted to the pass's engine-free entry point.
-    pass = [pr_pass = s.pr_pass_.get()](PassContext& ctx) {
-      return pr_pass->Run(ctx.lease(), [&ctx] { return ctx.lease_lost(); });
+    // The engine's PassContext adapted to the passes' engine-free entry points: a review work
+    // item ("owner/repo#12/review/role") runs the review pass, every other one the PR's.
+    pass = [pr_pass = s.pr_pass_.get(), review_pass = s.review_pass_.get()](PassContext& ctx) {
+      const act::LeaseLostProbe lost = [&ctx] { return ctx.lease_lost(); };
+      std::string subject, role;
+      if (ParseReviewWorkKey(ctx.lease().key, &subject, &role)) {
+        return review_pass->Run(ctx.lease(), lost);
+      }
+      return pr_pass->Run(ctx.lease(), lost);
     };
   } else {
     Log(LogLevel::kWarn, "serve.no_github")
@@ -53,6 +62,11 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
                "no GitHub credentials configured: webhooks are stored and routed, but passes "
                "only log (set GATEHOUSE_GITHUB_APP_ID + GATEHOUSE_GITHUB_PRIVATE_KEY_FILE or "
                "GATEHOUSE_GITHUB_TOKEN)");
+  }
+  // A reviewer may work for its whole timeout inside one pass: the pass must not be cut first.
+  for (const decide::ReviewerSpec& r : s.options_.reviewers.reviewers) {
+    s.options_.engine.max_pass =
+        std::max(s.options_.engine.max_pass, r.timeout + std::chrono::minutes(2));
   }
   s.pool_ = std::make_unique<WorkerPool>(st, s.clock_, std::move(pass), s.options_.engine);
   WorkerPool* pool = s.pool_.get();
@@ -115,12 +129,34 @@ Status GatehouseServer::WireGitHub() {
       };
     }
   }
+  act::ReviewPassConfig review;
+  review.reviewers = options_.reviewers;
+  review.executors = options_.review_executors;
+  review.app_mode = pass.app_mode;
+  review.app_login = pass.executor.app_login;
+  review.discover_login = pass.discover_login;
+  review.after_review = options_.after_review;
+  for (const decide::ReviewerSpec& r : options_.reviewers.reviewers) {
+    if (options_.review_executors.count(r.name) == 0) {
+      return InvalidArgument("reviewer " + r.name + " has no executor");
+    }
+    pass.served_roles.insert(r.roles.begin(), r.roles.end());
+  }
   pr_pass_ = std::make_unique<act::PrPass>(*store_, *github_, clock_, std::move(pass));
+  review_pass_ = std::make_unique<act::ReviewPass>(*store_, *github_, clock_, std::move(review));
   return Status::Ok();
 }
 
 Status GatehouseServer::Start() {
   if (started_) return FailedPrecondition("gatehouse server already started");
+  // Reviewers the store has not seen start as the file says; an operator's pause stands.
+  std::vector<std::pair<std::string, bool>> reviewers;
+  for (const decide::ReviewerSpec& r : options_.reviewers.reviewers) {
+    reviewers.emplace_back(r.name, r.paused);
+  }
+  if (!reviewers.empty()) {
+    GH_RETURN_IF_ERROR(store_->reviews().EnsureReviewers(reviewers, clock_->Now()));
+  }
   started_ = true;
   if (Status pool = pool_->Start(); !pool.ok()) {
     stopping_ = true;  // nothing else started

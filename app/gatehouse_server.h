@@ -14,12 +14,16 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "act/pr_pass.h"
+#include "act/review_pass.h"
 #include "base/clock.h"
 #include "base/status.h"
 #include "engine/worker_pool.h"
@@ -55,6 +59,12 @@ struct ServerOptions {
   // Between the resolver's rounds (unresolved deliveries looked up on GitHub); positive.
   Duration resolve_interval = std::chrono::seconds(30);
   ClockPtr clock;  // null: the real clock
+  // The reviewers file (`--reviewers`, docs/REVIEWERS.md) and one executor per reviewer; no
+  // reviewers: no review runs are requested. pass.served_roles is set from it.
+  decide::ReviewersConfig reviewers;
+  std::map<std::string, std::shared_ptr<review::ReviewExecutor>> review_executors;
+  // Fault injection (crash tests): see act::ReviewPassConfig::after_review.
+  std::function<void(int64_t run_id)> after_review;
 };
 
 class GatehouseServer {
@@ -97,6 +107,7 @@ class GatehouseServer {
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<GitHubClient> github_;
   std::unique_ptr<act::PrPass> pr_pass_;
+  std::unique_ptr<act::ReviewPass> review_pass_;
   // The engine and the front door, in the order they start.
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<InboxRouter> router_;

@@ -21,6 +21,8 @@ Usage:
   gatehouse route --event EVENT FILE              explain how a webhook payload is routed
   gatehouse status [--json]                       the webhook funnel and engine counters
   gatehouse config check FILE                     validate a .github/gatehouse.yml policy
+  gatehouse config check --reviewers FILE         validate a reviewers file
+  gatehouse reviewers ls|pause NAME|resume NAME   reviewers, their pause state and slots
   gatehouse audit OWNER/REPO#N [--json]           a pull request's verdicts and actions
   gatehouse help | --help                         this text
   gatehouse --version
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   if (cmd == "status") return gatehouse::app::RunStatus(argc - 1, argv + 1);
   if (cmd == "config") return gatehouse::app::RunConfig(argc - 1, argv + 1);
   if (cmd == "audit") return gatehouse::app::RunAudit(argc - 1, argv + 1);
+  if (cmd == "reviewers") return gatehouse::app::RunReviewers(argc - 1, argv + 1);
   if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;

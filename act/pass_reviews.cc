@@ -1,0 +1,204 @@
+// See act/pass_reviews.h.
+#include "act/pass_reviews.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "act/live_state.h"
+#include "base/ascii.h"
+#include "decide/pr_facts.h"
+#include "review/review_json.h"
+
+namespace gatehouse::act {
+namespace {
+
+using decide::ActionKind;
+using decide::PlannedAction;
+
+constexpr std::string_view kCommentTrigger = "comment:";
+
+// The comment ids a run, a reaction or a reply of the ledger already answered.
+std::set<int64_t> HandledComments(const std::vector<ReviewRun>& runs,
+                                  const std::vector<decide::PriorAction>& ledger) {
+  std::set<int64_t> handled;
+  auto id_after = [](std::string_view text, std::string_view prefix) -> int64_t {
+    if (text.substr(0, prefix.size()) != prefix) return 0;
+    text.remove_prefix(prefix.size());
+    int64_t id = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') break;
+      id = id * 10 + (c - '0');
+    }
+    return id;
+  };
+  for (const ReviewRun& r : runs) {
+    if (int64_t id = id_after(r.key.trigger, kCommentTrigger)) handled.insert(id);
+  }
+  for (const decide::PriorAction& a : ledger) {
+    if (a.state == decide::PriorAction::State::kFailed) continue;
+    if (a.kind == ActionKind::kReaction) {
+      if (int64_t id = id_after(a.detail, "comment:")) handled.insert(id);
+    } else if (a.kind == ActionKind::kComment) {
+      if (int64_t id = id_after(a.detail, "reply:")) handled.insert(id);
+    }
+  }
+  return handled;
+}
+
+}  // namespace
+
+std::string ReviewRunDetail(const std::string& role, const std::string& trigger) {
+  return role + ":" + trigger;
+}
+
+bool ParseReviewRunDetail(std::string_view detail, std::string* role, std::string* trigger) {
+  const size_t colon = detail.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= detail.size()) return false;
+  *role = std::string(detail.substr(0, colon));
+  *trigger = std::string(detail.substr(colon + 1));
+  return true;
+}
+
+std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subject,
+                                         const std::vector<PrFact>& facts,
+                                         const std::vector<decide::PriorAction>& ledger,
+                                         PrReviewState* state) {
+  auto runs = store.reviews().ListRuns(subject);
+  if (!runs.ok()) return PassOutcome::Transient("listing review runs: " + runs.status().ToString());
+  state->runs = std::move(runs).value();
+  const std::set<int64_t> handled = HandledComments(state->runs, ledger);
+  state->commands.clear();
+  for (const PrFact& f : facts) {
+    auto command = decide::ParseCommandFact(f.name, f.value);
+    if (!command || handled.count(command->comment_id) > 0) continue;
+    state->commands.push_back(decide::CommandComment{command->comment_id, command->login,
+                                                     RoleOf(command->association), command->line});
+  }
+  std::sort(state->commands.begin(), state->commands.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  return std::nullopt;
+}
+
+std::vector<decide::KnownRun> KnownRuns(const std::vector<ReviewRun>& runs) {
+  std::vector<decide::KnownRun> known;
+  known.reserve(runs.size());
+  for (const ReviewRun& r : runs) {
+    decide::KnownRun k;
+    k.role = r.key.role;
+    k.head_sha = r.key.head_sha;
+    k.trigger = r.key.trigger;
+    k.state = std::string(RunStateName(r.state));
+    if (!r.result_json.empty()) {
+      auto parsed = review::ParseReviewResult(r.result_json);
+      if (parsed.ok()) k.result = std::move(parsed).value();
+    }
+    k.reviewer = r.reviewer;
+    k.reason = r.reason;
+    known.push_back(std::move(k));
+  }
+  return known;
+}
+
+std::vector<decide::RoleReview> RoleReviewsAt(const decide::ReviewsPolicy& policy,
+                                              const decide::PrSnapshot& pr,
+                                              const std::vector<ReviewRun>& runs,
+                                              const std::set<std::string>& served_roles) {
+  std::vector<decide::RoleReview> out;
+  if (pr.state != "open" || pr.draft) return out;
+  for (const decide::ReviewRoleRule& rule : policy.roles) {
+    if (!decide::RoleApplies(rule, pr)) continue;
+    decide::RoleReview rr;
+    rr.role = rule.role;
+    rr.required = rule.required;
+    rr.state = "missing";
+    const ReviewRun* latest = nullptr;
+    for (const ReviewRun& r : runs) {
+      if (r.key.role != rule.role || r.key.head_sha != pr.head_sha) continue;
+      if (r.state == RunState::kCancelled || r.state == RunState::kSuperseded) continue;
+      if (latest == nullptr || r.id > latest->id) latest = &r;
+    }
+    if (latest != nullptr) {
+      rr.state = std::string(RunStateName(latest->state));
+      rr.reviewer = latest->reviewer;
+      rr.reason = latest->reason;
+      if (!latest->result_json.empty()) {
+        auto parsed = review::ParseReviewResult(latest->result_json);
+        if (parsed.ok()) rr.result = std::move(parsed).value();
+      }
+    } else if (served_roles.count(rule.role) == 0) {
+      rr.state = "dead";
+      rr.reason = "no reviewer serves role " + rule.role;
+    }
+    out.push_back(std::move(rr));
+  }
+  return out;
+}
+
+std::vector<PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy,
+                                             const decide::PrSnapshot& pr,
+                                             const PrReviewState& state,
+                                             const std::vector<std::string>& reasons,
+                                             const std::string& app_login,
+                                             const std::set<std::string>& served_roles,
+                                             int64_t head_occurrence) {
+  std::vector<PlannedAction> actions;
+  auto make = [&](ActionKind kind, std::string detail, std::string why) {
+    PlannedAction a;
+    a.kind = kind;
+    a.head_sha = pr.head_sha;
+    a.head_occurrence = head_occurrence;
+    a.detail = std::move(detail);
+    a.why = std::move(why);
+    return a;
+  };
+  if (pr.state != "open") return actions;
+  const std::vector<decide::RunToRequest> runs =
+      decide::PlanReviewRuns(policy, pr, KnownRuns(state.runs), reasons, state.commands,
+                             app_login, served_roles);
+  for (const decide::RunToRequest& r : runs) {
+    actions.push_back(make(ActionKind::kReviewRun, ReviewRunDetail(r.role, r.trigger), r.why));
+  }
+  for (const decide::CommandComment& c : state.commands) {
+    const decide::ParsedCommand cmd = decide::ParseCommand(c.body, app_login);
+    if (cmd.kind == decide::ParsedCommand::Kind::kNone) continue;
+    if (EqualsIgnoreCase(c.author, app_login)) continue;  // its own comments never command
+    const bool allowed = std::find(policy.commanders.begin(), policy.commanders.end(),
+                                   c.author_role) != policy.commanders.end();
+    if (!allowed) continue;  // not someone with write access: no answer, no run
+    const std::string id = std::to_string(c.id);
+    PlannedAction react = make(ActionKind::kReaction, "comment:" + id, "command from " + c.author);
+    react.comment_id = c.id;
+    react.body = cmd.kind == decide::ParsedCommand::Kind::kReview ? "+1" : "confused";
+    actions.push_back(std::move(react));
+    if (cmd.kind == decide::ParsedCommand::Kind::kUnknown) {
+      PlannedAction reply =
+          make(ActionKind::kComment, "reply:" + id, "unknown command \"" + cmd.word + "\"");
+      reply.body = decide::UnknownCommandReply(cmd.word, policy);
+      actions.push_back(std::move(reply));
+    }
+  }
+  return actions;
+}
+
+std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subject,
+                                           int64_t fence, const PullRequest& pr,
+                                           const std::vector<ReviewRun>& runs, Time now,
+                                           std::vector<std::string>* cancelled_keys) {
+  const bool over = pr.state != "open" || pr.draft;
+  bool any = false;
+  for (const ReviewRun& r : runs) {
+    if (IsTerminal(r.state) || r.state == RunState::kDead) continue;
+    if (over || r.key.head_sha != pr.head_sha) any = true;
+  }
+  if (!any) return std::nullopt;
+  const std::string why = pr.merged  ? "the pull request was merged"
+                          : over && pr.state != "open" ? "the pull request was closed"
+                          : pr.draft ? "the pull request was converted to draft"
+                                     : "the head moved to " + pr.head_sha.substr(0, 12);
+  auto keys = store.reviews().CancelRuns(subject, over ? "" : pr.head_sha, why, subject, fence, now);
+  if (!keys.ok()) return PassOutcome::Transient("cancelling review runs: " + keys.status().ToString());
+  *cancelled_keys = std::move(keys).value();
+  return std::nullopt;
+}
+
+}  // namespace gatehouse::act

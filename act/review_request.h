@@ -1,0 +1,52 @@
+// The review run's GitHub side (docs/REVIEWERS.md): what the reviewer is asked, and posting
+// its answer on the PR exactly once through the action ledger.
+//
+// Free functions; safe to call concurrently for different runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "act/pass_outcome.h"
+#include "act/target.h"
+#include "base/clock.h"
+#include "decide/review_types.h"
+#include "github/github.h"
+#include "store/store.h"
+
+namespace gatehouse::act {
+
+// The request for `run` on `pr` (its live read): the changed files with their patches (one
+// paged read) and the findings of this role's latest finished run on another head of the PR
+// (`runs`: the role's runs). A failed read is returned as the outcome that ends the pass.
+std::optional<PassOutcome> BuildReviewRequest(GitHub& github, const Target& target,
+                                              const PullRequest& pr, const ReviewRun& run,
+                                              const std::vector<ReviewRun>& runs,
+                                              decide::ReviewRequest* request);
+
+// The findings of this role's latest finished run on another head of the PR (`runs`: the
+// role's runs), and that head; left empty when there is none.
+void PriorFindings(const ReviewRun& run, const std::vector<ReviewRun>& runs,
+                   std::vector<decide::ReviewFinding>* findings, std::string* head);
+
+struct PostResult {
+  enum class Kind { kPosted, kAlreadyPosted, kSuperseded, kStop };
+  Kind kind = Kind::kPosted;
+  int64_t review_id = 0;
+  std::string detail;
+  PassOutcome stop;  // kStop: how the pass ends (transient, rate limited, fence lost)
+};
+
+// Posts `result` of `run` as a PR review bound to commit_id = the run's head, through the
+// ledger (key: the run's work item, kind "review", the head, detail "run:<id>"), fenced by
+// `fence`. The PR is re-read first: a head that moved makes it kSuperseded with no call. An
+// intent left open by an earlier holder is reconciled against the PR's reviews by gatehouse's
+// login and the run's marker.
+PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Target& target,
+                      const std::string& work_key, int64_t fence, const ReviewRun& run,
+                      const decide::ReviewResult& result,
+                      const std::vector<decide::ReviewFinding>& prior_findings,
+                      const std::string& prior_head, const std::string& app_login);
+
+}  // namespace gatehouse::act
