@@ -131,8 +131,8 @@ Result<Child> Spawn(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_adddup2(&actions, err->write.get(), 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
   sigset_t mask;
   sigemptyset(&mask);
@@ -223,8 +223,7 @@ void Feed(Fd& fd, const std::string& input, size_t* written, SigpipeBlock* sigpi
 // Feeds stdin, collects stdout and stderr, and watches the child, the deadline and
 // `cancelled` (at least every kPollStep) until one of them ends the exchange.
 End Exchange(Child& child, const std::string& input, Steady::time_point deadline,
-             const CancelProbe& cancelled, const CommandExecutorOptions& options,
-             Collected* got) {
+             const CancelProbe& cancelled, const CommandExecutorOptions& options, Collected* got) {
   SigpipeBlock sigpipe;
   size_t written = 0;
   if (input.empty()) child.in.Close();
@@ -234,8 +233,8 @@ End Exchange(Child& child, const std::string& input, Steady::time_point deadline
     if (now >= deadline) return End::kTimedOut;
     auto step = std::min<Steady::duration>(kPollStep, deadline - now);
     if (!child.pidfd.open()) step = std::min<Steady::duration>(step, kExitPollStep);
-    const int wait_ms = static_cast<int>(
-        std::chrono::ceil<std::chrono::milliseconds>(step).count());
+    const int wait_ms =
+        static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(step).count());
 
     pollfd fds[4];
     nfds_t n = 0;
@@ -257,7 +256,8 @@ End Exchange(Child& child, const std::string& input, Steady::time_point deadline
       Drain(child.out, &got->out, options.max_stdout, false, nullptr);
       if (got->out.size() > options.max_stdout) return End::kOverflow;
     }
-    if (ready(err_i)) Drain(child.err, &got->err_tail, options.stderr_tail, true, &got->err_clipped);
+    if (ready(err_i))
+      Drain(child.err, &got->err_tail, options.stderr_tail, true, &got->err_clipped);
     if (HasExited(child, pid_i >= 0 ? fds[pid_i].revents : 0)) {
       // Whatever it wrote before exiting is in the pipes; a grandchild holding them open must
       // not keep us waiting, so read only what is there now.

@@ -2,8 +2,9 @@
 // events (a marker file, a process's exit through its pidfd), never for time; the timeout test
 // asserts the outcome, not how long it took.
 #include "review/command_executor.h"
-#include "review/duration_text.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,14 +12,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "review/duration_text.h"
 
 namespace gatehouse::review {
 namespace {
@@ -91,10 +91,10 @@ TEST_F(CommandExecutorTest, ValidResult) {
 }
 
 TEST_F(CommandExecutorTest, TheRequestReachesStdin) {
-  const std::string script = Script("echo.sh", R"(input=$(cat)
+  const std::string script = Script("echo.sh", R"sh(input=$(cat)
 role=$(printf '%s' "$input" | sed -n 's/.*"role":"\([^"]*\)".*/\1/p')
 head=$(printf '%s' "$input" | sed -n 's/.*"head_sha":"\([^"]*\)".*/\1/p')
-printf '{"verdict":"comment","summary":"%s at %s"}' "$role" "$head")");
+printf '{"verdict":"comment","summary":"%s at %s"}' "$role" "$head")sh");
   decide::ReviewRequest request;
   request.role = "security";
   request.head_sha = "abc123";
@@ -105,7 +105,8 @@ printf '{"verdict":"comment","summary":"%s at %s"}' "$role" "$head")");
 }
 
 TEST_F(CommandExecutorTest, NonZeroExitIsTransientWithTheStderrTail) {
-  auto out = Run({Script("fail.sh", "echo 'first line' >&2\necho 'no model configured' >&2\nexit 3")});
+  auto out =
+      Run({Script("fail.sh", "echo 'first line' >&2\necho 'no model configured' >&2\nexit 3")});
   EXPECT_EQ(out.kind, Kind::kTransient);
   EXPECT_EQ(out.reason, "exit 3: first line | no model configured");
 
@@ -115,8 +116,9 @@ TEST_F(CommandExecutorTest, NonZeroExitIsTransientWithTheStderrTail) {
 }
 
 TEST_F(CommandExecutorTest, OnlyTheTailOfALongStderrIsKept) {
-  auto out = Run({Script("noisy.sh", "i=0; while [ $i -lt 500 ]; do echo \"line $i\" >&2; "
-                                     "i=$((i+1)); done; echo END >&2; exit 2")});
+  auto out = Run({Script("noisy.sh",
+                         "i=0; while [ $i -lt 500 ]; do echo \"line $i\" >&2; "
+                         "i=$((i+1)); done; echo END >&2; exit 2")});
   EXPECT_EQ(out.kind, Kind::kTransient);
   EXPECT_THAT(out.reason, StartsWith("exit 2: …"));
   EXPECT_THAT(out.reason, HasSubstr("line 499 | END"));
@@ -148,9 +150,9 @@ TEST_F(CommandExecutorTest, TimeoutKillsTheCommand) {
 }
 
 TEST_F(CommandExecutorTest, CancelKillsTheCommandAndItsGrandchildren) {
-  const std::string script = Script("tree.sh", "sleep 30 &\necho $! > " + dir_ +
-                                                   "/grandchild.pid\ntouch " + dir_ +
-                                                   "/started\nsleep 30");
+  const std::string script =
+      Script("tree.sh", "sleep 30 &\necho $! > " + dir_ + "/grandchild.pid\ntouch " + dir_ +
+                            "/started\nsleep 30");
   auto out = Run({script}, {}, seconds(60), [this] { return Exists("started"); });
   EXPECT_EQ(out.kind, Kind::kCancelled) << out.reason;
   const pid_t grandchild = std::stoi(Read("grandchild.pid"));
@@ -158,8 +160,8 @@ TEST_F(CommandExecutorTest, CancelKillsTheCommandAndItsGrandchildren) {
 }
 
 TEST_F(CommandExecutorTest, CancelledBeforeStartRunsNothing) {
-  auto out = Run({Script("never.sh", "touch " + dir_ + "/ran")}, {}, seconds(30),
-                 [] { return true; });
+  auto out =
+      Run({Script("never.sh", "touch " + dir_ + "/ran")}, {}, seconds(30), [] { return true; });
   EXPECT_EQ(out.kind, Kind::kCancelled);
   EXPECT_FALSE(Exists("ran"));
 }
@@ -204,9 +206,9 @@ TEST_F(CommandExecutorTest, AMissingProgramIsTransient) {
 }
 
 TEST_F(CommandExecutorTest, ConcurrentReviewsGetTheirOwnAnswers) {
-  const std::string script = Script("role.sh", R"(input=$(cat)
+  const std::string script = Script("role.sh", R"sh(input=$(cat)
 role=$(printf '%s' "$input" | sed -n 's/.*"role":"\([^"]*\)".*/\1/p')
-printf '{"verdict":"comment","summary":"%s"}' "$role")");
+printf '{"verdict":"comment","summary":"%s"}' "$role")sh");
   CommandExecutorOptions options;
   options.argv = {script};
   auto executor = CommandExecutor::Create(options);
@@ -225,6 +227,28 @@ printf '{"verdict":"comment","summary":"%s"}' "$role")");
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(right.load(), 32);
+}
+
+// The pipes this process has open (sockets, e.g. of libcurl, are not counted).
+int OpenPipes() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().starts_with("pipe:")) ++n;
+  }
+  return n;
+}
+
+TEST_F(CommandExecutorTest, LeavesNoPipesOpen) {
+  const int before = OpenPipes();
+  Run({Script("ok.sh", std::string("echo '") + kApprove + "'")});
+  Run({Script("fail.sh", "exit 4")});
+  Run({Script("slow.sh", "sleep 30")}, {}, milliseconds(200));
+  Run({Script("wait.sh", "touch " + dir_ + "/go\nsleep 30")}, {}, seconds(30),
+      [this] { return Exists("go"); });
+  Run({dir_ + "/missing"});
+  EXPECT_EQ(OpenPipes(), before);
 }
 
 TEST(CommandExecutorCreateTest, RejectsAnEmptyArgv) {

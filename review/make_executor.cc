@@ -39,7 +39,8 @@ Result<ReviewExecutorPtr> MakeExecutor(const decide::ExecutorSpec& spec) {
     case decide::ExecutorType::kBuiltinSecrets:
       return ReviewExecutorPtr(new SecretsExecutor());
     case decide::ExecutorType::kOpenAi:
-      return InvalidArgument("openai executor not linked in this build");  // INTEGRATOR: replace with the openai executor
+      // INTEGRATOR: the one placeholder; replace with review/openai_executor.h's executor.
+      return InvalidArgument("openai executor not linked in this build");
   }
   return InvalidArgument("unknown executor type");
 }

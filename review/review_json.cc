@@ -1,7 +1,6 @@
 #include "review/review_json.h"
 
 #include <boost/json.hpp>
-
 #include <cstddef>
 #include <string>
 

@@ -146,8 +146,9 @@ TEST(ReviewJsonTest, FindingErrors) {
             "findings[0].line: expected an integer >= 0, got a string");
   EXPECT_EQ(ErrorOf(with(R"([{"path":"a","line":18446744073709551615,"message":"m"}])")),
             "findings[0].line: line number too large");
-  EXPECT_EQ(ErrorOf(with(R"([{"path":"a"},{"path":"b"},{"path":"c","severity":"high","message":"m"}])")),
-            "findings[0].message: missing");
+  EXPECT_EQ(
+      ErrorOf(with(R"([{"path":"a"},{"path":"b"},{"path":"c","severity":"high","message":"m"}])")),
+      "findings[0].message: missing");
   EXPECT_EQ(ErrorOf(with(R"([{"path":"a","message":"m"},{"path":"b","message":"m"},)"
                          R"({"path":"c","severity":"high","message":"m"}])")),
             R"(findings[2].severity: expected one of info, warning, blocking, got "high")");

@@ -115,7 +115,10 @@ struct SecretsScanner::Patterns {
   std::unique_ptr<RE2> assignment = Compile(kAssignment);
   std::unique_ptr<RE2> uuid =
       Compile(R"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})");
-  std::unique_ptr<RE2> dotted_name = Compile(R"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)");
+  std::unique_ptr<RE2> dotted_name =
+      Compile(R"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)");
+  // Words and numbers joined by separators: a name ("deploy_token_v2"), not a credential.
+  std::unique_ptr<RE2> wordish = Compile(R"([A-Za-z]*[0-9]*(?:[_\-./][A-Za-z]*[0-9]*)*)");
   std::unique_ptr<RE2> hunk = Compile(R"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*)");
 
   Patterns() {
@@ -129,9 +132,9 @@ struct SecretsScanner::Patterns {
     const char first = value.front();
     if (first == '$' || first == '%' || first == '{') return false;
     if (!quoted && RE2::FullMatch(value, *dotted_name)) return false;  // os.environ.X
-    if (IsPlaceholder(value)) return false;
-    const double threshold =
-        std::min(4.0, std::log2(static_cast<double>(value.size())) - 0.6);
+    if (IsPlaceholder(value) || RE2::FullMatch(value, *wordish)) return false;
+    // A random 20-character secret scores about 4.0 bits, so short values get a lower bar.
+    const double threshold = std::min(4.0, std::log2(static_cast<double>(value.size())) - 1.0);
     return ShannonEntropy(value) >= threshold;
   }
 };
@@ -153,8 +156,8 @@ std::vector<SecretHit> SecretsScanner::ScanLine(std::string_view line) const {
 
   StringPiece input(line);
   StringPiece name, double_quoted, single_quoted, bare;
-  while (RE2::FindAndConsume(&input, *patterns_->assignment, &name, &double_quoted,
-                             &single_quoted, &bare)) {
+  while (RE2::FindAndConsume(&input, *patterns_->assignment, &name, &double_quoted, &single_quoted,
+                             &bare)) {
     const bool quoted = !double_quoted.empty() || !single_quoted.empty();
     const std::string_view value =
         !double_quoted.empty() ? double_quoted : (!single_quoted.empty() ? single_quoted : bare);
@@ -165,8 +168,7 @@ std::vector<SecretHit> SecretsScanner::ScanLine(std::string_view line) const {
   return hits;
 }
 
-std::vector<ReviewFinding> SecretsScanner::ScanPatch(std::string_view path,
-                                                     std::string_view patch,
+std::vector<ReviewFinding> SecretsScanner::ScanPatch(std::string_view path, std::string_view patch,
                                                      int64_t* added_lines) const {
   std::vector<ReviewFinding> findings;
   bool in_hunk = false;
@@ -189,8 +191,8 @@ std::vector<ReviewFinding> SecretsScanner::ScanPatch(std::string_view path,
     if (!in_hunk) continue;  // "diff --git", "--- a/x", "+++ b/x", ...
     // Within a hunk's counts, "+++x" is the added line "++x"; past them it is a file header.
     const bool counted = old_left > 0 || new_left > 0;
-    if (!counted && (line.starts_with("+++") || line.starts_with("---") ||
-                     line.starts_with("diff "))) {
+    if (!counted &&
+        (line.starts_with("+++") || line.starts_with("---") || line.starts_with("diff "))) {
       in_hunk = false;
       continue;
     }
@@ -201,8 +203,8 @@ std::vector<ReviewFinding> SecretsScanner::ScanPatch(std::string_view path,
         std::string message = hit.kind + " added";
         if (!hit.preview.empty()) message += " (" + hit.preview + ")";
         message += ": remove it from the change and revoke it";
-        findings.push_back({std::string(path), new_line, decide::Severity::kBlocking,
-                            std::move(message)});
+        findings.push_back(
+            {std::string(path), new_line, decide::Severity::kBlocking, std::move(message)});
       }
       ++new_line;
       --new_left;
@@ -235,11 +237,10 @@ ReviewResult SecretsResult(std::vector<ReviewFinding> findings, int64_t added_li
     result.summary = "no credentials found in " + lines;
   } else {
     result.verdict = decide::ReviewVerdict::kRequestChanges;
-    result.summary =
-        "found " +
-        plural(static_cast<int64_t>(findings.size()), "possible credential",
-               "possible credentials") +
-        " in " + lines;
+    result.summary = "found " +
+                     plural(static_cast<int64_t>(findings.size()), "possible credential",
+                            "possible credentials") +
+                     " in " + lines;
   }
   if (findings.size() > kMaxFindings) {
     result.summary += " (the first " + std::to_string(kMaxFindings) + " are listed)";

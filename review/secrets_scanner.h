@@ -11,9 +11,10 @@
 //   Stripe live key    sk_live_/rk_live_ + 24 or more alphanumerics
 //   high-entropy       (secret|token|password|api_key|...) [:=] VALUE, where VALUE has at least
 //   assignment         20 characters, a letter and a digit, a Shannon entropy of at least
-//                      min(4.0, log2(len) - 0.6) bits per character, and is not all hex (a
+//                      min(4.0, log2(len) - 1.0) bits per character, and is not all hex (a
 //                      SHA or digest), not a UUID, not a reference (a dotted name such as
-//                      os.environ.X, $VAR, ${...}) and not a placeholder (example, xxxx, ...)
+//                      os.environ.X, $VAR, ${...}), not words joined by separators
+//                      (deploy_token_v2) and not a placeholder (example, xxxx, ...)
 // Each hit is a blocking finding at the file's path and new-file line; its message names the
 // kind and shows at most the first 4 characters of the secret ("GitHub token ghp_… added").
 // A line gets one finding per specific kind it matches; the high-entropy rule reports a line
