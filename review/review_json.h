@@ -27,6 +27,8 @@ std::string EncodeReviewResult(const decide::ReviewResult& result);
 // severity (optional, info) and a non-empty message; at most 200 findings, messages clipped to
 // 4 KiB. InvalidArgument naming the first problem ("findings[2].severity: expected one of info,
 // warning, blocking, got \"high\"").
+// Keys not named here are ignored (a reviewer may add its own); the text must be one JSON value
+// and nothing else ("not JSON: ..." otherwise).
 Result<decide::ReviewResult> ParseReviewResult(std::string_view json);
 
 }  // namespace gatehouse::review

@@ -12,7 +12,8 @@ declare -A allowed=(
   [store]="base"
   [github]="base"
   [decide]="base"
-  [act]="base decide github store"
+  [review]="base decide github"
+  [act]="base decide github review store"
   [engine]="base decide act github store"
   [http]="base engine github"
   [sim]="base github http"
@@ -20,7 +21,7 @@ declare -A allowed=(
 )
 
 bad=0
-for layer in base store github decide act engine http sim app; do
+for layer in base store github decide review act engine http sim app; do
   while IFS= read -r file; do
     while IFS= read -r line; do
       target=${line#*\"}

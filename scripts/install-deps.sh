@@ -16,6 +16,7 @@ packages=(
   libbenchmark-dev
   libpq-dev postgresql   # for the PostgreSQL store backend to come; nothing links libpq yet
   libyaml-cpp-dev
+  libre2-dev             # review/secrets_scanner.cc
   clang-format clang-tidy
   wrk openssl
 )
