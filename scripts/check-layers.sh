@@ -17,7 +17,7 @@ declare -A allowed=(
   [engine]="base decide act github store"
   [http]="base engine github"
   [sim]="base github http"
-  [app]="base store github decide act engine http"
+  [app]="base store github decide review act engine http"
 )
 
 bad=0
