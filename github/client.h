@@ -78,6 +78,11 @@ class GitHubClient final : public GitHub {
   GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,
                                                               const RepoRef& repo,
                                                               int64_t number) override;
+  GitHubResult<std::vector<PullFile>> ListPullRequestFileDetails(const CallContext& ctx,
+                                                                 const RepoRef& repo,
+                                                                 int64_t number) override;
+  GitHubResult<std::vector<Reaction>> ListReactions(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t comment_id) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".
@@ -92,6 +97,9 @@ class GitHubClient final : public GitHub {
                                            int64_t number, const std::string& body) override;
   GitHubResult<GitHubOk> UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
                                             int64_t comment_id, const std::string& body) override;
+  // 200 (the reaction exists) and 201 (created) both return its id.
+  GitHubResult<int64_t> CreateReaction(const CallContext& ctx, const RepoRef& repo,
+                                       int64_t comment_id, const std::string& content) override;
   GitHubResult<GitHubOk> AddLabels(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                    const std::vector<std::string>& labels) override;
   // NotFound when the label is not on the issue.

@@ -259,6 +259,36 @@ GitHubResult<std::vector<std::string>> GitHubClient::ListPullRequestFiles(const 
   return out;
 }
 
+GitHubResult<std::vector<PullFile>> GitHubClient::ListPullRequestFileDetails(const CallContext& ctx,
+                                                                             const RepoRef& repo,
+                                                                             int64_t number) {
+  auto r = GetAllPages(
+      ctx, RepoPath(repo) + "/pulls/" + std::to_string(number) + "/files?per_page=100", "");
+  if (!r.ok()) return r.error();
+  std::vector<PullFile> out;
+  for (const auto& v : *r) {
+    out.push_back(PullFile{Str(v, "filename"), Str(v, "status"),
+                           static_cast<int>(Int(v, "additions")),
+                           static_cast<int>(Int(v, "deletions")), Str(v, "patch")});
+  }
+  return out;
+}
+
+GitHubResult<std::vector<Reaction>> GitHubClient::ListReactions(const CallContext& ctx,
+                                                                const RepoRef& repo,
+                                                                int64_t comment_id) {
+  auto r = GetAllPages(
+      ctx,
+      RepoPath(repo) + "/issues/comments/" + std::to_string(comment_id) + "/reactions?per_page=100",
+      "");
+  if (!r.ok()) return r.error();
+  std::vector<Reaction> out;
+  for (const auto& v : *r) {
+    out.push_back(Reaction{Int(v, "id"), Str(Sub(v, "user"), "login"), Str(v, "content")});
+  }
+  return out;
+}
+
 GitHubResult<MergeResult> GitHubClient::Merge(const CallContext& ctx, const RepoRef& repo,
                                               int64_t number, const std::string& sha,
                                               const std::string& merge_method) {
@@ -294,6 +324,22 @@ GitHubResult<GitHubOk> GitHubClient::UpdateIssueComment(const CallContext& ctx, 
   return Ignore(Call(ctx, "PATCH",
                      RepoPath(repo) + "/issues/comments/" + std::to_string(comment_id),
                      json::object{{"body", body}}));
+}
+
+GitHubResult<int64_t> GitHubClient::CreateReaction(const CallContext& ctx, const RepoRef& repo,
+                                                   int64_t comment_id, const std::string& content) {
+  auto r = Call(ctx, "POST",
+                RepoPath(repo) + "/issues/comments/" + std::to_string(comment_id) + "/reactions",
+                json::object{{"content", content}});
+  if (!r.ok()) return r.error();
+  const int64_t id = Int(r->body, "id");
+  if (id <= 0) {
+    return GitHubError{GitHubErrorKind::kPermanent,
+                       r->status,
+                       {},
+                       "POST reactions on comment " + std::to_string(comment_id) + ": no id"};
+  }
+  return id;
 }
 
 GitHubResult<GitHubOk> GitHubClient::AddLabels(const CallContext& ctx, const RepoRef& repo,

@@ -352,6 +352,7 @@ TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
   EXPECT_EQ((*reviews)[0].id, *review_id);
   EXPECT_EQ((*reviews)[0].state, "COMMENTED");
   EXPECT_EQ((*reviews)[0].commit_id, one.head_sha);
+  EXPECT_EQ((*reviews)[0].body, "looks fine");
 
   // --- comments ---
   auto comment_id = github.CreateIssueComment(ctx_, kRepo, 1, "gatehouse: waiting for review");

@@ -380,6 +380,7 @@ TEST_F(GitHubClientTest, EndpointsSendTheRightRequests) {
   EXPECT_EQ((*reviews)[0].user, "bob");
   EXPECT_EQ((*reviews)[0].state, "APPROVED");
   EXPECT_EQ((*reviews)[0].commit_id, "c1");
+  EXPECT_EQ((*reviews)[0].body, "ok");
 
   reply("GET /repos/acme/app/commits/c1/check-runs?per_page=100",
         R"({"total_count":1,"check_runs":[{"id":4,"name":"ci","status":"completed",)"

@@ -119,6 +119,23 @@ struct IssueEvent {
   std::string created_at;  // GitHub's ISO 8601 text
 };
 
+// One changed file of a PR as GET /pulls/{n}/files lists it.
+struct PullFile {
+  std::string path;    // `filename`
+  std::string status;  // added, modified, removed, renamed, copied, changed, unchanged
+  int additions = 0;
+  int deletions = 0;
+  // The unified-diff hunks; "" when GitHub sends none (binary files, diffs too large to show).
+  std::string patch;
+};
+
+// A reaction on an issue comment.
+struct Reaction {
+  int64_t id = 0;
+  std::string user;     // the login
+  std::string content;  // +1, -1, laugh, confused, heart, hooray, rocket, eyes
+};
+
 struct MergeResult {
   bool merged = false;
   std::string sha;
@@ -175,6 +192,16 @@ class GitHub {
   virtual GitHubResult<std::vector<std::string>> ListPullRequestFiles(const CallContext& ctx,
                                                                       const RepoRef& repo,
                                                                       int64_t number) = 0;
+  // Every file PR `number` changes with its status, line counts and patch (all pages, GitHub's
+  // order, at most 3000 files as for ListPullRequestFiles).
+  virtual GitHubResult<std::vector<PullFile>> ListPullRequestFileDetails(const CallContext& ctx,
+                                                                         const RepoRef& repo,
+                                                                         int64_t number) = 0;
+  // Every reaction on issue comment `comment_id`, oldest first (all pages); NotFound when the
+  // comment does not exist.
+  virtual GitHubResult<std::vector<Reaction>> ListReactions(const CallContext& ctx,
+                                                            const RepoRef& repo,
+                                                            int64_t comment_id) = 0;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,
@@ -192,6 +219,12 @@ class GitHub {
   virtual GitHubResult<GitHubOk> UpdateIssueComment(const CallContext& ctx, const RepoRef& repo,
                                                     int64_t comment_id,
                                                     const std::string& body) = 0;
+  // Reacts to issue comment `comment_id` with `content` ("+1", "eyes", ...) as the caller.
+  // Idempotent like GitHub: when the caller already reacted so, GitHub answers 200 with that
+  // reaction and no second one is made. Returns the reaction id (new or existing). NotFound
+  // when the comment does not exist, Unprocessable for an unknown `content`.
+  virtual GitHubResult<int64_t> CreateReaction(const CallContext& ctx, const RepoRef& repo,
+                                               int64_t comment_id, const std::string& content) = 0;
   virtual GitHubResult<GitHubOk> AddLabels(const CallContext& ctx, const RepoRef& repo,
                                            int64_t number,
                                            const std::vector<std::string>& labels) = 0;

@@ -22,6 +22,41 @@ std::vector<std::string> Strings(const json::object& o, std::string_view key) {
   return out;
 }
 
+// `files` of a control call: paths, or objects describing a file in full
+// ({"path", "status", "patch", "additions", "deletions"}; the counts default to the patch's
+// '+' and '-' lines). "" when valid, else what is wrong.
+std::string ParseFiles(const json::value& files, std::vector<std::string>* paths,
+                       std::map<std::string, FileChange>* changes) {
+  if (!files.is_array()) return "files must be an array";
+  for (size_t i = 0; i < files.as_array().size(); ++i) {
+    const json::value& f = files.as_array()[i];
+    const std::string where = "files[" + std::to_string(i) + "]";
+    if (f.is_string()) {
+      paths->emplace_back(f.as_string());
+      continue;
+    }
+    if (!f.is_object()) return where + ": expected a path or an object";
+    const json::object& o = f.as_object();
+    std::string path = GetString(o, "path");
+    if (path.empty()) return where + ".path: expected a non-empty string";
+    if (const auto* p = o.if_contains("patch"); p && !p->is_string()) {
+      return where + ".patch: expected a string";
+    }
+    FileChange change;
+    change.status = GetString(o, "status", change.status);
+    change.patch = GetString(o, "patch");
+    CountPatchLines(change.patch, &change.additions, &change.deletions);
+    change.additions = static_cast<int>(GetInt(o, "additions", change.additions));
+    change.deletions = static_cast<int>(GetInt(o, "deletions", change.deletions));
+    if (change.additions < 0 || change.deletions < 0) {
+      return where + ": additions and deletions must not be negative";
+    }
+    paths->push_back(path);
+    (*changes)[path] = std::move(change);
+  }
+  return "";
+}
+
 json::object RenderEffect(const Effect& e) {
   return {{"seq", e.seq},       {"at", FormatTime(e.at)}, {"who", e.who}, {"kind", e.kind},
           {"repo", e.repo},     {"number", e.number},     {"sha", e.sha}, {"head", e.head},
@@ -29,6 +64,27 @@ json::object RenderEffect(const Effect& e) {
 }
 
 }  // namespace
+
+HttpResponse SimHandler::ServeChatControl(const HttpRequest& request, const json::object& body,
+                                          const std::vector<std::string>& parts) {
+  const std::string& m = request.method;
+  if (parts.size() == 2 && (m == "GET" || m == "PUT")) {
+    if (m == "PUT") {
+      if (Status s = chat_.Configure(body); !s.ok())
+        return GitHubError(400, "openai: " + s.message());
+    }
+    return JsonValueResponse(200, chat_.Render());
+  }
+  if (parts.size() == 3 && parts[2] == "script" && (m == "POST" || m == "DELETE")) {
+    if (m == "DELETE") {
+      chat_.ClearScript();
+    } else if (Status s = chat_.Append(body); !s.ok()) {
+      return GitHubError(400, "openai: " + s.message());
+    }
+    return JsonValueResponse(200, chat_.Render());
+  }
+  return GitHubError(404, "Not Found");
+}
 
 HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
   std::vector<std::string> parts = SplitPath(request.Path());  // "_sim", ...
@@ -38,6 +94,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
   if (m != "GET" && !ParseObject(request.body, &body, &error)) return error;
   size_t n = parts.size();
 
+  if (n >= 2 && parts[1] == "openai") return ServeChatControl(request, body, parts);
   if (n == 2 && parts[1] == "effects" && m == "GET") {
     auto query = ParseQuery(request.target);
     json::array out;
@@ -87,8 +144,16 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
           runs.push_back(RenderCheckRun(repo, run, {}));
         p["check_runs"] = std::move(runs);
         json::array comments;
-        for (const auto& c : model_.CommentsFor(repo.full_name(), pr.number))
-          comments.push_back(RenderComment(repo, c));
+        for (const auto& c : model_.CommentsFor(repo.full_name(), pr.number)) {
+          json::object comment = RenderComment(repo, c);
+          json::array reactions;
+          for (const auto& reaction :
+               model_.ReactionsFor(repo.full_name(), c.id).value_or(std::vector<Reaction>{})) {
+            reactions.push_back(RenderReaction(reaction));
+          }
+          comment["reactions"] = std::move(reactions);
+          comments.push_back(std::move(comment));
+        }
         p["comments"] = std::move(comments);
         pulls.push_back(std::move(p));
       }
@@ -157,7 +222,11 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     np.author = GetString(body, "author", np.author);
     np.author_association = GetString(body, "author_association", np.author_association);
     np.author_type = GetString(body, "author_type", np.author_type);
-    if (body.contains("files")) np.files = Strings(body, "files");
+    if (const json::value* files = body.if_contains("files")) {
+      np.files.clear();
+      std::string bad = ParseFiles(*files, &np.files, &np.file_changes);
+      if (!bad.empty()) return GitHubError(400, bad);
+    }
     np.head_ref = GetString(body, "head_ref", np.head_ref);
     np.head_sha = GetString(body, "head_sha");
     np.base_ref = GetString(body, "base_ref");
@@ -179,8 +248,14 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       o = model_.RemoveLabel(user, full, number, parts[7]);
     } else if (action == "push") {
       std::optional<std::vector<std::string>> files;
-      if (body.contains("files")) files = Strings(body, "files");
-      o = model_.Push(user, full, number, GetString(body, "sha"), std::move(files));
+      std::map<std::string, FileChange> changes;
+      if (const json::value* given = body.if_contains("files")) {
+        files.emplace();
+        std::string bad = ParseFiles(*given, &*files, &changes);
+        if (!bad.empty()) return GitHubError(400, bad);
+      }
+      o = model_.Push(user, full, number, GetString(body, "sha"), std::move(files),
+                      std::move(changes));
     } else if (action == "labels") {
       o = model_.AddLabels(user, full, number, Strings(body, "labels"));
     } else if (action == "draft") {
@@ -207,6 +282,13 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     if (!o.ok()) return GitHubError(o.status, o.message);
     auto pr = model_.GetPull(full, number);
     return FromOutcome(o, RenderPull(*repo, *pr));
+  }
+  if (what == "comments" && n == 7 && parts[6] == "reactions") {
+    // A person reacting to a comment.
+    Reaction reaction;
+    Outcome o = model_.AddReaction(GetString(body, "user", "octocat"), full, ToNumber(parts[5]),
+                                   GetString(body, "content"), &reaction);
+    return FromOutcome(o, RenderReaction(reaction));
   }
   if (what == "check-runs" && n == 5) {
     CheckRun run;

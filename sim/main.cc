@@ -53,10 +53,12 @@ serve options:
   --mergeable-delay-ms N     mergeable stays null this long after a push (default 2000)
   --token-ttl-s N            installation token lifetime (default 3600)
   --rate-limit N             primary rate limit per installation per hour (default 5000)
+  --openai-api-key KEY       the Bearer token the fake chat-completions endpoint
+                             (POST .../chat/completions) expects (default: any)
   --log-level LEVEL          debug|info|warn|error (default info)
 
-The REST API is served at /repos/... and /app/...; the control API at /_sim/ (see
-docs/SIMULATOR.md). On start it prints "gatehouse-sim: listening on http://HOST:PORT" as its
+The REST API is served at /repos/... and /app/...; the control API at /_sim/; a fake
+OpenAI-compatible chat-completions endpoint at /v1/chat/completions (see docs/SIMULATOR.md). On start it prints "gatehouse-sim: listening on http://HOST:PORT" as its
 first line on stdout, so a harness listening on port 0 can read the port.
 )";
 
@@ -74,7 +76,7 @@ int64_t ScenarioTimeoutMs(const std::string& scenario) {
 
 int Serve(int argc, char** argv, bool run) {
   Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
-               "token-ttl-s", "rate-limit", "log-level", "target", "app-slug"},
+               "token-ttl-s", "rate-limit", "log-level", "target", "app-slug", "openai-api-key"},
               {"insecure-any-token", "wait-for-target"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
@@ -124,6 +126,7 @@ int Serve(int argc, char** argv, bool run) {
   hopts.app_id = flags.Get("app-id", "");
   hopts.insecure_any_token = flags.Has("insecure-any-token");
   hopts.rate_limit = *limit;
+  hopts.openai_api_key = flags.Get("openai-api-key", "");
   if (flags.Has("app-public-key")) {
     std::ifstream in(flags.Get("app-public-key", ""));
     std::stringstream ss;

@@ -86,6 +86,52 @@ PullRequest Model::ViewLocked(const RepoState& rs, const PullRequest& pr) const 
   return view;
 }
 
+void CountPatchLines(const std::string& patch, int* additions, int* deletions) {
+  *additions = 0;
+  *deletions = 0;
+  size_t start = 0;
+  while (start < patch.size()) {
+    size_t end = patch.find('\n', start);
+    if (end == std::string::npos) end = patch.size();
+    if (end > start) {
+      if (patch[start] == '+') ++*additions;
+      if (patch[start] == '-') ++*deletions;
+    }
+    start = end + 1;
+  }
+}
+
+namespace {
+
+// The lines described files account for.
+std::pair<int, int> DescribedLines(const PullRequest& pr) {
+  std::pair<int, int> sum{0, 0};
+  for (const auto& [path, change] : pr.file_changes) {
+    sum.first += change.additions;
+    sum.second += change.deletions;
+  }
+  return sum;
+}
+
+// Gives `pr` its changed files: `changes` describe some of `files` (others are dropped), the
+// rest share `additions` and `deletions`; the PR's totals are the sum.
+void SetFiles(PullRequest& pr, std::vector<std::string> files,
+              std::map<std::string, FileChange> changes, int additions, int deletions) {
+  pr.files = std::move(files);
+  pr.file_changes.clear();
+  for (auto& [path, change] : changes) {
+    if (std::find(pr.files.begin(), pr.files.end(), path) != pr.files.end()) {
+      pr.file_changes.emplace(path, std::move(change));
+    }
+  }
+  auto [described_add, described_del] = DescribedLines(pr);
+  const bool undescribed = pr.files.size() > pr.file_changes.size();
+  pr.additions = described_add + (undescribed ? additions : 0);
+  pr.deletions = described_del + (undescribed ? deletions : 0);
+}
+
+}  // namespace
+
 Outcome Model::RecordLocked(const std::string& who, const std::string& kind,
                             const std::string& repo, int number, const std::string& sha,
                             Outcome outcome, const std::string& detail) {
@@ -154,10 +200,8 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
   pr.base_sha = rs->repo.default_sha;
   pr.draft = np.draft;
   pr.labels = np.labels;
-  pr.files = np.files;
+  SetFiles(pr, np.files, np.file_changes, np.additions, np.deletions);
   pr.changed_files = np.changed_files >= 0 ? np.changed_files : static_cast<int>(np.files.size());
-  pr.additions = np.additions;
-  pr.deletions = np.deletions;
   pr.commits.push_back(pr.head_sha);
   pr.up_to_date.push_back(pr.head_sha);
   pr.created_at = pr.updated_at = pr.head_pushed_at = clock_->Now();
@@ -171,7 +215,8 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
 }
 
 Outcome Model::Push(const std::string& who, const std::string& repo, int number, std::string sha,
-                    std::optional<std::vector<std::string>> files) {
+                    std::optional<std::vector<std::string>> files,
+                    std::map<std::string, FileChange> changes) {
   MutexLock lock(&mu_);
   RepoState* rs;
   PullRequest* pr = PullLocked(repo, number, &rs);
@@ -202,7 +247,9 @@ Outcome Model::Push(const std::string& who, const std::string& repo, int number,
   }
   pr->head_pushed_at = pr->updated_at = clock_->Now();
   if (files) {
-    pr->files = *std::move(files);
+    auto [described_add, described_del] = DescribedLines(*pr);
+    SetFiles(*pr, *std::move(files), std::move(changes), pr->additions - described_add,
+             pr->deletions - described_del);
     pr->changed_files = static_cast<int>(pr->files.size());
   }
   if (HasOpenState(*pr)) HeadMovedLocked(*rs, *pr, before, who);

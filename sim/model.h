@@ -80,6 +80,27 @@ struct Comment {
   Time updated_at;
 };
 
+// A reaction on an issue comment; one per (user, content), as on GitHub.
+struct Reaction {
+  int64_t id = 0;
+  int64_t comment_id = 0;
+  std::string user;
+  std::string content;  // +1, -1, laugh, confused, heart, hooray, rocket, eyes
+  Time created_at;
+};
+
+// A changed file described in full (by a scenario or the control API): GET /pulls/{n}/files
+// shows it as given. A PR's files without one are synthesized (sim/render.h).
+struct FileChange {
+  std::string status = "modified";  // added, modified, removed, renamed, ...
+  int additions = 0;
+  int deletions = 0;
+  std::string patch;  // unified-diff hunks as GitHub's `patch`; "" = none (a binary file)
+};
+
+// The '+' and '-' lines of `patch` (hunk headers "@@ ... @@" excluded).
+void CountPatchLines(const std::string& patch, int* additions, int* deletions);
+
 struct PullRequest {
   int number = 0;
   int64_t id = 0;
@@ -102,6 +123,9 @@ struct PullRequest {
   std::vector<std::string> commits;  // every head SHA, oldest first
   std::vector<Review> reviews;
   std::vector<std::string> files = {"README.md"};  // the paths it changes
+  // The files of `files` described in full, by path. The PR's additions and deletions are
+  // theirs plus, when some files are not described, the lines spread over those.
+  std::map<std::string, FileChange> file_changes;
   int changed_files = 1;
   int additions = 1;
   int deletions = 0;
@@ -201,8 +225,10 @@ struct NewPull {
   bool draft = false;
   std::vector<std::string> labels;
   std::vector<std::string> files = {"README.md"};
+  // Files of `files` described in full (see PullRequest::file_changes).
+  std::map<std::string, FileChange> file_changes;
   int changed_files = -1;  // -1: the number of `files`
-  int additions = 1;
+  int additions = 1;       // the lines of the files not in file_changes
   int deletions = 0;
 };
 
@@ -220,10 +246,12 @@ class Model {
   // A new head commit (`sha` generated when empty; any other SHA, an earlier head included,
   // is a force-push to it): mergeable becomes unknown, check runs and statuses stay with
   // their SHAs, reviews stay unless the repository dismisses stale approvals. `files`, when
-  // given, replaces the PR's changed files (and changed_files). 422 when `sha` already is
-  // the head, or the PR is merged.
+  // given, replaces the PR's changed files (and changed_files) and `changes` its described
+  // files (the lines of the others stay what they were). 422 when `sha` already is the head,
+  // or the PR is merged.
   Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha,
-               std::optional<std::vector<std::string>> files = std::nullopt);
+               std::optional<std::vector<std::string>> files = std::nullopt,
+               std::map<std::string, FileChange> changes = {});
   // The base branch moved: the PR is behind; `conflicted` makes it unmergeable.
   Outcome MoveBase(const std::string& repo, int number, bool conflicted);
 
@@ -236,6 +264,10 @@ class Model {
   std::vector<CheckRun> CheckRunsFor(const std::string& repo, const std::string& sha) const;
   std::vector<CommitStatus> StatusesFor(const std::string& repo, const std::string& sha) const;
   std::vector<Comment> CommentsFor(const std::string& repo, int number) const;
+  // The reactions on comment `comment_id`, oldest first; nullopt when there is no such
+  // comment in `repo`.
+  std::optional<std::vector<Reaction>> ReactionsFor(const std::string& repo,
+                                                    int64_t comment_id) const;
   // Resolves a branch name or SHA of `repo` to a SHA ("" when unknown).
   std::string ResolveRef(const std::string& repo, const std::string& ref) const;
   std::vector<Effect> Effects() const;
@@ -270,6 +302,12 @@ class Model {
                            const std::vector<std::string>& reviewers);
   Outcome AddComment(const std::string& who, const std::string& repo, int number,
                      const std::string& body, Comment* out);
+  // Reacts to comment `comment_id` as `who` (effect kind reaction, detail
+  // "comment=<id> content=<content>"; no webhook, as on GitHub). 201 with the new reaction;
+  // 200 with the existing one when `who` already reacted with `content`; 404 for no such
+  // comment; 422 for a content GitHub does not know.
+  Outcome AddReaction(const std::string& who, const std::string& repo, int64_t comment_id,
+                      const std::string& content, Reaction* out);
   Outcome EditComment(const std::string& who, const std::string& repo, int64_t comment_id,
                       const std::string& body, Comment* out);
   // Creates (id == 0) or updates a check run; completing one emits check_run.completed.
@@ -290,6 +328,7 @@ class Model {
     std::vector<CheckRun> check_runs;
     std::vector<CommitStatus> statuses;
     std::vector<Comment> comments;
+    std::vector<Reaction> reactions;
     int next_number = 1;
   };
 

@@ -1,5 +1,6 @@
 #include "sim/render.h"
 
+#include <algorithm>
 
 #include "base/ascii.h"
 #include "github/signature.h"
@@ -107,19 +108,52 @@ json::object RenderPullInList(const Repository& repo, const PullRequest& pr) {
   return out;
 }
 
+std::string SyntheticPatch(const std::string& path, int additions, int deletions) {
+  if (additions + deletions == 0 || additions + deletions > kMaxSyntheticPatchLines) return "";
+  std::string patch = "@@ -" + std::to_string(deletions > 0 ? 1 : 0) + "," +
+                      std::to_string(deletions) + " +" + std::to_string(additions > 0 ? 1 : 0) +
+                      "," + std::to_string(additions) + " @@";
+  for (int i = 1; i <= deletions; ++i) {
+    patch += "\n-removed line " + std::to_string(i) + " of " + path;
+  }
+  for (int i = 1; i <= additions; ++i) {
+    patch += "\n+added line " + std::to_string(i) + " of " + path;
+  }
+  return patch;
+}
+
 json::array RenderPullFiles(const PullRequest& pr) {
   json::array out;
-  const int n = static_cast<int>(pr.files.size());
-  for (int i = 0; i < n; ++i) {
-    const std::string& path = pr.files[static_cast<size_t>(i)];
-    int additions = pr.additions / n + (i < pr.additions % n ? 1 : 0);
-    int deletions = pr.deletions / n + (i < pr.deletions % n ? 1 : 0);
-    out.push_back(json::object{{"sha", Sha256Hex(pr.head_sha + ":" + path).substr(0, 40)},
-                               {"filename", path},
-                               {"status", "modified"},
-                               {"additions", additions},
-                               {"deletions", deletions},
-                               {"changes", additions + deletions}});
+  // The lines the described files do not account for, spread over the others.
+  int spread_add = pr.additions;
+  int spread_del = pr.deletions;
+  for (const auto& [path, change] : pr.file_changes) {
+    spread_add -= change.additions;
+    spread_del -= change.deletions;
+  }
+  spread_add = std::max(spread_add, 0);
+  spread_del = std::max(spread_del, 0);
+  const int n = static_cast<int>(pr.files.size() - pr.file_changes.size());
+  int i = 0;  // among the files not described
+  for (const std::string& path : pr.files) {
+    FileChange change;
+    if (auto it = pr.file_changes.find(path); it != pr.file_changes.end()) {
+      change = it->second;
+    } else {
+      change.additions = spread_add / n + (i < spread_add % n ? 1 : 0);
+      change.deletions = spread_del / n + (i < spread_del % n ? 1 : 0);
+      change.patch = SyntheticPatch(path, change.additions, change.deletions);
+      ++i;
+    }
+    json::object file{{"sha", Sha256Hex(pr.head_sha + ":" + path).substr(0, 40)},
+                      {"filename", path},
+                      {"status", change.status},
+                      {"additions", change.additions},
+                      {"deletions", change.deletions},
+                      {"changes", change.additions + change.deletions}};
+    // GitHub leaves `patch` out for binary files and for diffs too large to show.
+    if (!change.patch.empty()) file["patch"] = change.patch;
+    out.push_back(std::move(file));
   }
   return out;
 }
@@ -178,6 +212,14 @@ json::object RenderComment(const Repository& repo, const Comment& comment) {
           {"body", comment.body},
           {"created_at", GitHubTime(comment.created_at)},
           {"updated_at", GitHubTime(comment.updated_at)}};
+}
+
+json::object RenderReaction(const Reaction& reaction) {
+  return {{"id", reaction.id},
+          {"node_id", "REA_" + std::to_string(reaction.id)},
+          {"user", RenderUser(reaction.user)},
+          {"content", reaction.content},
+          {"created_at", GitHubTime(reaction.created_at)}};
 }
 
 json::object RenderWebhook(const Notification& n) {

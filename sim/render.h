@@ -28,14 +28,20 @@ boost::json::object RenderPull(const Repository& repo, const PullRequest& pr);
 // "pull-request-simple", without merged, mergeable, mergeable_state, merged_by, commits,
 // additions, deletions and changed_files.
 boost::json::object RenderPullInList(const Repository& repo, const PullRequest& pr);
-// GET /pulls/{n}/files: one entry per changed file, the PR's additions and deletions spread
-// over them.
+// GET /pulls/{n}/files: one entry per changed file. A described file (PullRequest::
+// file_changes) shows as given; the others share the PR's remaining additions and deletions,
+// with a synthetic patch of that many "-removed line i of PATH" / "+added line i of PATH"
+// lines (none beyond kMaxSyntheticPatchLines lines, as GitHub omits the patch of a large diff).
 boost::json::array RenderPullFiles(const PullRequest& pr);
+inline constexpr int kMaxSyntheticPatchLines = 1000;
+// The synthetic patch of an undescribed file; "" for no lines or too many.
+std::string SyntheticPatch(const std::string& path, int additions, int deletions);
 boost::json::object RenderReview(const Repository& repo, int number, const Review& review);
 boost::json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
                                    const std::vector<const PullRequest*>& prs);
 boost::json::object RenderStatus(const Repository& repo, const CommitStatus& status);
 boost::json::object RenderComment(const Repository& repo, const Comment& comment);
+boost::json::object RenderReaction(const Reaction& reaction);
 
 // The webhook payload for `n` (action, number, the object, repository, installation,
 // sender), shaped like the fixtures in ../shared/fixtures/github-webhooks/.

@@ -117,9 +117,22 @@ bool GetBool(const json::object& o, std::string_view key, bool fallback) {
 }
 
 SimHandler::SimHandler(Model& model, SimHandlerOptions options)
-    : model_(model), options_(std::move(options)) {}
+    : model_(model), options_(std::move(options)), chat_(options_.clock, options_.openai_api_key) {}
 
 void SimHandler::Handle(HttpRequest request, Responder respond) {
+  if (FakeChatCompletions::Handles(request.Path())) {
+    // A scripted step's own latency; REST faults do not apply to the model endpoint.
+    ChatAnswer answer = chat_.Serve(request);
+    if (answer.latency.count() <= 0) {
+      respond(std::move(answer.response));
+      return;
+    }
+    delay_line_.After(answer.latency, [respond = std::move(respond),
+                                       response = std::move(answer.response)]() mutable {
+      respond(std::move(response));
+    });
+    return;
+  }
   HttpResponse response = Serve(request);
   int64_t latency = 0;
   if (request.Path().rfind("/_sim/", 0) != 0) {
@@ -139,6 +152,7 @@ void SimHandler::Handle(HttpRequest request, Responder respond) {
 HttpResponse SimHandler::Serve(const HttpRequest& request) {
   std::string_view path = request.Path();
   if (path.rfind("/_sim/", 0) == 0) return ServeControl(request);
+  if (FakeChatCompletions::Handles(path)) return chat_.Serve(request).response;
   return ServeRest(request);
 }
 

@@ -3,7 +3,9 @@
 //     with GitHub's auth (App JWT -> installation token -> Bearer), ETags and 304s,
 //     X-RateLimit-* headers and GitHub-shaped JSON and errors ({"message": ...});
 //   - the control API under /_sim/ (docs/SIMULATOR.md), which sets up and moves the world
-//     and reads the effect log; it needs no auth (the simulator listens on loopback).
+//     and reads the effect log; it needs no auth (the simulator listens on loopback);
+//   - a fake OpenAI-compatible chat-completions endpoint at any POST path ending in
+//     /chat/completions (sim/chat_completions.h), scripted through /_sim/openai.
 //
 // Faults set through the control API apply to the REST API only, never to /_sim/.
 //
@@ -20,6 +22,7 @@
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "http/handler.h"
+#include "sim/chat_completions.h"
 #include "sim/delay_line.h"
 #include "sim/faults.h"
 #include "sim/model.h"
@@ -39,6 +42,9 @@ struct SimHandlerOptions {
   // Where /_sim/faults sends delivery faults (webhook_*) and /_sim/webhook-url sets the
   // target; null when webhooks are off (then /_sim/webhook-url answers 409).
   WebhookSender* webhooks = nullptr;
+  // The API key the fake chat-completions endpoint expects as its Bearer token; empty accepts
+  // any (PUT /_sim/openai can set it later).
+  std::string openai_api_key{};
 };
 
 class SimHandler final : public HttpHandler {
@@ -48,8 +54,11 @@ class SimHandler final : public HttpHandler {
 
   void Handle(HttpRequest request, Responder respond) override;
 
-  // Synchronous core of Handle, for tests and for the scenario runner.
+  // Synchronous core of Handle, for tests and for the scenario runner (a chat step's latency
+  // is not waited for here).
   HttpResponse Serve(const HttpRequest& request);
+
+  FakeChatCompletions& chat() { return chat_; }
 
  private:
   struct Caller {
@@ -63,9 +72,16 @@ class SimHandler final : public HttpHandler {
 
   HttpResponse ServeRest(const HttpRequest& request);
   HttpResponse ServeControl(const HttpRequest& request);  // sim/control.cc
+  // /_sim/openai and /_sim/openai/script (sim/control.cc).
+  HttpResponse ServeChatControl(const HttpRequest& request, const boost::json::object& body,
+                                const std::vector<std::string>& parts);
   HttpResponse ServeRepo(const HttpRequest& request, const Caller& caller,
                          const std::vector<std::string>& parts,
                          const std::map<std::string, std::string>& query);
+  // GET (list) and POST (create) /repos/{o}/{r}/issues/comments/{id}/reactions.
+  HttpResponse ServeReactions(const HttpRequest& request, const Caller& caller,
+                              const std::string& full, int64_t comment_id,
+                              const std::map<std::string, std::string>& query);
   HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
   // nullopt when the request carries a valid App JWT; else the 401 to answer.
   std::optional<HttpResponse> CheckAppJwt(const HttpRequest& request);
@@ -85,6 +101,7 @@ class SimHandler final : public HttpHandler {
   Mutex mu_;
   Faults faults_ GUARDED_BY(mu_);
   std::map<int64_t, RateWindow> windows_ GUARDED_BY(mu_);
+  FakeChatCompletions chat_;
   DelayLine delay_line_;
 };
 

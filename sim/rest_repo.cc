@@ -206,6 +206,9 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
   }
 
   if (what == "issues" && n_parts >= 6) {
+    if (parts[4] == "comments" && n_parts == 7 && parts[6] == "reactions") {
+      return ServeReactions(request, caller, full, ToNumber(parts[5]), query);
+    }
     if (parts[4] == "comments" && n_parts == 6 && m == "PATCH") {
       int64_t id = ToNumber(parts[5]);
       Comment c;
@@ -320,6 +323,31 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     return JsonValueResponse(200, json::object{{"id", repo.installation_id}});
   }
   return GitHubError(404, "Not Found");
+}
+
+HttpResponse SimHandler::ServeReactions(const HttpRequest& request, const Caller& caller,
+                                        const std::string& full, int64_t comment_id,
+                                        const std::map<std::string, std::string>& query) {
+  if (comment_id < 0) return GitHubError(404, "Not Found");
+  if (request.method == "POST") {
+    json::object body;
+    HttpResponse error;
+    if (!ParseObject(request.body, &body, &error)) return error;
+    Reaction reaction;
+    Outcome o =
+        model_.AddReaction(caller.who, full, comment_id, GetString(body, "content"), &reaction);
+    return FromOutcome(o, RenderReaction(reaction));
+  }
+  if (request.method != "GET") return GitHubError(404, "Not Found");
+  auto reactions = model_.ReactionsFor(full, comment_id);
+  if (!reactions) return GitHubError(404, "Not Found");
+  json::array all;
+  for (const Reaction& r : *reactions) all.push_back(RenderReaction(r));
+  HttpResponse r;
+  json::array page = Paged(std::move(all), query, std::string(request.Path()), &r);
+  HttpResponse out = JsonValueResponse(200, page);
+  out.headers = std::move(r.headers);
+  return out;
 }
 
 }  // namespace gatehouse::sim

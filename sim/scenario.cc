@@ -65,6 +65,10 @@ Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler
   if (const json::value* f = root.if_contains("faults")) {
     setup.push_back({0, "PUT", "/_sim/faults", json::serialize(*f)});
   }
+  if (const json::value* o = root.if_contains("openai")) {
+    // The fake chat-completions endpoint's key and script (PUT /_sim/openai).
+    setup.insert(setup.begin(), Step{0, "PUT", "/_sim/openai", json::serialize(*o)});
+  }
   int64_t timeout_ms = GetInt(root, "timeout_ms", 10'000);
   int64_t settle_ms = GetInt(root, "settle_ms", 500);
 
