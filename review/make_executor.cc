@@ -4,6 +4,7 @@
 #include "review/command_executor.h"
 #include "review/executor.h"
 #include "review/http_executor.h"
+#include "review/openai_executor.h"
 #include "review/secrets_scanner.h"
 
 namespace gatehouse::review {
@@ -39,8 +40,7 @@ Result<ReviewExecutorPtr> MakeExecutor(const decide::ExecutorSpec& spec) {
     case decide::ExecutorType::kBuiltinSecrets:
       return ReviewExecutorPtr(new SecretsExecutor());
     case decide::ExecutorType::kOpenAi:
-      // INTEGRATOR: the one placeholder; replace with review/openai_executor.h's executor.
-      return InvalidArgument("openai executor not linked in this build");
+      return MakeOpenAiExecutor(spec);
   }
   return InvalidArgument("unknown executor type");
 }
