@@ -199,7 +199,8 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     }
     auto repo = model_.CreateRepo(
         GetString(body, "owner"), GetString(body, "name"), GetInt(body, "installation_id", 1),
-        std::move(files), {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false)});
+        std::move(files), {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false),
+         .members = Strings(body, "members")});
     if (!repo.ok()) {
       return GitHubError(repo.status().code() == StatusCode::kAlreadyExists ? 422 : 400,
                          repo.status().message());

@@ -177,6 +177,7 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
   rs.repo.default_sha = NewShaLocked();
   rs.repo.files = std::move(files);
   rs.repo.dismiss_stale_reviews = options.dismiss_stale_reviews;
+  rs.repo.members = options.members;
   Repository copy = rs.repo;
   repos_.emplace(key, std::move(rs));
   return copy;

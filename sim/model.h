@@ -75,6 +75,7 @@ struct Comment {
   int64_t id = 0;
   int number = 0;  // the PR (issue) it belongs to
   std::string user;
+  std::string author_association = "NONE";  // the author's relation to the repository
   std::string body;
   Time created_at;
   Time updated_at;
@@ -155,6 +156,9 @@ struct Repository {
   std::map<std::string, std::string> files;  // path -> content, for GET contents
   // Branch protection's "Dismiss stale pull request approvals when new commits are pushed".
   bool dismiss_stale_reviews = false;
+  // Users with write access (author_association MEMBER on what they write; a PR's author has
+  // the PR's association, anyone else NONE).
+  std::vector<std::string> members;
   std::string full_name() const { return owner + "/" + name; }
 };
 
@@ -201,6 +205,7 @@ struct ModelOptions {
 // Repository settings chosen at creation.
 struct RepoOptions {
   bool dismiss_stale_reviews = false;  // see Repository
+  std::vector<std::string> members;    // see Repository
 };
 
 // Which review DismissReview dismisses: `review_id`, or else the latest APPROVED or
@@ -335,6 +340,9 @@ class Model {
   RepoState* FindLocked(const std::string& repo) REQUIRES(mu_);
   const RepoState* FindLocked(const std::string& repo) const REQUIRES(mu_);
   PullRequest ViewLocked(const RepoState& rs, const PullRequest& pr) const REQUIRES(mu_);
+  // GitHub's author_association of `who` on `pr` (see Repository::members).
+  std::string AssociationLocked(const RepoState& rs, const PullRequest& pr,
+                                const std::string& who) const REQUIRES(mu_);
   std::string NewShaLocked() REQUIRES(mu_);
   Outcome RecordLocked(const std::string& who, const std::string& kind, const std::string& repo,
                        int number, const std::string& sha, Outcome outcome,

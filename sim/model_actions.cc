@@ -1,6 +1,7 @@
 // Model mutations that the App performs through the REST API, with GitHub's guards.
 #include <algorithm>
 
+#include "base/ascii.h"
 #include "sim/model.h"
 
 namespace gatehouse::sim {
@@ -203,6 +204,15 @@ Outcome Model::RequestReviewers(const std::string& who, const std::string& repo,
   return o;
 }
 
+std::string Model::AssociationLocked(const RepoState& rs, const PullRequest& pr,
+                                     const std::string& who) const {
+  if (who == pr.author) return pr.author_association;
+  for (const std::string& m : rs.repo.members) {
+    if (EqualsIgnoreCase(m, who)) return "MEMBER";
+  }
+  return "NONE";
+}
+
 Outcome Model::AddComment(const std::string& who, const std::string& repo, int number,
                           const std::string& body, Comment* out) {
   MutexLock lock(&mu_);
@@ -217,6 +227,7 @@ Outcome Model::AddComment(const std::string& who, const std::string& repo, int n
   c.id = ++next_id_;
   c.number = number;
   c.user = who;
+  c.author_association = AssociationLocked(*rs, *pr, who);
   c.body = body;
   c.created_at = c.updated_at = clock_->Now();
   rs->comments.push_back(c);

@@ -209,6 +209,7 @@ json::object RenderComment(const Repository& repo, const Comment& comment) {
           {"url", RepoUrl(repo) + "/issues/comments/" + std::to_string(comment.id)},
           {"issue_url", RepoUrl(repo) + "/issues/" + std::to_string(comment.number)},
           {"user", RenderUser(comment.user)},
+          {"author_association", comment.author_association},
           {"body", comment.body},
           {"created_at", GitHubTime(comment.created_at)},
           {"updated_at", GitHubTime(comment.updated_at)}};

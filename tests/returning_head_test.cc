@@ -232,7 +232,7 @@ TEST_F(ReturningHeadTest, ALabelRemovedOnTheIntermediateHeadIsPutBack) {
 // stale approvals"): back on A, gatehouse approves A again — a new action, not a duplicate.
 TEST_F(ReturningHeadTest, ADismissedApprovalIsGivenAgainWhenTheHeadReturns) {
   ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}}, true,
-            sim::RepoOptions{.dismiss_stale_reviews = true});
+            sim::RepoOptions{.dismiss_stale_reviews = true, .members = {}});
   const std::string a = head_;
   Pass();
   ASSERT_EQ(Successes("review", a), 1);
@@ -259,7 +259,7 @@ TEST_F(ReturningHeadTest, ADismissedApprovalIsGivenAgainWhenTheHeadReturns) {
 // approval, and nothing else is repeated.
 TEST_F(ReturningHeadTest, PushesReportedByWebhooksStartAnOccurrenceNoPassSaw) {
   ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}}, true,
-            sim::RepoOptions{.dismiss_stale_reviews = true});
+            sim::RepoOptions{.dismiss_stale_reviews = true, .members = {}});
   const std::string a = head_;
   CaptureWebhooks();
   Pass();
