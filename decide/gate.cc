@@ -241,6 +241,65 @@ RuleResult EvaluateDraft(const PrSnapshot& pr) {
   return r;
 }
 
+// "1 blocker", "2 blockers".
+std::string Blockers(int n) { return std::to_string(n) + (n == 1 ? " blocker" : " blockers"); }
+
+// What one role's review at the current head says, and why, as "role: reason".
+std::pair<Outcome, std::string> ClassifyRoleReview(const RoleReview& r) {
+  const std::string who = r.reviewer.empty() ? "" : " (" + r.reviewer + ")";
+  const std::string why = r.reason.empty() ? "" : ": " + r.reason;
+  const std::string role = r.role + ": ";
+  if (r.state == "done") {
+    if (!r.result) return {Outcome::kPending, role + "done, but no result is on record"};
+    const int blockers = r.result->blockers();
+    if (r.result->verdict == ReviewVerdict::kRequestChanges) {
+      return {Outcome::kFail,
+              role + "request_changes" + (blockers > 0 ? ", " + Blockers(blockers) : "")};
+    }
+    if (blockers > 0) {
+      return {Outcome::kFail,
+              role + std::string(ReviewVerdictName(r.result->verdict)) + ", " + Blockers(blockers)};
+    }
+    return {Outcome::kPass, role + std::string(ReviewVerdictName(r.result->verdict))};
+  }
+  if (r.state == "dead") return {Outcome::kFail, role + "review failed" + who + why};
+  if (r.state == "missing") return {Outcome::kPending, role + "no review yet" + why};
+  if (r.state == "finished")
+    return {Outcome::kPending, role + "review finished" + who + ", not posted yet"};
+  return {Outcome::kPending, role + "review " + r.state + who + why};
+}
+
+// The `reviews` rule: required roles wait and block (their credit is the share of required
+// roles whose review passed), advisory roles only ever warn.
+struct ReviewsResult {
+  RuleResult required;
+  bool any_required = false;
+  std::vector<std::string> advisory;
+};
+
+ReviewsResult EvaluateReviews(const PrSnapshot& pr) {
+  ReviewsResult out;
+  int required = 0;
+  int passed = 0;
+  for (const RoleReview& r : pr.role_reviews) {
+    auto [outcome, text] = ClassifyRoleReview(r);
+    if (!r.required) {
+      if (outcome != Outcome::kPass) out.advisory.push_back(std::move(text));
+      continue;
+    }
+    ++required;
+    if (outcome == Outcome::kPass) {
+      ++passed;
+    } else {
+      (outcome == Outcome::kFail ? out.required.failures : out.required.pending)
+          .push_back(std::move(text));
+    }
+  }
+  out.any_required = required > 0;
+  if (required > 0) out.required.credit = static_cast<double>(passed) / required;
+  return out;
+}
+
 std::string_view RoleName(AuthorRole role) {
   switch (role) {
     case AuthorRole::kOwner:
@@ -299,6 +358,11 @@ class Tally {
     }
   }
 
+  // Warnings that carry no score (advisory reviews).
+  void Warn(std::string_view rule, const std::vector<std::string>& reasons) {
+    for (const std::string& reason : reasons) v_.warnings.push_back({std::string(rule), reason});
+  }
+
   int Score() const {
     if (total_ <= 0) return 100;
     return static_cast<int>(std::floor(100.0 * earned_ / total_ + 1e-9));
@@ -344,6 +408,9 @@ GateVerdict Evaluate(const Policy& policy, const PrSnapshot& pr) {
             EvaluateProtectedPaths(policy.protected_paths, pr));
   tally.Add("size", policy.size.mode, EvaluateSize(policy.size, pr));
   tally.Add("draft", policy.draft.mode, EvaluateDraft(pr));
+  const ReviewsResult reviews = EvaluateReviews(pr);
+  if (reviews.any_required) tally.Add("reviews", RuleMode::kBlock, reviews.required);
+  tally.Warn("reviews", reviews.advisory);
   v.score = tally.Score();
 
   if (pr.draft && policy.draft.mode == RuleMode::kBlock) {

@@ -45,14 +45,16 @@ struct GateVerdict {
   std::string close_exempt_reason;
 };
 
-// Score weights per rule; rules that are `off` drop out and the rest are renormalized.
+// Score weights per rule; rules that are `off` drop out and the rest are renormalized. The
+// `reviews` rule (the policy's `reviews:` section, read from PrSnapshot::role_reviews) counts
+// only when some required role applies to the PR; advisory roles only ever warn.
 struct RuleWeight {
   std::string_view rule;
   int weight;
 };
 inline constexpr RuleWeight kRuleWeights[] = {
     {"required_checks", 35}, {"approvals", 25}, {"mergeable", 15}, {"labels", 10},
-    {"protected_paths", 5},  {"size", 5},       {"draft", 5},
+    {"protected_paths", 5},  {"size", 5},       {"draft", 5},      {"reviews", 15},
 };
 
 GateVerdict Evaluate(const Policy& policy, const PrSnapshot& pr);

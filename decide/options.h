@@ -23,7 +23,7 @@ namespace gatehouse::decide {
 
 // Autonomy is configured per class of actions rather than per kind (ClassOf in planner.h).
 enum class ActionClass {
-  kReport,  // check_run, comment
+  kReport,  // check_run, comment, review_run, reaction
   kLabel,   // label, unlabel
   kReview,  // approve, request_changes
   kMerge,   // merge, update_branch

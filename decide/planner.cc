@@ -6,6 +6,7 @@
 
 #include "decide/digest.h"
 #include "decide/labels.h"
+#include "decide/review_body.h"
 #include "decide/reviews.h"
 
 namespace gatehouse::decide {
@@ -232,15 +233,20 @@ std::string_view ActionKindName(ActionKind kind) {
       return "check_run";
     case ActionKind::kUpdateBranch:
       return "update_branch";
+    case ActionKind::kReviewRun:
+      return "review_run";
+    case ActionKind::kReaction:
+      return "reaction";
   }
   return "unknown";
 }
 
 std::optional<ActionKind> ParseActionKind(std::string_view name) {
-  for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
-                       ActionKind::kClose, ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose,
-                       ActionKind::kLabel, ActionKind::kUnlabel, ActionKind::kComment,
-                       ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
+  for (ActionKind k :
+       {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges, ActionKind::kClose,
+        ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose, ActionKind::kLabel,
+        ActionKind::kUnlabel, ActionKind::kComment, ActionKind::kCheckRun,
+        ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction}) {
     if (ActionKindName(k) == name) return k;
   }
   return std::nullopt;
@@ -250,6 +256,8 @@ ActionClass ClassOf(ActionKind kind) {
   switch (kind) {
     case ActionKind::kCheckRun:
     case ActionKind::kComment:
+    case ActionKind::kReviewRun:
+    case ActionKind::kReaction:
       return ActionClass::kReport;
     case ActionKind::kLabel:
     case ActionKind::kUnlabel:
@@ -278,6 +286,7 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
   std::string out(kSummaryMarker);
   out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
   out += "Readiness score **" + std::to_string(v.score) + "/100** on `" + pr.head_sha + "`.\n";
+  out += RenderReviewsSection(pr, v);
   AppendFindings(out, "Blockers", v.blockers);
   AppendFindings(out, "Waiting", v.waiting);
   AppendFindings(out, "Warnings", v.warnings);

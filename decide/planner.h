@@ -52,6 +52,10 @@ enum class ActionKind {
   kComment,
   kCheckRun,
   kUpdateBranch,
+  // Reviewer dispatch (docs/REVIEWERS.md), class report. PlanActions never plans these: the
+  // pass builds them from decide/review_plan.h's decisions and runs them through the same ledger.
+  kReviewRun,  // request a review run: `role`, `trigger` (detail "<role>:<trigger>")
+  kReaction,   // acknowledge a command comment: `reaction` on `comment_id`
 };
 std::string_view ActionKindName(ActionKind kind);
 // The inverse of ActionKindName (the ledger's `kind` column); nullopt for anything else.
@@ -94,13 +98,17 @@ struct PlannedAction {
   // Payload, by kind.
   std::string label;                  // label, unlabel
   std::string body;                   // comment (with the marker), approve (review body)
-  std::optional<int64_t> comment_id;  // comment: edit this one; nullopt: create
+  std::optional<int64_t> comment_id;  // comment: edit this one; nullopt: create.
+                                      // reaction: the comment reacted to
   MergeMethod merge_method = MergeMethod::kSquash;  // merge
   std::string expected_base_sha;                    // update_branch: the base it was behind
   std::string check_status;                         // check_run: completed or in_progress
   std::string check_conclusion;  // check_run: success, failure, neutral; empty if in_progress
   std::string check_title;       // check_run
   std::string check_summary;     // check_run
+  std::string role;              // review_run: the review role
+  std::string trigger;           // review_run: "auto" or "comment:<id>"
+  std::string reaction;          // reaction: GitHub's content name, e.g. "+1", "eyes"
 
   // (kind, head, detail) joined with '|', the head written "SHA" for its first occurrence and
   // "SHA@N" for the N-th; the ledger prefixes the subject. It is also the check run's

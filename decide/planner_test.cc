@@ -579,6 +579,10 @@ TEST(PlannerTest, Names) {
   EXPECT_EQ(AutonomyName(Autonomy::kSuggest), "suggest");
   EXPECT_EQ(MergeMethodName(MergeMethod::kRebase), "rebase");
   EXPECT_EQ(ActionClassName(ClassOf(ActionKind::kUnlabel)), "label");
+  EXPECT_EQ(ActionKindName(ActionKind::kReviewRun), "review_run");
+  EXPECT_EQ(ActionKindName(ActionKind::kReaction), "reaction");
+  EXPECT_EQ(ClassOf(ActionKind::kReviewRun), ActionClass::kReport);
+  EXPECT_EQ(ClassOf(ActionKind::kReaction), ActionClass::kReport);
 }
 
 }  // namespace
@@ -588,10 +592,11 @@ namespace gatehouse::decide {
 namespace {
 
 TEST(ActionKindNameTest, ParseIsTheInverseOfTheName) {
-  for (ActionKind k : {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges,
-                       ActionKind::kClose, ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose,
-                       ActionKind::kLabel, ActionKind::kUnlabel, ActionKind::kComment,
-                       ActionKind::kCheckRun, ActionKind::kUpdateBranch}) {
+  for (ActionKind k :
+       {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges, ActionKind::kClose,
+        ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose, ActionKind::kLabel,
+        ActionKind::kUnlabel, ActionKind::kComment, ActionKind::kCheckRun,
+        ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction}) {
     EXPECT_EQ(ParseActionKind(ActionKindName(k)), k) << ActionKindName(k);
   }
   EXPECT_EQ(ParseActionKind("Merge"), std::nullopt);

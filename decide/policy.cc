@@ -7,15 +7,16 @@
 #include <utility>
 
 #include "base/ascii.h"
+#include "decide/review_policy_reader.h"
 #include "decide/yaml_reader.h"
 
 namespace gatehouse::decide {
 namespace {
 
 // Collects every problem of one file; each method returns nullopt after recording one.
-class PolicyParser : public YamlReader {
+class PolicyParser : public ReviewsReader {
  public:
-  using YamlReader::YamlReader;
+  using ReviewsReader::ReviewsReader;
 
   void Parse(const YAML::Node& root, PolicyOverlay& out) {
     if (root.IsNull()) return;
@@ -34,8 +35,10 @@ class PolicyParser : public YamlReader {
         ParseRules(v, out);
       } else if (key == "actions") {
         Actions(v, "actions", out.actions);
+      } else if (key == "reviews") {
+        Reviews(v, "reviews", out.reviews);
       } else {
-        Error(kv.first, key, "unknown key (expected one of: version, rules, actions)");
+        Error(kv.first, key, "unknown key (expected one of: version, rules, actions, reviews)");
       }
     }
   }
@@ -201,28 +204,7 @@ class PolicyParser : public YamlReader {
             BoolField("exempt_bots", out.exempt_bots),
             BoolField("exempt_maintainers", out.exempt_maintainers),
             {"maintainer_roles", [&](const YAML::Node& v, const std::string& p) {
-               auto names = StringList(v, p);
-               if (!names) return;
-               std::vector<AuthorRole> roles;
-               bool ok = true;
-               for (size_t i = 0; i < names->size(); ++i) {
-                 const std::string s = AsciiLower((*names)[i]);
-                 if (s == "owner") {
-                   roles.push_back(AuthorRole::kOwner);
-                 } else if (s == "member") {
-                   roles.push_back(AuthorRole::kMember);
-                 } else if (s == "collaborator") {
-                   roles.push_back(AuthorRole::kCollaborator);
-                 } else if (s == "contributor") {
-                   roles.push_back(AuthorRole::kContributor);
-                 } else {
-                   Error(v[i], p + "[" + std::to_string(i) + "]",
-                         "expected one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, got \"" +
-                             (*names)[i] + "\"");
-                   ok = false;
-                 }
-               }
-               if (ok) out.maintainer_roles = std::move(roles);
+               if (auto roles = AuthorRoles(v, p)) out.maintainer_roles = std::move(*roles);
              }}});
   }
 
@@ -353,6 +335,7 @@ Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo) {
   Apply(a.label_changes_requested, repo.actions.label_changes_requested);
   Apply(a.label_needs_human, repo.actions.label_needs_human);
   Apply(a.label_pending_closure, repo.actions.label_pending_closure);
+  Apply(p.reviews, repo.reviews);
   return p;
 }
 

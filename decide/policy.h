@@ -1,11 +1,12 @@
-// Policy: a repository's merge-gate rules (`rules:`) and the planner's settings (`actions:`),
-// read from `.github/gatehouse.yml` (or an operator override file) and merged over the server
-// defaults.
+// Policy: a repository's merge-gate rules (`rules:`), the planner's settings (`actions:`) and
+// its reviews (`reviews:`, decide/review_policy.h), read from `.github/gatehouse.yml` (or an
+// operator override file) and merged over the server defaults.
 //
 // The repo file is parsed into a PolicyOverlay in which every key is optional; the overlay
 // is then applied to the defaults key by key (`MergePolicies`), so a repository only writes
-// what it changes. Lists replace the default list wholesale. The format, every key and its
-// default are documented in docs/POLICY.md.
+// what it changes. Lists replace the default list wholesale, and a written `reviews:` section
+// replaces the default one wholesale (keys it omits take the ReviewsPolicy defaults). The format,
+// every key and its default are documented in docs/POLICY.md.
 //
 // Parsing is strict: unknown keys and wrongly typed values are errors, each reported as
 // `FILE:LINE: KEY: problem`, one per line in the returned Status message. Parsing never
@@ -21,6 +22,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "decide/options.h"
+#include "decide/review_policy.h"
 #include "decide/snapshot.h"
 
 namespace gatehouse::decide {
@@ -101,6 +103,8 @@ struct Policy {
   // The `actions:` section: autonomy, dry-run, merge method, grace, labels. `app_login` is
   // never read from a file (see decide/options.h).
   PlannerOptions actions;
+  // The `reviews:` section: which roles review which PRs, when, and which the gate waits for.
+  ReviewsPolicy reviews;
 };
 
 // The built-in server defaults (the field initializers above).
@@ -161,6 +165,8 @@ struct PolicyOverlay {
     std::optional<std::string> label_needs_human;
     std::optional<std::string> label_pending_closure;
   } actions;
+  // The whole `reviews:` section when written (it is never merged key by key).
+  std::optional<ReviewsPolicy> reviews;
 };
 
 // Parses the YAML text of a policy file. `filename` only prefixes error messages. An empty

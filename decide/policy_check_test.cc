@@ -55,6 +55,23 @@ TEST(PolicyCheckTest, ChecksTheActionsSection) {
 
 TEST(PolicyCheckTest, MissingFileIsNotFound) {
   EXPECT_EQ(CheckPolicyFile("/nonexistent/gatehouse.yml").code(), StatusCode::kNotFound);
+  EXPECT_EQ(CheckReviewersFile("/nonexistent/reviewers.yml").code(), StatusCode::kNotFound);
+}
+
+TEST(PolicyCheckTest, ChecksAReviewersFile) {
+  const std::string ok = WriteTemp("gatehouse_reviewers_ok.yml",
+                                   "reviewers:\n  - name: s\n    roles: [secrets]\n"
+                                   "    executor: {type: \"builtin:secrets\"}\n");
+  EXPECT_TRUE(CheckReviewersFile(ok).ok()) << CheckReviewersFile(ok).ToString();
+  const std::string bad = WriteTemp("gatehouse_reviewers_bad.yml",
+                                    "reviewers:\n  - name: s\n    roles: [secrets]\n"
+                                    "    executor: {type: http}\n");
+  const Status s = CheckReviewersFile(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            bad + ":4: reviewers[0].executor.url: missing (an http executor needs a url)");
+  std::remove(ok.c_str());
+  std::remove(bad.c_str());
 }
 
 }  // namespace

@@ -248,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"version: 2\n", "gatehouse.yml:1: version: expected 1, got \"2\""},
         BadCase{"verison: 1\n",
                 "gatehouse.yml:1: verison: unknown key (expected one of: version, rules, "
-                "actions)"},
+                "actions, reviews)"},
         BadCase{"- a\n- b\n", "gatehouse.yml:1: (top level): expected a mapping, got a list"},
         BadCase{"rules: [a]\n", "gatehouse.yml:1: rules: expected a mapping, got a list"},
         BadCase{"rules:\n  aprovals:\n    min: 1\n",
@@ -339,9 +339,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"actions:\n  app_login: me[bot]\n",
                 "gatehouse.yml:2: actions.app_login: a server setting; it cannot be set in a "
                 "policy file"}),
-    [](const ::testing::TestParamInfo<BadCase>& p) {
-      return "Case" + std::to_string(p.index);
-    });
+    [](const ::testing::TestParamInfo<BadCase>& p) { return "Case" + std::to_string(p.index); });
 
 TEST(PolicyTest, ReportsEveryErrorOnePerLine) {
   auto p = ParsePolicy(

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "decide/review_types.h"
 
 namespace gatehouse::decide {
 
@@ -50,6 +51,20 @@ struct CommitStatus {
   std::string state;  // pending, success, failure, error
 };
 
+// What the gate knows of one review role at the current head (docs/REVIEWERS.md): the pass fills
+// one per role of the policy's `reviews:` that applies to the PR (decide/review_policy.h,
+// RoleApplies), from the latest run of that role at snapshot.head_sha.
+struct RoleReview {
+  std::string role;
+  bool required = false;  // the role rule's `required`
+  // The run's state (store/review_runs.h, RunStateName): queued, running, finished, done, dead,
+  // cancelled, superseded; "missing" when the role has no run at this head.
+  std::string state = "missing";
+  std::optional<ReviewResult> result;  // the reviewer's answer, once finished
+  std::string reviewer;                // "" until assigned
+  std::string reason;                  // why it ended (dead, cancelled) or why it is missing
+};
+
 struct PrSnapshot {
   int64_t number = 0;
   std::string author;
@@ -79,6 +94,10 @@ struct PrSnapshot {
   // "missing check" timer starts at the pattern's entry, else at head_pushed_at.
   std::optional<Time> head_pushed_at;
   std::map<std::string, Time> required_check_first_seen;
+
+  // One entry per review role that applies to this PR (empty: no reviews, the gate's `reviews`
+  // rule is off).
+  std::vector<RoleReview> role_reviews;
 
   Time now{};  // the evaluation instant, from the injected Clock
 };

@@ -1,0 +1,234 @@
+// The review decisions of a PR pass. See decide/review_plan.h.
+#include "decide/review_plan.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/ascii.h"
+#include "decide/reasons.h"
+
+namespace gatehouse::decide {
+namespace {
+
+constexpr std::string_view kBotSuffix = "[bot]";
+constexpr size_t kMaxEchoedWord = 40;
+
+std::string_view WithoutBotSuffix(std::string_view login) {
+  if (login.size() > kBotSuffix.size() &&
+      EqualsIgnoreCase(login.substr(login.size() - kBotSuffix.size()), kBotSuffix)) {
+    login.remove_suffix(kBotSuffix.size());
+  }
+  return login;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// The first line of `body` that holds more than whitespace, split into words.
+std::vector<std::string_view> FirstLineWords(std::string_view body) {
+  std::vector<std::string_view> words;
+  while (!body.empty() && words.empty()) {
+    const size_t nl = body.find('\n');
+    std::string_view line = body.substr(0, nl);
+    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && IsSpace(line[i])) ++i;
+      const size_t start = i;
+      while (i < line.size() && !IsSpace(line[i])) ++i;
+      if (i > start) words.push_back(line.substr(start, i - start));
+    }
+  }
+  return words;
+}
+
+// Whether `word` addresses gatehouse: "/gatehouse" or "@<login>" (a trailing ':' or ',' allowed).
+bool AddressesUs(std::string_view word, std::string_view app_login) {
+  if (EqualsIgnoreCase(word, "/gatehouse")) return true;
+  if (word.empty() || word[0] != '@') return false;
+  word.remove_prefix(1);
+  if (!word.empty() && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
+  const std::string_view base = WithoutBotSuffix(app_login);
+  return !base.empty() && EqualsIgnoreCase(WithoutBotSuffix(word), base);
+}
+
+bool IsSelf(std::string_view author, std::string_view app_login) {
+  return EqualsIgnoreCase(author, app_login) ||
+         EqualsIgnoreCase(author, std::string(WithoutBotSuffix(app_login)) + "[bot]");
+}
+
+// Untrusted text echoed in a reply: one short line, no code-span breaks.
+std::string Echo(std::string_view word) {
+  std::string out(word.substr(0, kMaxEchoedWord));
+  std::replace(out.begin(), out.end(), '`', '\'');
+  return out;
+}
+
+std::vector<std::string> CommandRoles(const ReviewsPolicy& policy) {
+  std::vector<std::string> roles;
+  for (const ReviewRoleRule& r : policy.roles) {
+    if (r.on.count(ReviewTrigger::kCommand)) roles.push_back(r.role);
+  }
+  return roles;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "`" : ", `") + s + "`";
+  return out;
+}
+
+// The list of valid commands every reply ends with.
+std::string CommandHelp(const ReviewsPolicy& policy) {
+  const std::vector<std::string> roles = CommandRoles(policy);
+  if (roles.empty()) return "No review role of this repository reviews on command.";
+  return "Commands: `/gatehouse review` (every role that applies) or `/gatehouse review "
+         "<role>`, with `@` and gatehouse's login in place of `/gatehouse` too. Roles: " +
+         Join(roles) + ".";
+}
+
+bool HasReason(const std::vector<std::string>& reasons, std::string_view reason) {
+  return std::find(reasons.begin(), reasons.end(), reason) != reasons.end();
+}
+
+bool HasRun(const std::vector<KnownRun>& known, std::string_view role, std::string_view trigger) {
+  return std::any_of(known.begin(), known.end(),
+                     [&](const KnownRun& k) { return k.role == role && k.trigger == trigger; });
+}
+
+// The roles a review command asks for, or the reply that rejects it ("" when accepted).
+std::string RolesFor(const ParsedCommand& cmd, const ReviewsPolicy& policy, const PrSnapshot& pr,
+                     const std::set<std::string>& served, std::vector<std::string>& roles) {
+  if (cmd.role.empty()) {
+    for (const ReviewRoleRule& r : policy.roles) {
+      if (r.on.count(ReviewTrigger::kCommand) && served.count(r.role) && RoleApplies(r, pr)) {
+        roles.push_back(r.role);
+      }
+    }
+    if (roles.empty()) return "No review role applies to this pull request. " + CommandHelp(policy);
+    return "";
+  }
+  const std::string role = "`" + Echo(cmd.role) + "`";
+  const ReviewRoleRule* rule = policy.Find(cmd.role);
+  if (rule == nullptr) return "gatehouse has no review role " + role + ". " + CommandHelp(policy);
+  if (!rule->on.count(ReviewTrigger::kCommand)) {
+    return "The review role " + role + " does not review on command. " + CommandHelp(policy);
+  }
+  if (!served.count(cmd.role)) return "No reviewer serves the role " + role + " right now.";
+  roles.push_back(cmd.role);
+  return "";
+}
+
+// Decides one comment; its accepted runs are appended to `runs`.
+CommandDecision DecideComment(const CommandComment& c, const ReviewsPolicy& policy,
+                              const PrSnapshot& pr, const std::vector<KnownRun>& known,
+                              std::string_view app_login, const std::set<std::string>& served,
+                              std::vector<RunToRequest>& runs) {
+  CommandDecision d;
+  d.comment_id = c.id;
+  const ParsedCommand cmd = ParseCommand(c.body, app_login);
+  if (cmd.kind == ParsedCommand::Kind::kNone || IsSelf(c.author, app_login)) return d;
+  const auto& who = policy.commanders;
+  if (std::find(who.begin(), who.end(), c.author_role) == who.end()) {
+    d.kind = CommandDecision::Kind::kNotAllowed;
+    return d;
+  }
+  if (cmd.kind == ParsedCommand::Kind::kUnknown) {
+    d.kind = CommandDecision::Kind::kRejected;
+    d.reply = UnknownCommandReply(cmd.word, policy);
+    return d;
+  }
+  std::vector<std::string> roles;
+  d.reply = RolesFor(cmd, policy, pr, served, roles);
+  if (!d.reply.empty()) {
+    d.kind = CommandDecision::Kind::kRejected;
+    return d;
+  }
+  d.kind = CommandDecision::Kind::kReview;
+  if (pr.state != "open") return d;
+  const std::string trigger = CommentTrigger(c.id);
+  for (const std::string& role : roles) {
+    if (HasRun(known, role, trigger)) continue;
+    runs.push_back({role, trigger, "comment " + std::to_string(c.id) + " by " + c.author});
+    d.roles.push_back(role);
+  }
+  return d;
+}
+
+// The automatic trigger that asks for a run of `rule` at the head now, or nullopt.
+std::optional<ReviewTrigger> AutoTrigger(const ReviewRoleRule& rule, const PrSnapshot& pr,
+                                         const std::vector<KnownRun>& known,
+                                         const std::vector<std::string>& reasons) {
+  bool elsewhere = false;
+  for (const KnownRun& k : known) {
+    if (k.role != rule.role) continue;
+    if (k.head_sha == pr.head_sha) return std::nullopt;  // this head is reviewed (or asked for)
+    elsewhere = true;
+  }
+  const ReviewTrigger first = elsewhere ? ReviewTrigger::kSynchronize : ReviewTrigger::kOpened;
+  if (rule.on.count(first)) return first;
+  if (rule.on.count(ReviewTrigger::kReadyForReview) && HasReason(reasons, kReasonReadyForReview)) {
+    return ReviewTrigger::kReadyForReview;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParsedCommand ParseCommand(std::string_view body, std::string_view app_login) {
+  ParsedCommand cmd;
+  const std::vector<std::string_view> words = FirstLineWords(body);
+  if (words.empty() || !AddressesUs(words[0], app_login)) return cmd;
+  if (words.size() < 2 || !EqualsIgnoreCase(words[1], "review")) {
+    cmd.kind = ParsedCommand::Kind::kUnknown;
+    if (words.size() >= 2) cmd.word = std::string(words[1]);
+    return cmd;
+  }
+  cmd.kind = ParsedCommand::Kind::kReview;
+  if (words.size() >= 3) cmd.role = AsciiLower(words[2]);
+  return cmd;
+}
+
+std::string CommentTrigger(int64_t comment_id) { return "comment:" + std::to_string(comment_id); }
+
+ReviewPlan PlanReviews(const ReviewsPolicy& policy, const PrSnapshot& pr,
+                       const std::vector<KnownRun>& known, const std::vector<std::string>& reasons,
+                       const std::vector<CommandComment>& unhandled, std::string_view app_login,
+                       const std::set<std::string>& served_roles) {
+  ReviewPlan plan;
+  std::vector<RunToRequest> commanded;
+  for (const CommandComment& c : unhandled) {
+    plan.commands.push_back(
+        DecideComment(c, policy, pr, known, app_login, served_roles, commanded));
+  }
+  if (pr.state == "open" && !pr.draft) {
+    for (const ReviewRoleRule& rule : policy.roles) {
+      if (!served_roles.count(rule.role) || !RoleApplies(rule, pr)) continue;
+      // A review this pass asks for by command covers the head too.
+      if (std::any_of(commanded.begin(), commanded.end(),
+                      [&](const RunToRequest& r) { return r.role == rule.role; })) {
+        continue;
+      }
+      if (auto t = AutoTrigger(rule, pr, known, reasons)) {
+        plan.runs.push_back({rule.role, "auto", std::string(ReviewTriggerName(*t))});
+      }
+    }
+  }
+  plan.runs.insert(plan.runs.end(), commanded.begin(), commanded.end());
+  return plan;
+}
+
+std::vector<RunToRequest> PlanReviewRuns(const ReviewsPolicy& policy, const PrSnapshot& pr,
+                                         const std::vector<KnownRun>& known,
+                                         const std::vector<std::string>& reasons,
+                                         const std::vector<CommandComment>& unhandled,
+                                         std::string_view app_login,
+                                         const std::set<std::string>& served_roles) {
+  return PlanReviews(policy, pr, known, reasons, unhandled, app_login, served_roles).runs;
+}
+
+std::string UnknownCommandReply(std::string_view word, const ReviewsPolicy& policy) {
+  if (word.empty()) return "gatehouse needs a command. " + CommandHelp(policy);
+  return "gatehouse does not know the command `" + Echo(word) + "`. " + CommandHelp(policy);
+}
+
+}  // namespace gatehouse::decide
