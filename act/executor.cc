@@ -364,9 +364,9 @@ class PlanRun {
         return RequestReviewRun(a);
       case ActionKind::kReaction: {
         if (!a.comment_id) return UnknownKind();
-        auto r = github_.CreateReaction(ctx, repo, *a.comment_id, a.body);
+        auto r = github_.CreateReaction(ctx, repo, *a.comment_id, a.reaction);
         if (!r.ok()) return r.error();
-        return "reaction " + a.body + " on comment " + std::to_string(*a.comment_id);
+        return "reaction " + a.reaction + " on comment " + std::to_string(*a.comment_id);
       }
     }
     return UnknownKind();

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "act/live_state.h"
-#include "base/ascii.h"
 #include "decide/pr_facts.h"
 #include "review/review_json.h"
 
@@ -151,29 +150,30 @@ std::vector<PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy
     a.why = std::move(why);
     return a;
   };
-  if (pr.state != "open") return actions;
-  const std::vector<decide::RunToRequest> runs =
-      decide::PlanReviewRuns(policy, pr, KnownRuns(state.runs), reasons, state.commands,
-                             app_login, served_roles);
-  for (const decide::RunToRequest& r : runs) {
-    actions.push_back(make(ActionKind::kReviewRun, ReviewRunDetail(r.role, r.trigger), r.why));
+  const decide::ReviewPlan plan = decide::PlanReviews(
+      policy, pr, KnownRuns(state.runs), reasons, state.commands, app_login, served_roles);
+  for (const decide::RunToRequest& r : plan.runs) {
+    PlannedAction a = make(ActionKind::kReviewRun, ReviewRunDetail(r.role, r.trigger), r.why);
+    a.role = r.role;
+    a.trigger = r.trigger;
+    actions.push_back(std::move(a));
   }
-  for (const decide::CommandComment& c : state.commands) {
-    const decide::ParsedCommand cmd = decide::ParseCommand(c.body, app_login);
-    if (cmd.kind == decide::ParsedCommand::Kind::kNone) continue;
-    if (EqualsIgnoreCase(c.author, app_login)) continue;  // its own comments never command
-    const bool allowed = std::find(policy.commanders.begin(), policy.commanders.end(),
-                                   c.author_role) != policy.commanders.end();
-    if (!allowed) continue;  // not someone with write access: no answer, no run
-    const std::string id = std::to_string(c.id);
-    PlannedAction react = make(ActionKind::kReaction, "comment:" + id, "command from " + c.author);
-    react.comment_id = c.id;
-    react.body = cmd.kind == decide::ParsedCommand::Kind::kReview ? "+1" : "confused";
+  for (const decide::CommandDecision& d : plan.commands) {
+    if (d.kind != decide::CommandDecision::Kind::kReview &&
+        d.kind != decide::CommandDecision::Kind::kRejected) {
+      continue;  // not a command for gatehouse, or not from someone with write access
+    }
+    const std::string id = std::to_string(d.comment_id);
+    const bool accepted = d.kind == decide::CommandDecision::Kind::kReview;
+    PlannedAction react = make(ActionKind::kReaction, "comment:" + id,
+                               accepted ? "review command" : "rejected command");
+    react.comment_id = d.comment_id;
+    react.reaction = accepted ? "+1" : "confused";
+    react.body = react.reaction;
     actions.push_back(std::move(react));
-    if (cmd.kind == decide::ParsedCommand::Kind::kUnknown) {
-      PlannedAction reply =
-          make(ActionKind::kComment, "reply:" + id, "unknown command \"" + cmd.word + "\"");
-      reply.body = decide::UnknownCommandReply(cmd.word, policy);
+    if (!accepted) {
+      PlannedAction reply = make(ActionKind::kComment, "reply:" + id, "reply to comment " + id);
+      reply.body = d.reply;
       actions.push_back(std::move(reply));
     }
   }

@@ -165,11 +165,11 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       auto reactions = context.github.ListReactions(ctx, repo, *a.comment_id);
       if (!reactions.ok()) return reactions.error();
       for (const Reaction& r : *reactions) {
-        if (r.user == me && r.content == a.body) {
+        if (r.user == me && r.content == a.reaction) {
           return Exists("reaction " + std::to_string(r.id) + " " + r.content);
         }
       }
-      return Absent("no reaction " + a.body + " by " + me);
+      return Absent("no reaction " + a.reaction + " by " + me);
     }
   }
   return GitHubError{GitHubErrorKind::kPermanent, 0, {}, "unknown action kind"};

@@ -154,20 +154,40 @@ CommandDecision DecideComment(const CommandComment& c, const ReviewsPolicy& poli
   return d;
 }
 
-// The automatic trigger that asks for a run of `rule` at the head now, or nullopt.
-std::optional<ReviewTrigger> AutoTrigger(const ReviewRoleRule& rule, const PrSnapshot& pr,
-                                         const std::vector<KnownRun>& known,
-                                         const std::vector<std::string>& reasons) {
+// The automatic trigger that asks for a run of `rule` at the head now, and the run's trigger
+// key: "auto", or "auto:<n>" for the n-th automatic run of a head whose earlier ones were
+// cancelled (the PR turned draft, or was closed, and is back); nullopt when none is due.
+struct AutoRequest {
+  ReviewTrigger trigger = ReviewTrigger::kOpened;
+  std::string key = "auto";
+};
+std::optional<AutoRequest> AutoTrigger(const ReviewRoleRule& rule, const PrSnapshot& pr,
+                                       const std::vector<KnownRun>& known,
+                                       const std::vector<std::string>& reasons) {
   bool elsewhere = false;
+  int cancelled_here = 0;
   for (const KnownRun& k : known) {
     if (k.role != rule.role) continue;
-    if (k.head_sha == pr.head_sha) return std::nullopt;  // this head is reviewed (or asked for)
-    elsewhere = true;
+    if (k.head_sha != pr.head_sha) {
+      elsewhere = true;
+    } else if (k.state == "cancelled" && k.trigger.rfind("auto", 0) == 0) {
+      ++cancelled_here;  // ended by a draft or a close: the head is not reviewed
+    } else {
+      return std::nullopt;  // this head is reviewed (or asked for)
+    }
   }
-  const ReviewTrigger first = elsewhere ? ReviewTrigger::kSynchronize : ReviewTrigger::kOpened;
-  if (rule.on.count(first)) return first;
-  if (rule.on.count(ReviewTrigger::kReadyForReview) && HasReason(reasons, kReasonReadyForReview)) {
-    return ReviewTrigger::kReadyForReview;
+  AutoRequest r;
+  if (cancelled_here > 0) r.key = "auto:" + std::to_string(cancelled_here + 1);
+  const ReviewTrigger first = elsewhere || cancelled_here > 0 ? ReviewTrigger::kSynchronize
+                                                              : ReviewTrigger::kOpened;
+  if (rule.on.count(ReviewTrigger::kReadyForReview) &&
+      (HasReason(reasons, kReasonReadyForReview) || cancelled_here > 0)) {
+    r.trigger = ReviewTrigger::kReadyForReview;
+    return r;
+  }
+  if (rule.on.count(first)) {
+    r.trigger = first;
+    return r;
   }
   return std::nullopt;
 }
@@ -209,7 +229,7 @@ ReviewPlan PlanReviews(const ReviewsPolicy& policy, const PrSnapshot& pr,
         continue;
       }
       if (auto t = AutoTrigger(rule, pr, known, reasons)) {
-        plan.runs.push_back({rule.role, "auto", std::string(ReviewTriggerName(*t))});
+        plan.runs.push_back({rule.role, t->key, std::string(ReviewTriggerName(t->trigger))});
       }
     }
   }

@@ -85,7 +85,8 @@ struct ReviewPlan {
 
 // Auto runs: for each role rule that RoleApplies to an open, non-draft PR, whose role is in
 // `served_roles` and with no run of that role at pr.head_sha yet (any trigger: a commanded
-// review of the head covers the automatic one): request trigger "auto" if the trigger fits —
+// review of the head covers the automatic one; an automatic run a draft or a close cancelled
+// does not, and the next one is "auto:<n>"): request trigger "auto" if the trigger fits —
 // no run of the role on this PR yet needs `opened` (or `ready_for_review` when `reasons` hold
 // kReasonReadyForReview); runs at other heads need `synchronize` (or `ready_for_review` with
 // that reason).

@@ -119,6 +119,20 @@ TEST(PlanReviewRunsTest, ANewHeadNeedsSynchronize) {
               ElementsAre(RunToRequest{"security", "auto", "synchronize"}));
 }
 
+// A draft (or a close) cancelled the head's run; back to ready, the head is reviewed again under
+// a new key, and a replay of that asks for nothing.
+TEST(PlanReviewRunsTest, AHeadWhoseRunADraftCancelledIsReviewedAgain) {
+  KnownRun cancelled = Known("security", "h2");
+  cancelled.state = "cancelled";
+  EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {cancelled}, {std::string(kReasonReadyForReview)},
+                             {}, kLogin, {"security"}),
+              ElementsAre(RunToRequest{"security", "auto:2", "ready_for_review"}));
+  KnownRun again = Known("security", "h2", "auto:2");
+  again.state = "queued";
+  EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {cancelled, again}, {}, {}, kLogin, {"security"}),
+              IsEmpty());
+}
+
 TEST(PlanReviewRunsTest, TheSweepRepairsALostTrigger) {
   // No reasons at all (a sweep): the state alone says the head has no review yet.
   EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {Known("security", "h1")},
