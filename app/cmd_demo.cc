@@ -15,7 +15,10 @@
 //   - every PR ended where its story says (merged, closed, or left open), by its story's
 //     action
 // The last line is machine-readable: `verdict: ok|FAIL deliveries= passes= actions=
-// duplicate_effects= stale_effects= lost=`. Exit status 0 only for `verdict: ok`.
+// duplicate_effects= stale_effects= lost= review_runs= duplicate_reviews=`. Exit status 0 only
+// for `verdict: ok`. The world's first repository also has reviewers (app/demo_reviews.h): one
+// paused at the start and resumed mid-play, and a planted credential the secrets scanner
+// blocks.
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -35,7 +38,9 @@
 
 #include "app/commands.h"
 #include "app/common.h"
+#include "act/review_pass.h"
 #include "app/demo_checks.h"
+#include "app/demo_reviews.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
 #include "base/child_process.h"
@@ -76,6 +81,8 @@ constexpr int64_t kAppId = 4242;
 // The App's slug in the simulator: gatehouse must discover its login (GET /app) to find and
 // edit its one summary comment per PR.
 constexpr char kAppSlug[] = "gatehouse-demo";
+constexpr char kOpenAiKey[] = "demo-openai-key";
+constexpr double kResumeAfterSeconds = 4.0;
 
 // ---- small helpers ----
 
@@ -191,8 +198,10 @@ int RunDemo(int argc, char** argv) {
 
   // 1. The simulator, with the App's public key and no webhook target yet.
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
+  setenv(kDemoOpenAiKeyEnv, kOpenAiKey, 1);
   ChildProcess sim({sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
                     "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug,
+                    "--openai-api-key", kOpenAiKey,
                     "--mergeable-delay-ms", "300", "--log-level", "warn"},
                    dir + "/gatehouse-sim.log");
   const std::string sim_url = sim.ok() ? UrlFromLine(sim.ReadLine()) : "";
@@ -201,7 +210,13 @@ int RunDemo(int argc, char** argv) {
     return kExitFailure;
   }
 
-  // 2. gatehouse, as the App, against the simulator's REST API.
+  // 2. gatehouse, as the App, against the simulator's REST API, with reviewers: a command
+  // script, the builtin secrets scanner and a model on the simulator's chat endpoint.
+  const std::string reviewers = WriteDemoReviewers(dir, sim_url);
+  if (reviewers.empty()) {
+    PrintError("demo", "cannot write the reviewers file in " + dir);
+    return kExitFailure;
+  }
   setenv("GATEHOUSE_GITHUB_APP_ID", std::to_string(kAppId).c_str(), 1);
   setenv("GATEHOUSE_GITHUB_PRIVATE_KEY_FILE", (dir + "/app.private-key.pem").c_str(), 1);
   setenv("GATEHOUSE_GITHUB_API_URL", sim_url.c_str(), 1);
@@ -210,7 +225,8 @@ int RunDemo(int argc, char** argv) {
   unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY");
   ChildProcess serve({self, "serve", "--db", dir + "/gatehouse.db", "--listen", "127.0.0.1:0",
                       "--debounce-ms", "300", "--workers", "4", "--sweep-interval-seconds", "4",
-                      "--resolve-interval-seconds", "2", "--log-level", "warn"},
+                      "--resolve-interval-seconds", "2", "--reviewers", reviewers,
+                      "--log-level", "warn"},
                      dir + "/gatehouse.log");
   const std::string webhook_url = serve.ok() ? UrlFromLine(serve.ReadLine()) : "";
   if (webhook_url.empty()) {
@@ -233,6 +249,15 @@ int RunDemo(int argc, char** argv) {
       BuildDemoWorld(static_cast<int>(*prs_per_repo), static_cast<uint64_t>(*seed));
   DemoPlayer player(control, world);
   player.SetUp(webhook_url);
+  auto store = OpenStore(dir + "/gatehouse.db");
+  if (!store.ok()) {
+    PrintError("demo", store.status().ToString());
+    return kExitFailure;
+  }
+  // One reviewer is paused before anything is reviewed and resumed mid-play: its runs wait
+  // (unavailable, not failed) and then run once each.
+  bool paused = (*store)->reviews().SetPaused(kDemoPausedReviewer, true, RealClock().Now()).ok();
+  if (paused) std::printf("gatehouse demo: reviewer %s paused\n", kDemoPausedReviewer);
 
   // 4. Every PR's script on its own thread; one poller keeps the world view fresh.
   const auto play_start = Steady::now();
@@ -240,11 +265,6 @@ int RunDemo(int argc, char** argv) {
   player.Play(play_start, deadline);
 
   // 5. Progress until the scripts are done and gatehouse is quiet.
-  auto store = OpenStore(dir + "/gatehouse.db");
-  if (!store.ok()) {
-    PrintError("demo", store.status().ToString());
-    return kExitFailure;
-  }
   int64_t last_effects = -1;
   int quiet_polls = 0;
   bool settled = false;
@@ -264,6 +284,12 @@ int RunDemo(int argc, char** argv) {
     if (c.ok()) counters = *c;
     const int64_t active = busy.ok() ? ActiveItems(*busy) : 0;
     const double secs = std::chrono::duration<double>(Steady::now() - play_start).count();
+    if (paused && secs >= kResumeAfterSeconds) {
+      paused = !(*store)->reviews().SetPaused(kDemoPausedReviewer, false, RealClock().Now()).ok();
+      act::WakeWaitingRuns(**store, RealClock().Now());
+      std::fprintf(stderr, "%sgatehouse demo: reviewer %s resumed\n", tty ? "\n" : "",
+                   kDemoPausedReviewer);
+    }
     char line[256];
     std::snprintf(line, sizeof(line),
                   "[%5.1fs] scripts %d/%zu  webhooks %lld (in flight %lld)  passes %lld  "
@@ -278,7 +304,7 @@ int RunDemo(int argc, char** argv) {
     } else if (progress_ticks++ % 4 == 0) {
       std::fprintf(stderr, "%s\n", line);
     }
-    const bool quiet = player.scripts_done() == static_cast<int>(world.prs.size()) &&
+    const bool quiet = !paused && player.scripts_done() == static_cast<int>(world.prs.size()) &&
                        funnel.in_flight == 0 && active == 0 && n_effects == last_effects;
     quiet_polls = quiet ? quiet_polls + 1 : 0;
     last_effects = n_effects;
@@ -291,6 +317,7 @@ int RunDemo(int argc, char** argv) {
   player.Join();
   // The simulator's own checker, on the world at rest, before it stops.
   WorldChecks checks = CheckWorld(control, world);
+  const ReviewChecks reviews_seen = CheckReviews(**store, control, world);
 
   // 6. Stop both, gatehouse first (it finishes its passes), then read its database.
   serve.Signal(SIGTERM);
@@ -305,6 +332,7 @@ int RunDemo(int argc, char** argv) {
   std::vector<std::string> problems = player.problems();
   problems.insert(problems.end(), ledger.problems.begin(), ledger.problems.end());
   problems.insert(problems.end(), checks.problems.begin(), checks.problems.end());
+  problems.insert(problems.end(), reviews_seen.problems.begin(), reviews_seen.problems.end());
 
   // 7. The report.
   const int64_t passes = counters["work.passes_completed"];
@@ -330,7 +358,18 @@ int RunDemo(int argc, char** argv) {
   for (const auto& [state, total] : checks.stories) {
     std::printf(" %s %d/%d", state.c_str(), checks.stories_ok[state], total);
   }
-  std::printf("\n\ninvariants\n");
+  const ReviewFunnel& rf = reviews_seen.funnel;
+  std::printf("\n%-28s %lld requested: posted %lld, cancelled %lld, superseded %lld, dead %lld, "
+              "in flight %lld\n",
+              "review runs", static_cast<long long>(rf.requested), static_cast<long long>(rf.done),
+              static_cast<long long>(rf.cancelled), static_cast<long long>(rf.superseded),
+              static_cast<long long>(rf.dead), static_cast<long long>(rf.in_flight));
+  for (const auto& [role, states] : reviews_seen.runs) {
+    std::printf("%-28s", ("  " + role).c_str());
+    for (const auto& [state, n] : states) std::printf(" %s %lld", state.c_str(), static_cast<long long>(n));
+    std::printf("\n");
+  }
+  std::printf("\ninvariants\n");
   std::printf("  %-26s %s (%lld duplicate effects)\n", "no action twice",
               checks.duplicate_effects == 0 ? "ok" : "FAIL",
               static_cast<long long>(checks.duplicate_effects));
@@ -339,6 +378,10 @@ int RunDemo(int argc, char** argv) {
               static_cast<long long>(checks.stale_effects));
   std::printf("  %-26s %s (%lld lost)\n", "every delivery terminal", lost == 0 ? "ok" : "FAIL",
               static_cast<long long>(lost));
+  std::printf("  %-26s %s (%lld reviews, %lld duplicates)\n", "one review per role and head",
+              reviews_seen.duplicate_reviews == 0 ? "ok" : "FAIL",
+              static_cast<long long>(reviews_seen.reviews_posted),
+              static_cast<long long>(reviews_seen.duplicate_reviews));
   if (ledger.open_intents > 0) {
     problems.push_back(std::to_string(ledger.open_intents) +
                        " ledger intents without an outcome after gatehouse stopped");
@@ -348,15 +391,16 @@ int RunDemo(int argc, char** argv) {
     problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());
   const bool ok = problems.empty() && checks.duplicate_effects == 0 && checks.stale_effects == 0 &&
-                  lost == 0 && player.step_failures() == 0;
+                  lost == 0 && player.step_failures() == 0 && reviews_seen.duplicate_reviews == 0;
   std::printf(
       "\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "
-      "stale_effects=%lld lost=%lld\n",
+      "stale_effects=%lld lost=%lld review_runs=%lld duplicate_reviews=%lld\n",
       ok ? "ok" : "FAIL",
       static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
       static_cast<long long>(passes), static_cast<long long>(ledger.actions),
       static_cast<long long>(checks.duplicate_effects),
-      static_cast<long long>(checks.stale_effects), static_cast<long long>(lost));
+      static_cast<long long>(checks.stale_effects), static_cast<long long>(lost),
+      static_cast<long long>(rf.requested), static_cast<long long>(reviews_seen.duplicate_reviews));
   std::fflush(stdout);
   return ok ? kExitOk : kExitFailure;
 }

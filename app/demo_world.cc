@@ -28,6 +28,21 @@ actions:
   close_grace: 3s
 )";
 
+// acme/api also has reviewers (docs/REVIEWERS.md): the secrets scanner and a model's security
+// review are required, the style script is advisory.
+constexpr char kReviews[] = R"(reviews:
+  roles:
+    - role: secrets
+      required: true
+    - role: security
+      required: true
+    - role: style
+)";
+
+// A patch that plants a credential (AWS's documented example key id).
+constexpr char kPlantedPatch[] =
+    "@@ -0,0 +1,3 @@\n+REGION=us-east-1\n+AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n+RETRIES=3\n";
+
 std::string Sha(const std::string& repo, int64_t number, int push) {
   // 40 hex digits, deterministic per (repo, PR, push): three stable digests of it.
   const std::string what = repo + "/" + std::to_string(number) + "/" + std::to_string(push);
@@ -84,8 +99,9 @@ class Script {
 
 DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
   DemoWorld world;
-  world.repos = {
-      {"acme", "api", 1, kPolicy}, {"acme", "web", 1, kPolicy}, {"globex", "tools", 2, kPolicy}};
+  world.repos = {{"acme", "api", 1, std::string(kPolicy) + kReviews},
+                 {"acme", "web", 1, kPolicy},
+                 {"globex", "tools", 2, kPolicy}};
   world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15, "push_on_merge": 3})";
   std::mt19937_64 rng(seed);
   int ri = 0;
@@ -120,7 +136,20 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
       // creation order); the script's first step is relative to the start of the play.
       s.Call(0, "POST /_sim/repos/" + full + "/pulls", create);
       const int t = start;
-      if (kind <= 5) {
+      // acme/api's seventh PR plants a credential: green and approved, but the required
+      // secrets review blocks it.
+      const bool planted = ri == 0 && i == 6;
+      if (planted) {
+        create["files"] = json::array{
+            json::object{{"path", "deploy/prod.env"}, {"patch", kPlantedPatch}},
+            json::object{{"path", "README.md"}, {"patch", "@@ -1 +1,2 @@\n # api\n+Deploy notes.\n"}}};
+        pr.story = "a planted credential: the secrets reviewer blocks the merge";
+        pr.expected_state = "open";
+        pr.expected_action = "";
+        s.CiStorm(t, sha1, true, rng);
+        s.Pull(static_cast<int>(rng() % 200), "/reviews",
+               json::object{{"user", "lead"}, {"event", "APPROVE"}});
+      } else if (kind <= 5) {
         pr.story = "CI storm, approval: merged once";
         pr.expected_state = "merged";
         pr.expected_action = "merge";
