@@ -36,6 +36,8 @@ enum class RunState { kQueued, kRunning, kFinished, kDone, kCancelled, kSupersed
 std::string_view RunStateName(RunState state);  // queued, running, finished, done, cancelled,
                                                 // superseded, dead
 bool IsTerminal(RunState state);                // done, cancelled, superseded
+// The inverse of RunStateName; false for any other text.
+bool ParseRunState(std::string_view text, RunState* out);
 
 // "owner/repo#12/review/security": the work item of a PR's runs of one role.
 std::string ReviewWorkKey(std::string_view subject, std::string_view role);
@@ -51,6 +53,10 @@ struct ReviewRunKey {
   std::string trigger = "auto";
   bool operator==(const ReviewRunKey&) const = default;
 };
+
+// Validation shared by every backend: a subject that round-trips through ReviewWorkKey (it
+// holds a '#', the role holds no '/'), a head SHA and a trigger. kInvalidArgument otherwise.
+Status ValidateReviewRunKey(const ReviewRunKey& key);
 
 struct ReviewRun {
   int64_t id = 0;
