@@ -5,12 +5,14 @@
 //
 //  transient     5xx, timeouts, resets, a lost lease: retried with backoff, one attempt used
 //  rate-limited  wait until `until`; no attempt used
-//  unavailable   "not now" (a paused reviewer, CI not reported yet): a wall-clock budget
+//  unavailable   "not now" (a paused reviewer, CI not reported yet): a wall-clock budget,
+//                the retry policy's unless the outcome carries its own (`budget`)
 //  permanent     retrying cannot help: dead at once
 //
 // Plain value type and pure functions; safe from any thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,19 +42,23 @@ struct PassOutcome {
   FailureClass failure = FailureClass::kTransient;
   Time until;  // kRateLimited only
   std::string error;
+  // kUnavailable only: how long this kind of "not now" may last, measured like the policy's
+  // unavailable_budget (from the first unavailable outcome since the last completed pass), in
+  // place of it. E.g. a reviewer's own availability budget.
+  std::optional<Duration> budget;
 
   static PassOutcome Done() { return {}; }
   static PassOutcome Transient(std::string why) {
-    return {false, FailureClass::kTransient, {}, std::move(why)};
+    return {false, FailureClass::kTransient, {}, std::move(why), std::nullopt};
   }
   static PassOutcome RateLimited(Time until, std::string why) {
-    return {false, FailureClass::kRateLimited, until, std::move(why)};
+    return {false, FailureClass::kRateLimited, until, std::move(why), std::nullopt};
   }
-  static PassOutcome Unavailable(std::string why) {
-    return {false, FailureClass::kUnavailable, {}, std::move(why)};
+  static PassOutcome Unavailable(std::string why, std::optional<Duration> budget = std::nullopt) {
+    return {false, FailureClass::kUnavailable, {}, std::move(why), budget};
   }
   static PassOutcome Permanent(std::string why) {
-    return {false, FailureClass::kPermanent, {}, std::move(why)};
+    return {false, FailureClass::kPermanent, {}, std::move(why), std::nullopt};
   }
 };
 

@@ -59,7 +59,8 @@ PassFinish DecideFinish(const RetryPolicy& policy, const Lease& lease, const Pas
       const Time since = lease.availability_since.value_or(now);
       f.availability_since = since;
       const Duration elapsed = now - since;
-      if (elapsed >= policy.unavailable_budget) {
+      const Duration budget = outcome.budget.value_or(policy.unavailable_budget);
+      if (elapsed >= budget) {
         f.kind = PassFinish::Kind::kDead;
         f.error =
             "unavailable for " +

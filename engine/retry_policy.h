@@ -11,7 +11,8 @@
 //  unavailable   "not now" (a paused reviewer, CI not reported yet): a separate wall-clock
 //                budget, measured from the first unavailable outcome since the last completed
 //                pass; backoff grows with the time already spent unavailable; `dead` once the
-//                budget is spent.
+//                budget is spent. The budget is the outcome's own (PassOutcome::budget) when it
+//                carries one, `unavailable_budget` otherwise.
 //  permanent     `dead` at once.
 // A completed pass resets both budgets.
 //

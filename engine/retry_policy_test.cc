@@ -103,6 +103,35 @@ TEST(RetryPolicyTest, UnavailableUsesAWallClockBudget) {
   EXPECT_NE(spent.error.find("budget spent"), std::string::npos) << spent.error;
 }
 
+// An outcome's own budget replaces the policy's, longer or shorter, for that outcome only.
+TEST(RetryPolicyTest, AnUnavailableOutcomeMayCarryItsOwnBudget) {
+  RetryPolicy p;
+  p.unavailable_budget = hours(6);
+  std::mt19937_64 rng(9);
+  const Lease waiting = MakeLease(2, kT0);
+  PassFinish longer =
+      DecideFinish(p, waiting, PassOutcome::Unavailable("paused", hours(24)), kT0 + hours(7), rng);
+  EXPECT_EQ(longer.kind, PassFinish::Kind::kRetry) << "7 h is within its own 24 h budget";
+  EXPECT_EQ(longer.availability_since, kT0);
+  EXPECT_EQ(longer.attempts, 2);
+  EXPECT_LE(longer.retry_at, kT0 + hours(7) + p.unavailable_cap);
+  PassFinish longer_spent =
+      DecideFinish(p, waiting, PassOutcome::Unavailable("paused", hours(24)), kT0 + hours(24), rng);
+  EXPECT_EQ(longer_spent.kind, PassFinish::Kind::kDead);
+  EXPECT_NE(longer_spent.error.find("budget spent"), std::string::npos) << longer_spent.error;
+
+  PassFinish shorter = DecideFinish(p, waiting, PassOutcome::Unavailable("at capacity", hours(1)),
+                                    kT0 + minutes(61), rng);
+  EXPECT_EQ(shorter.kind, PassFinish::Kind::kDead) << "61 min is past its own 1 h budget";
+  PassFinish shorter_ok = DecideFinish(
+      p, waiting, PassOutcome::Unavailable("at capacity", hours(1)), kT0 + minutes(59), rng);
+  EXPECT_EQ(shorter_ok.kind, PassFinish::Kind::kRetry);
+
+  PassFinish policy =
+      DecideFinish(p, waiting, PassOutcome::Unavailable("paused"), kT0 + hours(7), rng);
+  EXPECT_EQ(policy.kind, PassFinish::Kind::kDead) << "without its own budget the policy's rules";
+}
+
 TEST(RetryPolicyTest, PermanentDiesAtOnce) {
   std::mt19937_64 rng(1);
   PassFinish f =

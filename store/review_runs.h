@@ -36,6 +36,8 @@ enum class RunState { kQueued, kRunning, kFinished, kDone, kCancelled, kSupersed
 std::string_view RunStateName(RunState state);  // queued, running, finished, done, cancelled,
                                                 // superseded, dead
 bool IsTerminal(RunState state);                // done, cancelled, superseded
+// The inverse of RunStateName; false for any other text.
+bool ParseRunState(std::string_view text, RunState* out);
 
 // "owner/repo#12/review/security": the work item of a PR's runs of one role.
 std::string ReviewWorkKey(std::string_view subject, std::string_view role);
@@ -51,6 +53,10 @@ struct ReviewRunKey {
   std::string trigger = "auto";
   bool operator==(const ReviewRunKey&) const = default;
 };
+
+// Validation shared by every backend: a subject that round-trips through ReviewWorkKey (it
+// holds a '#', the role holds no '/'), a head SHA and a trigger. kInvalidArgument otherwise.
+Status ValidateReviewRunKey(const ReviewRunKey& key);
 
 struct ReviewRun {
   int64_t id = 0;
@@ -130,15 +136,22 @@ class ReviewRuns {
   // The choice is recorded on the run (reviewer, assigned_at, assigned_fence) and, with a free
   // slot, the slot is held by (work key, fence) and the run becomes kRunning with starts += 1.
   // A run that already holds a slot under this fence keeps it (idempotent).
+  // A work item holds at most one slot of a reviewer: while it holds one for another of its
+  // runs, this run is kAtCapacity on that reviewer. A candidate the store has never seen
+  // (EnsureReviewers) counts as not paused. The run must be queued or running
+  // (kFailedPrecondition otherwise); kInvalidArgument for no candidates or a concurrency < 1.
   virtual Result<Assignment> AssignAndClaimSlot(int64_t id,
                                                 std::span<const ReviewerSlotSpec> candidates,
                                                 int64_t fence, Time now) = 0;
 
-  // Records the executor's result (kFinished) and releases the run's slot, fenced.
+  // Records the executor's result (kFinished) and releases the run's slot, fenced. The run
+  // must be running (kFailedPrecondition otherwise, e.g. cancelled meanwhile).
   virtual Status RecordResult(int64_t id, std::string_view result_json, int64_t fence,
                               Time now) = 0;
   // Ends the run: kDone (with the posted review's id), kCancelled or kSuperseded, with the
-  // reason; releases its slot; fenced by the run's work item.
+  // reason; releases its slot; fenced by the run's work item. From any state that is not
+  // terminal; ending a run the way it already ended is OK and writes nothing, ending it another
+  // way is kFailedPrecondition.
   virtual Status EndRun(int64_t id, RunState end, std::string_view reason, int64_t review_id,
                         int64_t fence, Time now) = 0;
   // Releases whatever slot the work item `work_key` holds under `fence` (a failed attempt);
@@ -147,7 +160,9 @@ class ReviewRuns {
 
   // Cancels every queued, running or finished run of `subject` whose head is not `keep_head`
   // ("" cancels all), with `reason`, in a transaction fenced by the PR's work item
-  // `fence_key`. Returns the work keys of the runs it cancelled, for the caller to signal.
+  // `fence_key`. Returns the work keys of the runs it cancelled (sorted, each once), for the
+  // caller to signal. It releases no slot: a cancelled run's holder releases it, or its pass
+  // ending does.
   virtual Result<std::vector<std::string>> CancelRuns(std::string_view subject,
                                                       std::string_view keep_head,
                                                       std::string_view reason,

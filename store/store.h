@@ -6,6 +6,7 @@
 //   ledger() ActionLedger  — intents and outcomes of external effects, head occurrences (§3)
 //   audit()  AuditLog      — the history of verdicts and actions
 //   repos()  RepoDirectory — repositories, PR heads and PR facts learned from webhooks
+//   reviews() ReviewRuns   — review runs, reviewer assignments, slots and pause state
 //   wakeups() Wakeups      — who to tell when new work is committed (store/wakeups.h)
 // plus the store-wide counters and a readiness check. The interfaces stay valid as long as the
 // Store. Open one with OpenStore (store/open_store.h); wrap one with StoreWrapper
@@ -25,6 +26,7 @@
 #include "store/durability.h"
 #include "store/inbox.h"
 #include "store/repo_directory.h"
+#include "store/review_runs.h"
 #include "store/wakeups.h"
 #include "store/work_queue.h"
 
@@ -39,6 +41,7 @@ class Store {
   virtual ActionLedger& ledger() = 0;
   virtual AuditLog& audit() = 0;
   virtual RepoDirectory& repos() = 0;
+  virtual ReviewRuns& reviews() = 0;
   virtual Wakeups& wakeups() = 0;
 
   // Every counter, summed over however the backend keeps them.

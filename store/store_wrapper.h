@@ -37,6 +37,9 @@ class WorkQueueWrapper : public WorkQueue {
     return target_.FinishAndClaim(finishes, owner, max_items, lease, now);
   }
   Status Rearm(std::string_view key, Time now) override { return target_.Rearm(key, now); }
+  Status Wake(std::span<const std::string> keys, Time now) override {
+    return target_.Wake(keys, now);
+  }
   Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override {
     return target_.GetWorkItem(key);
   }
@@ -143,6 +146,55 @@ class RepoDirectoryWrapper : public RepoDirectory {
   RepoDirectory& target_;
 };
 
+class ReviewRunsWrapper : public ReviewRuns {
+ public:
+  explicit ReviewRunsWrapper(ReviewRuns& target) : target_(target) {}
+  ReviewRuns& target() const { return target_; }
+
+  Result<Requested> RequestRun(const ReviewRunKey& key, std::string_view fence_key, int64_t fence,
+                               Time now) override {
+    return target_.RequestRun(key, fence_key, fence, now);
+  }
+  Result<std::vector<ReviewRun>> ListRuns(std::string_view subject,
+                                          std::string_view role = "") override {
+    return target_.ListRuns(subject, role);
+  }
+  Result<std::optional<ReviewRun>> GetRun(int64_t id) override { return target_.GetRun(id); }
+  Result<Assignment> AssignAndClaimSlot(int64_t id, std::span<const ReviewerSlotSpec> candidates,
+                                        int64_t fence, Time now) override {
+    return target_.AssignAndClaimSlot(id, candidates, fence, now);
+  }
+  Status RecordResult(int64_t id, std::string_view result_json, int64_t fence, Time now) override {
+    return target_.RecordResult(id, result_json, fence, now);
+  }
+  Status EndRun(int64_t id, RunState end, std::string_view reason, int64_t review_id, int64_t fence,
+                Time now) override {
+    return target_.EndRun(id, end, reason, review_id, fence, now);
+  }
+  Status ReleaseSlot(std::string_view work_key, int64_t fence, Time now) override {
+    return target_.ReleaseSlot(work_key, fence, now);
+  }
+  Result<std::vector<std::string>> CancelRuns(std::string_view subject, std::string_view keep_head,
+                                              std::string_view reason, std::string_view fence_key,
+                                              int64_t fence, Time now) override {
+    return target_.CancelRuns(subject, keep_head, reason, fence_key, fence, now);
+  }
+  Status EnsureReviewers(std::span<const std::pair<std::string, bool>> initial, Time now) override {
+    return target_.EnsureReviewers(initial, now);
+  }
+  Status SetPaused(std::string_view reviewer, bool paused, Time now) override {
+    return target_.SetPaused(reviewer, paused, now);
+  }
+  Result<std::vector<ReviewerState>> ListReviewers(Time now) override {
+    return target_.ListReviewers(now);
+  }
+  Result<std::vector<std::string>> WaitingWorkKeys() override { return target_.WaitingWorkKeys(); }
+  Result<ReviewFunnel> GetReviewFunnel() override { return target_.GetReviewFunnel(); }
+
+ private:
+  ReviewRuns& target_;
+};
+
 // Forwards the accessors and store-wide calls; a decorator overrides the accessor of the
 // concept it wraps and returns its own wrapper of target().work() (or inbox(), ...).
 class StoreWrapper : public Store {
@@ -155,6 +207,7 @@ class StoreWrapper : public Store {
   ActionLedger& ledger() override { return target_.ledger(); }
   AuditLog& audit() override { return target_.audit(); }
   RepoDirectory& repos() override { return target_.repos(); }
+  ReviewRuns& reviews() override { return target_.reviews(); }
   Wakeups& wakeups() override { return target_.wakeups(); }
   Result<Counters> GetCounters() override { return target_.GetCounters(); }
   Status CheckWritable() override { return target_.CheckWritable(); }

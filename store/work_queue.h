@@ -135,6 +135,17 @@ class WorkQueue {
   // (kAcknowledged) on return.
   virtual Status Rearm(std::string_view key, Time now) = 0;
 
+  // "A freed resource or an operator says: retry now", for each key, in one transaction:
+  //  - a pending item is made due now (due_at = min(due_at, now)) and its failure backoff is
+  //    cleared, so the next Claim at `now` takes it;
+  //  - a running item is marked woken: when its pass finishes with kRetry, the item is due at
+  //    that finish's `now` (no backoff) instead of at retry_at. Any finish, and any claim,
+  //    clears the mark, so a kCompleted or kDead finish just drops it;
+  //  - idle, dead and unknown keys are untouched (a dead item comes back only by Rearm).
+  // No generation is requested. Recoverable: a lost wake only lets the item wait for its own
+  // retry_at. Bad keys (empty, too long) are kInvalidArgument and nothing is written.
+  virtual Status Wake(std::span<const std::string> keys, Time now) = 0;
+
   // nullopt when the key has no item.
   virtual Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) = 0;
   // Ordered by key.

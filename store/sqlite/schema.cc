@@ -198,6 +198,56 @@ INSERT INTO counter_shards (name, shard, value) SELECT name, 0, value FROM count
 DROP TABLE counters;
 )sql";
 
+// Reviewer dispatch (docs/STORE.md, "Review runs"). A run is unique by (subject, role, head_sha,
+// trigger); its work item is subject || '/review/' || role. `dead` is never stored: it is read
+// from the run's work item. A slot counts only while its holder's work item is running under
+// the slot's fence with an unexpired lease, so a crashed holder's slot frees itself.
+// `woken` on a work item: Wake marked it while running; its next kRetry finish is due at once.
+constexpr const char kV7[] = R"sql(
+ALTER TABLE work_items ADD COLUMN woken INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE review_runs (
+  id             INTEGER PRIMARY KEY,
+  subject        TEXT NOT NULL,                -- owner/repo#number
+  role           TEXT NOT NULL,
+  head_sha       TEXT NOT NULL,
+  "trigger"      TEXT NOT NULL,                -- 'auto' or 'comment:<id>'
+  state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'finished', 'done',
+                                                'cancelled', 'superseded')),
+  reviewer       TEXT NOT NULL DEFAULT '',     -- '' until assigned
+  assigned_at    INTEGER,
+  assigned_fence INTEGER NOT NULL DEFAULT 0,
+  starts         INTEGER NOT NULL DEFAULT 0,
+  result_json    TEXT NOT NULL DEFAULT '',
+  reason         TEXT NOT NULL DEFAULT '',
+  review_id      INTEGER NOT NULL DEFAULT 0,
+  created_at     INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL,
+  UNIQUE (subject, role, head_sha, "trigger")
+);
+CREATE INDEX review_runs_subject ON review_runs (subject, id);
+CREATE INDEX review_runs_affinity ON review_runs (subject, role, assigned_at)
+  WHERE assigned_at IS NOT NULL;
+CREATE INDEX review_runs_open ON review_runs (subject, role)
+  WHERE state IN ('queued', 'running', 'finished');
+
+CREATE TABLE reviewers (
+  name       TEXT PRIMARY KEY,
+  paused     INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE reviewer_slots (
+  reviewer    TEXT NOT NULL,
+  holder_key  TEXT NOT NULL,     -- the holder's work item
+  fence       INTEGER NOT NULL,  -- the holder's claim that took the slot
+  run_id      INTEGER NOT NULL,  -- the run it was taken for
+  acquired_at INTEGER NOT NULL,
+  PRIMARY KEY (reviewer, holder_key)
+) WITHOUT ROWID;
+CREATE INDEX reviewer_slots_holder ON reviewer_slots (holder_key);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -205,6 +255,7 @@ constexpr Migration kMigrations[] = {
     {4, "repositories, pull request facts, audit log", kV4},
     {5, "head occurrences", kV5},
     {6, "claimed routing, sharded counters", kV6},
+    {7, "review runs, reviewers, reviewer slots, woken work items", kV7},
 };
 
 }  // namespace

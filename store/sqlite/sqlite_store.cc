@@ -256,7 +256,7 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
                                      " claimed_gen = requested_gen,"
                                      " claimed_reasons = reason_union(claimed_reasons, reasons),"
                                      " reasons = '', due_at = NULL, lease_owner = ?2,"
-                                     " lease_until = ?3, updated_at = ?4,"
+                                     " lease_until = ?3, updated_at = ?4, woken = 0,"
                                      // An expired lease is a failed attempt: the pass hung or
                                      // its process died. Otherwise a pass that always crashes
                                      // would be reclaimed forever.
@@ -356,17 +356,21 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
                    "ELSE NULL END,"
                    " lease_owner = NULL, lease_until = NULL, attempts = 0,"
                    " availability_since = NULL, backoff_until = NULL, last_error = '',"
-                   " updated_at = ?3 "
+                   " woken = 0, updated_at = ?3 "
                    "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
         u->Bind(1, f.key).Bind(2, f.fence).Bind(3, now);
         break;
       }
       case PassFinish::Kind::kRetry: {
         GH_ASSIGN_OR_RETURN(
-            u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?3,"
-                            " backoff_until = ?3, attempts = ?4, availability_since = ?5,"
+            // Woken while running (Wake): the resource it waited for is back, so it is due
+            // at once instead of at retry_at.
+            u, db_->Prepare("UPDATE work_items SET state = 'pending',"
+                            " due_at = CASE woken WHEN 0 THEN ?3 ELSE MIN(?3, ?7) END,"
+                            " backoff_until = CASE woken WHEN 0 THEN ?3 ELSE NULL END,"
+                            " attempts = ?4, availability_since = ?5,"
                             " last_error = ?6, lease_owner = NULL, lease_until = NULL,"
-                            " updated_at = ?7 "
+                            " woken = 0, updated_at = ?7 "
                             "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
         u->Bind(1, f.key).Bind(2, f.fence).Bind(3, f.retry_at);
         u->Bind(4, static_cast<int64_t>(f.attempts)).Bind(5, f.availability_since);
@@ -378,7 +382,7 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
             u, db_->Prepare("UPDATE work_items SET state = 'dead', due_at = NULL,"
                             " backoff_until = NULL, attempts = ?3, availability_since = ?4,"
                             " last_error = ?5, lease_owner = NULL, lease_until = NULL,"
-                            " updated_at = ?6 "
+                            " woken = 0, updated_at = ?6 "
                             "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
         u->Bind(1, f.key).Bind(2, f.fence).Bind(3, static_cast<int64_t>(f.attempts));
         u->Bind(4, f.availability_since).Bind(5, f.error).Bind(6, now);

@@ -35,7 +35,8 @@ class SqliteStore final : public Store,
                           public Inbox,
                           public ActionLedger,
                           public AuditLog,
-                          public RepoDirectory {
+                          public RepoDirectory,
+                          public ReviewRuns {
  public:
   ~SqliteStore() override = default;
 
@@ -44,6 +45,7 @@ class SqliteStore final : public Store,
   ActionLedger& ledger() override { return *this; }
   AuditLog& audit() override { return *this; }
   RepoDirectory& repos() override { return *this; }
+  ReviewRuns& reviews() override { return *this; }
   // In-process only: other processes on the same file find new work by polling.
   Wakeups& wakeups() override { return wakeups_; }
 
@@ -55,6 +57,8 @@ class SqliteStore final : public Store,
   Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
                                size_t max_items, Duration lease, Time now) override;
   Status Rearm(std::string_view key, Time now) override;
+  // store/sqlite/sqlite_wake.cc.
+  Status Wake(std::span<const std::string> keys, Time now) override;
   Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override;
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
   Result<Counters> GetCounters() override;
@@ -93,6 +97,29 @@ class SqliteStore final : public Store,
   Status RecordLearned(std::span<const RepoInstallation> repos, std::span<const PrFact> facts,
                        Time now) override;
 
+  // Review runs: store/sqlite/sqlite_reviews.cc.
+  Result<Requested> RequestRun(const ReviewRunKey& key, std::string_view fence_key, int64_t fence,
+                               Time now) override;
+  Result<std::vector<ReviewRun>> ListRuns(std::string_view subject,
+                                          std::string_view role = "") override;
+  Result<std::optional<ReviewRun>> GetRun(int64_t id) override;
+  Status RecordResult(int64_t id, std::string_view result_json, int64_t fence, Time now) override;
+  Status EndRun(int64_t id, RunState end, std::string_view reason, int64_t review_id, int64_t fence,
+                Time now) override;
+  Result<std::vector<std::string>> CancelRuns(std::string_view subject, std::string_view keep_head,
+                                              std::string_view reason, std::string_view fence_key,
+                                              int64_t fence, Time now) override;
+  Result<std::vector<std::string>> WaitingWorkKeys() override;
+  Result<ReviewFunnel> GetReviewFunnel() override;
+
+  // Reviewers, assignment and slots: store/sqlite/sqlite_reviewers.cc.
+  Result<Assignment> AssignAndClaimSlot(int64_t id, std::span<const ReviewerSlotSpec> candidates,
+                                        int64_t fence, Time now) override;
+  Status ReleaseSlot(std::string_view work_key, int64_t fence, Time now) override;
+  Status EnsureReviewers(std::span<const std::pair<std::string, bool>> initial, Time now) override;
+  Status SetPaused(std::string_view reviewer, bool paused, Time now) override;
+  Result<std::vector<ReviewerState>> ListReviewers(Time now) override;
+
   // The highest applied migration.
   Result<int> SchemaVersion();
 
@@ -114,6 +141,24 @@ class SqliteStore final : public Store,
   Status ApplyLearnedInTx(const RouteDecision& decision, Time now) REQUIRES(mu_);
   // kFenceLost unless `subject`'s work item is running under `fence`.
   Status CheckFenceInTx(std::string_view subject, int64_t fence) REQUIRES(mu_);
+  // Run `id` as ListRuns reports it (dead derived from its work item); nullopt if unknown.
+  Result<std::optional<ReviewRun>> GetRunInTx(int64_t id) REQUIRES(mu_);
+  // Loads run `id`, checks its work item is running under `fence`, and checks its state is one
+  // of `allowed` (kFailedPrecondition otherwise). kNotFound for an unknown run.
+  Result<ReviewRun> FencedRunInTx(int64_t id, int64_t fence, std::span<const RunState> allowed)
+      REQUIRES(mu_);
+  // A reviewer's state for an assignment at `now`: its stale slot rows are deleted first.
+  struct ReviewerLoad {
+    bool paused = false;     // false for a reviewer the store has not seen
+    int busy = 0;            // live slots
+    bool held_here = false;  // one of them is held by the work item `holder_key`
+  };
+  Result<ReviewerLoad> ReviewerLoadInTx(std::string_view reviewer, std::string_view holder_key,
+                                        Time now) REQUIRES(mu_);
+  // Records `reviewer` as run `id`'s choice and, with `take_slot`, holds one of its slots for
+  // (holder_key, fence) and marks the run running (starts += 1).
+  Status RecordAssignmentInTx(int64_t id, std::string_view holder_key, std::string_view reviewer,
+                              bool take_slot, int64_t fence, Time now) REQUIRES(mu_);
 
   Mutex mu_;
   // The connection is not thread-safe: every use of it holds mu_.
