@@ -117,8 +117,8 @@ class ReviewRuns {
     bool created = false;  // false: the run already existed (same key); nothing written
   };
   // Creates the run (queued) unless one with the same key exists, and signals its work item
-  // (reason `review-requested`), in one transaction that checks that the work item `fence_key`
-  // (the PR's) is still running under `fence` (kFenceLost otherwise, nothing written).
+  // (reason `review-run`, decide::kReasonReviewRun), in one transaction that checks that the
+  // work item `fence_key` (the PR's) is still running under `fence` (kFenceLost otherwise, nothing written).
   // Durable (kAcknowledged) on return.
   virtual Result<Requested> RequestRun(const ReviewRunKey& key, std::string_view fence_key,
                                        int64_t fence, Time now) = 0;

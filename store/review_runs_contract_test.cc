@@ -64,7 +64,7 @@ TEST_P(ReviewRunsContractTest, ARequestCreatesOneQueuedRunAndSignalsItsWorkItem)
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_EQ((*item)->state, WorkState::kPending);
   EXPECT_EQ((*item)->due_at, kT0) << "no debounce";
-  EXPECT_EQ((*item)->reasons, std::vector<std::string>{"review-requested"});
+  EXPECT_EQ((*item)->reasons, std::vector<std::string>{"review-run"});
   EXPECT_EQ((*item)->requested_gen, 1);
 
   ReviewRuns::Requested again = Request(kSecurity, kT0 + seconds(5));

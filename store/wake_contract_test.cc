@@ -22,7 +22,7 @@ class WakeContractTest : public ::testing::TestWithParam<StoreBackend> {
   void SetUp() override { store_ = GetParam().open_fresh(dir_); }
 
   Lease SignalAndClaim(const std::string& key, Time now) {
-    Signal s{key, "review-requested", {}};
+    Signal s{key, "review-run", {}};
     EXPECT_TRUE(store_->work().Enqueue({&s, 1}, now, Durability::kRecoverable).ok());
     return ClaimOne(now);
   }
@@ -75,7 +75,7 @@ TEST_P(WakeContractTest, AWaitingItemIsDueNowWithoutItsBackoff) {
 }
 
 TEST_P(WakeContractTest, AnOverdueItemKeepsItsEarlierDueTime) {
-  Signal s{kKey, "review-requested", {}};
+  Signal s{kKey, "review-run", {}};
   ASSERT_TRUE(store_->work().Enqueue({&s, 1}, kT0, Durability::kRecoverable).ok());
   ASSERT_TRUE(Wake({kKey}, kT0 + seconds(5)).ok());
   EXPECT_EQ(Get(kKey).due_at, kT0);

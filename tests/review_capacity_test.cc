@@ -85,8 +85,13 @@ TEST_F(ReviewCapacityTest, APushDuringARunningReviewCancelsItAndReviewsTheNewHea
     auto runs = w.Runs(n);
     return !runs.empty() && runs[0].state == RunState::kCancelled;
   })) << "the old head's run was not cancelled";
+  // The new head's run starts only once the old one's command is gone (one slot): then go.
+  ASSERT_TRUE(w.Settle([&] { return Lines(log).size() == 2; })) << "the new head's run never started";
   std::ofstream(go) << "go";
-  ASSERT_TRUE(w.Settle([&] { return w.RunReviews(n).size() == 1; }));
+  ASSERT_TRUE(w.Settle([&] {
+    auto runs = w.Runs(n);
+    return runs.size() == 2 && runs[1].state == RunState::kDone;
+  }));
   const auto reviews = w.RunReviews(n);
   EXPECT_EQ(reviews[0].commit_id, new_head);
   for (const sim::Review& r : w.Pull(n).reviews) EXPECT_NE(r.commit_id, old_head);
@@ -157,16 +162,41 @@ TEST_F(ReviewCapacityTest, CommandsInCommentsRequestOneFreshRunEach) {
   ASSERT_TRUE(w.model().AddComment("maintainer", kRepo, n, "@gatehouse review security", &asked).ok());
   ASSERT_TRUE(w.Settle([&] { return w.RunReviews(n).size() == 2; })) << "the command made no run";
   ASSERT_TRUE(w.model().EditComment("maintainer", kRepo, asked.id, "@gatehouse review security!", nullptr).ok());
-  sim::Comment unknown;
+  sim::Comment unknown, outsider;
   ASSERT_TRUE(w.model().AddComment("maintainer", kRepo, n, "/gatehouse frobnicate", &unknown).ok());
-  ASSERT_TRUE(w.Settle([&] {
+  ASSERT_TRUE(
+      w.model().AddComment("drive-by", kRepo, n, "@gatehouse review security", &outsider).ok());
+  // gatehouse's reply (the simulator records the App as its installation).
+  auto replied = [&] {
     for (const sim::Comment& c : w.model().CommentsFor(kRepo, n)) {
-      if (c.body.find("frobnicate") != std::string::npos && c.user == "gatehouse[bot]") return true;
+      if (c.user == "installation:" + std::to_string(kInstallation) &&
+          c.body.find("`frobnicate`") != std::string::npos) {
+        return true;
+      }
     }
     return false;
-  })) << "no reply to the unknown command";
+  };
+  ASSERT_TRUE(w.Settle(replied)) << "no reply to the unknown command";
+  auto reactions = [&](int64_t comment) {
+    std::vector<std::string> contents;
+    for (const sim::Reaction& r : w.model().ReactionsFor(kRepo, comment).value_or(
+             std::vector<sim::Reaction>{})) {
+      contents.push_back(r.content);
+    }
+    return contents;
+  };
+  ASSERT_TRUE(w.Settle([&] { return !reactions(unknown.id).empty(); }));
+  EXPECT_EQ(reactions(asked.id), std::vector<std::string>{"+1"});
+  EXPECT_EQ(reactions(unknown.id), std::vector<std::string>{"confused"});
+  EXPECT_TRUE(reactions(outsider.id).empty()) << "a comment without write access was answered";
+  // Every signal for the PR covered by a pass (the outsider's comment included), then look.
+  ASSERT_TRUE(w.Settle([&] {
+    auto i = w.store().work().GetWorkItem(std::string(kRepo) + "#" + std::to_string(n));
+    return i.ok() && *i && (*i)->done_gen == (*i)->requested_gen &&
+           (*i)->state == WorkState::kIdle;
+  }));
   auto runs = w.Runs(n);
-  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs.size(), 2u) << "the edit or the outsider's comment made a run";
   EXPECT_EQ(runs[1].key.trigger, "comment:" + std::to_string(asked.id));
   EXPECT_EQ(runs[1].state, RunState::kDone);
   EXPECT_EQ(w.RunReviews(n).size(), 2u);

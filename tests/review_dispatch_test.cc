@@ -52,16 +52,6 @@ std::string Reviewer(const std::string& name, const std::string& roles, const st
          "\n    timeout: 60s\n    paused: " + (paused ? "true" : "false") + "\n";
 }
 
-// The most "start"s without their "end" at any point of the log.
-int MaxConcurrent(const std::vector<std::string>& log) {
-  int now = 0, most = 0;
-  for (const std::string& l : log) {
-    if (l.rfind("start ", 0) == 0) most = std::max(most, ++now);
-    if (l.rfind("end ", 0) == 0) --now;
-  }
-  return most;
-}
-
 int Count(const std::vector<ReviewRun>& runs, RunState state) {
   return static_cast<int>(std::count_if(runs.begin(), runs.end(),
                                         [&](const ReviewRun& r) { return r.state == state; }));

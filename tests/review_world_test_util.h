@@ -53,6 +53,7 @@ struct WorldOptions {
   sim_testing::InProcessGitHub::Front front;
   Duration lease = std::chrono::seconds(30);
   Duration availability_budget_override{0};  // >0: replaces the file's
+  std::vector<std::string> members = {"maintainer"};  // acme/app's users with write access
 };
 
 class ReviewWorld {
@@ -75,7 +76,9 @@ class ReviewWorld {
     });
     ASSERT_TRUE(github_.model()
                     .CreateRepo("acme", "app", kInstallation,
-                                {{".github/gatehouse.yml", options_.policy_yaml}})
+                                {{".github/gatehouse.yml", options_.policy_yaml}},
+                                sim::RepoOptions{.dismiss_stale_reviews = false,
+                                                 .members = options_.members})
                     .ok());
     ASSERT_NO_FATAL_FAILURE(StartServer());
   }

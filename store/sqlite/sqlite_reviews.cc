@@ -70,7 +70,7 @@ Result<ReviewRuns::Requested> SqliteStore::RequestRun(const ReviewRunKey& key,
                                                       std::string_view fence_key, int64_t fence,
                                                       Time now) {
   GH_RETURN_IF_ERROR(ValidateReviewRunKey(key));
-  const Signal signal{ReviewWorkKey(key.subject, key.role), "review-requested", Duration(0)};
+  const Signal signal{ReviewWorkKey(key.subject, key.role), "review-run", Duration(0)};
   GH_RETURN_IF_ERROR(ValidateSignal(signal));
   Requested out;
   Status s;
