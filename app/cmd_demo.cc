@@ -257,7 +257,11 @@ int RunDemo(int argc, char** argv) {
   // One reviewer is paused before anything is reviewed and resumed mid-play: its runs wait
   // (unavailable, not failed) and then run once each.
   bool paused = (*store)->reviews().SetPaused(kDemoPausedReviewer, true, RealClock().Now()).ok();
-  if (paused) std::printf("gatehouse demo: reviewer %s paused\n", kDemoPausedReviewer);
+  if (paused) {
+    std::printf("gatehouse demo: reviewer %s paused; it is resumed %.0f s into the play\n",
+                kDemoPausedReviewer, kResumeAfterSeconds);
+    std::fflush(stdout);
+  }
 
   // 4. Every PR's script on its own thread; one poller keeps the world view fresh.
   const auto play_start = Steady::now();

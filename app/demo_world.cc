@@ -132,10 +132,6 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
         create["author"] = "maintainer" + std::to_string(i);
         create["author_association"] = "MEMBER";
       }
-      // The create call is made by the player before the scripts start (numbers must follow
-      // creation order); the script's first step is relative to the start of the play.
-      s.Call(0, "POST /_sim/repos/" + full + "/pulls", create);
-      const int t = start;
       // acme/api's seventh PR plants a credential: green and approved, but the required
       // secrets review blocks it.
       const bool planted = ri == 0 && i == 6;
@@ -143,9 +139,15 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
         create["files"] = json::array{
             json::object{{"path", "deploy/prod.env"}, {"patch", kPlantedPatch}},
             json::object{{"path", "README.md"}, {"patch", "@@ -1 +1,2 @@\n # api\n+Deploy notes.\n"}}};
-        pr.story = "a planted credential: the secrets reviewer blocks the merge";
-        pr.expected_state = "open";
-        pr.expected_action = "";
+      }
+      // The create call is made by the player before the scripts start (numbers must follow
+      // creation order); the script's first step is relative to the start of the play.
+      s.Call(0, "POST /_sim/repos/" + full + "/pulls", create);
+      const int t = start;
+      if (planted) {
+        pr.story = "a planted credential: the secrets review blocks it; closed after the grace";
+        pr.expected_state = "closed";
+        pr.expected_action = "close";
         s.CiStorm(t, sha1, true, rng);
         s.Pull(static_cast<int>(rng() % 200), "/reviews",
                json::object{{"user", "lead"}, {"event", "APPROVE"}});

@@ -10,6 +10,19 @@
 namespace gatehouse::sim {
 namespace {
 
+// The effect detail of a review: its event, and the role a gatehouse review run's hidden marker
+// names ("<!-- gatehouse:review role=security head=... -->"), so that the invariant checker
+// tells one role's review of a head from another's (docs/SIMULATOR.md, "Invariants").
+std::string ReviewDetail(const std::string& event, const std::string& body) {
+  static constexpr std::string_view kMarker = "<!-- gatehouse:review role=";
+  const size_t at = body.rfind(kMarker);
+  if (at == std::string::npos) return event;
+  const size_t from = at + kMarker.size();
+  const size_t end = body.find_first_of(" \n", from);
+  if (end == std::string::npos) return event;
+  return event + " role=" + body.substr(from, end - from);
+}
+
 bool Dismissible(const Review& review) {
   return review.state == "APPROVED" || review.state == "CHANGES_REQUESTED";
 }
@@ -24,7 +37,7 @@ Outcome Model::SubmitReview(const std::string& who, const std::string& repo, int
   PullRequest* pr = PullLocked(repo, number, &rs);
   std::string sha = commit_id;
   auto record = [&](Outcome o) REQUIRES(mu_) {
-    return RecordLocked(who, "review", repo, number, sha, o, event);
+    return RecordLocked(who, "review", repo, number, sha, o, ReviewDetail(event, body));
   };
   if (pr == nullptr) return record({404, "Not Found"});
   if (sha.empty()) sha = pr->head_sha;
