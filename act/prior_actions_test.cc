@@ -22,7 +22,7 @@ ActionRecord Row(int64_t id, std::string kind, std::string detail, ActionState s
 TEST(PriorActionsTest, EveryKnownRowIsCarriedOverInOrder) {
   const std::vector<ActionRecord> ledger = {
       Row(1, "label", "pending-closure", ActionState::kDone),
-      Row(2, "review_run", "", ActionState::kDone),  // a kind this version does not know
+      Row(2, "queue_entry", "", ActionState::kDone),  // a kind this version does not know
       Row(3, "unlabel", "pending-closure#2", ActionState::kIntent),
       Row(4, "merge", "squash", ActionState::kSuperseded),
       Row(5, "close", "", ActionState::kFailed),
