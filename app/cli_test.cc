@@ -34,6 +34,7 @@ CliRun Gatehouse(const std::string& args) {
 
 TEST(CliTest, HelpEverywhere) {
   for (const char* args : {"--help", "help", "serve --help", "work --help", "route --help",
+                           "reviewers --help",
                            "status --help", "config --help", "audit --help", "demo --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
@@ -212,6 +213,57 @@ TEST(CliTest, ConfigCheckValidatesTheActionsSection) {
   CliRun no = Gatehouse("config check " + bad);
   EXPECT_EQ(no.code, 1);
   EXPECT_NE(no.out.find("bad_actions.yml:2: actions.merge_method"), std::string::npos) << no.out;
+}
+
+// The reviewers file: `config check --reviewers` reports each problem with its line, `serve`
+// refuses a bad one, and `gatehouse reviewers` lists, pauses and resumes what serve registered.
+TEST(CliTest, ReviewersFileAndReviewersCommand) {
+  testing::TempDir dir;
+  const std::string good = dir.File("reviewers.yml"), bad = dir.File("bad.yml"),
+                    db = dir.File("g.db");
+  FILE* f = std::fopen(good.c_str(), "w");
+  std::fputs("reviewers:\n  - name: lint\n    roles: [style]\n"
+             "    executor: {type: command, argv: [/bin/true]}\n"
+             "  - name: secrets\n    roles: [secrets]\n    executor: {type: \"builtin:secrets\"}\n"
+             "    paused: true\n",
+             f);
+  std::fclose(f);
+  f = std::fopen(bad.c_str(), "w");
+  std::fputs("reviewers:\n  - name: lint\n    roles: []\n    executor: {type: telepathy}\n", f);
+  std::fclose(f);
+  CliRun ok = Gatehouse("config check --reviewers " + good);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  CliRun no = Gatehouse("config check --reviewers " + bad);
+  EXPECT_EQ(no.code, 1);
+  EXPECT_NE(no.out.find("bad.yml:3: reviewers[0].roles"), std::string::npos) << no.out;
+  EXPECT_NE(no.out.find("bad.yml:4: reviewers[0].executor.type"), std::string::npos) << no.out;
+  setenv("GATEHOUSE_WEBHOOK_SECRET", "cli-test-secret", 1);
+  EXPECT_EQ(Gatehouse("serve --db " + db + " --reviewers " + bad).code, 2);
+
+  {
+    testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                                 "--reviewers", good});
+    ASSERT_TRUE(serve.ok());
+    EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on", 0), 0u);
+    serve.Signal(SIGTERM);
+    EXPECT_EQ(serve.Wait(), 0);
+  }
+  CliRun ls = Gatehouse("reviewers ls --json --db " + db);
+  ASSERT_EQ(ls.code, 0) << ls.out;
+  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":false,"busy":0})"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":true,"busy":0})"), std::string::npos)
+      << ls.out;
+  EXPECT_EQ(Gatehouse("reviewers pause lint --db " + db).code, 0);
+  EXPECT_EQ(Gatehouse("reviewers resume secrets --db " + db).code, 0);
+  ls = Gatehouse("reviewers ls --json --db " + db);
+  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":true,"busy":0})"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":false,"busy":0})"), std::string::npos)
+      << ls.out;
+  CliRun unknown = Gatehouse("reviewers pause nobody --db " + db);
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.out.find("no reviewer nobody"), std::string::npos) << unknown.out;
+  EXPECT_EQ(Gatehouse("reviewers").code, 2);
+  EXPECT_EQ(Gatehouse("reviewers --help").code, 0);
 }
 
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
