@@ -44,7 +44,8 @@ PassDecision DecidePass(const LiveState& live, const PassHistory& history,
           options.AutonomyFor(decide::ActionClass::kReport) == decide::Autonomy::kObserve;
       if (observe || options.dry_run) {
         for (auto& a : first) {
-          d.plan.skipped.push_back(decide::SkippedAction{std::move(a), observe ? "observe" : "dry-run"});
+          d.plan.skipped.push_back(
+              decide::SkippedAction{std::move(a), observe ? "observe" : "dry-run"});
         }
       } else {
         d.plan.actions.insert(d.plan.actions.begin(), std::make_move_iterator(first.begin()),

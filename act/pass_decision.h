@@ -40,8 +40,8 @@ struct PassDecision {
 // request, reactions, replies) come first in the plan.
 struct ReviewInputs {
   const PrReviewState* state = nullptr;
-  std::set<std::string> served_roles;   // the roles some reviewer of the reviewers file serves
-  std::vector<std::string> reasons;     // the lease's reasons
+  std::set<std::string> served_roles;  // the roles some reviewer of the reviewers file serves
+  std::vector<std::string> reasons;    // the lease's reasons
 };
 PassDecision DecidePass(const LiveState& live, const PassHistory& history,
                         const decide::PlannerOptions& options, std::string_view policy_path,

@@ -133,13 +133,10 @@ std::vector<decide::RoleReview> RoleReviewsAt(const decide::ReviewsPolicy& polic
   return out;
 }
 
-std::vector<PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy,
-                                             const decide::PrSnapshot& pr,
-                                             const PrReviewState& state,
-                                             const std::vector<std::string>& reasons,
-                                             const std::string& app_login,
-                                             const std::set<std::string>& served_roles,
-                                             int64_t head_occurrence) {
+std::vector<PlannedAction> PlanReviewActions(
+    const decide::ReviewsPolicy& policy, const decide::PrSnapshot& pr, const PrReviewState& state,
+    const std::vector<std::string>& reasons, const std::string& app_login,
+    const std::set<std::string>& served_roles, int64_t head_occurrence) {
   std::vector<PlannedAction> actions;
   auto make = [&](ActionKind kind, std::string detail, std::string why) {
     PlannedAction a;
@@ -150,8 +147,8 @@ std::vector<PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy
     a.why = std::move(why);
     return a;
   };
-  const decide::ReviewPlan plan = decide::PlanReviews(
-      policy, pr, KnownRuns(state.runs), reasons, state.commands, app_login, served_roles);
+  const decide::ReviewPlan plan = decide::PlanReviews(policy, pr, KnownRuns(state.runs), reasons,
+                                                      state.commands, app_login, served_roles);
   for (const decide::RunToRequest& r : plan.runs) {
     PlannedAction a = make(ActionKind::kReviewRun, ReviewRunDetail(r.role, r.trigger), r.why);
     a.role = r.role;
@@ -180,8 +177,8 @@ std::vector<PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy
   return actions;
 }
 
-std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subject,
-                                           int64_t fence, const PullRequest& pr,
+std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subject, int64_t fence,
+                                           const PullRequest& pr,
                                            const std::vector<ReviewRun>& runs, Time now,
                                            std::vector<std::string>* cancelled_keys) {
   const bool over = pr.state != "open" || pr.draft;
@@ -191,12 +188,14 @@ std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subj
     if (over || r.key.head_sha != pr.head_sha) any = true;
   }
   if (!any) return std::nullopt;
-  const std::string why = pr.merged  ? "the pull request was merged"
+  const std::string why = pr.merged                    ? "the pull request was merged"
                           : over && pr.state != "open" ? "the pull request was closed"
-                          : pr.draft ? "the pull request was converted to draft"
+                          : pr.draft                   ? "the pull request was converted to draft"
                                      : "the head moved to " + pr.head_sha.substr(0, 12);
-  auto keys = store.reviews().CancelRuns(subject, over ? "" : pr.head_sha, why, subject, fence, now);
-  if (!keys.ok()) return PassOutcome::Transient("cancelling review runs: " + keys.status().ToString());
+  auto keys =
+      store.reviews().CancelRuns(subject, over ? "" : pr.head_sha, why, subject, fence, now);
+  if (!keys.ok())
+    return PassOutcome::Transient("cancelling review runs: " + keys.status().ToString());
   *cancelled_keys = std::move(keys).value();
   return std::nullopt;
 }

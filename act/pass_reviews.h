@@ -24,8 +24,8 @@
 namespace gatehouse::act {
 
 struct PrReviewState {
-  std::vector<ReviewRun> runs;                    // every role, oldest first
-  std::vector<decide::CommandComment> commands;   // command comments not handled yet
+  std::vector<ReviewRun> runs;                   // every role, oldest first
+  std::vector<decide::CommandComment> commands;  // command comments not handled yet
 };
 
 // Reads the PR's runs, and turns its `command:<id>` facts into the comments no reaction or
@@ -51,19 +51,16 @@ std::vector<decide::RoleReview> RoleReviewsAt(const decide::ReviewsPolicy& polic
 // decide::PlanReviewRuns asks for (detail "<role>:<trigger>"), and for each command comment a
 // reaction (detail "comment:<id>": +1 for a review command, confused for an unknown one) and,
 // for an unknown command, a reply listing the valid ones (detail "reply:<id>").
-std::vector<decide::PlannedAction> PlanReviewActions(const decide::ReviewsPolicy& policy,
-                                                     const decide::PrSnapshot& pr,
-                                                     const PrReviewState& state,
-                                                     const std::vector<std::string>& reasons,
-                                                     const std::string& app_login,
-                                                     const std::set<std::string>& served_roles,
-                                                     int64_t head_occurrence);
+std::vector<decide::PlannedAction> PlanReviewActions(
+    const decide::ReviewsPolicy& policy, const decide::PrSnapshot& pr, const PrReviewState& state,
+    const std::vector<std::string>& reasons, const std::string& app_login,
+    const std::set<std::string>& served_roles, int64_t head_occurrence);
 
 // Ends every run that can no longer be reviewed on `pr` (closed, merged, draft: all; else those
 // for another head), fenced by the PR's lease. Writes nothing when there is none. nullopt on
 // success; else Transient.
-std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subject,
-                                           int64_t fence, const PullRequest& pr,
+std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subject, int64_t fence,
+                                           const PullRequest& pr,
                                            const std::vector<ReviewRun>& runs, Time now,
                                            std::vector<std::string>* cancelled_keys);
 

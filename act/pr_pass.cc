@@ -98,8 +98,7 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
 }
 
 std::optional<PassOutcome> PrPass::ReadReviews(const Lease& lease, const LiveState& live,
-                                               const PassHistory& history,
-                                               PrReviewState* reviews) {
+                                               const PassHistory& history, PrReviewState* reviews) {
   if (auto end = ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, reviews)) {
     return end;
   }

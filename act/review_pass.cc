@@ -100,8 +100,8 @@ class ReviewRunPass {
     size_t waiting_after = 0;
     for (const ReviewRun* r : open) {
       if (std::string why = StaleReason(*r); !why.empty()) {
-        const RunState end = r->state == RunState::kFinished ? RunState::kSuperseded
-                                                             : RunState::kCancelled;
+        const RunState end =
+            r->state == RunState::kFinished ? RunState::kSuperseded : RunState::kCancelled;
         if (Status st = End(*r, end, why, 0); !st.ok()) return Finish(StoreFailed("ending", st));
         continue;
       }
@@ -118,8 +118,8 @@ class ReviewRunPass {
     }
 
     // 4-6. Review (unless an earlier holder already has the result) and post.
-    PassOutcome outcome = first.state == RunState::kFinished ? PostStored(first)
-                                                              : ReviewAssigned(first, reviewer);
+    PassOutcome outcome =
+        first.state == RunState::kFinished ? PostStored(first) : ReviewAssigned(first, reviewer);
     if (outcome.ok && waiting_after > 0) {
       Signal1(store_, lease_.key, decide::kReasonReviewRun, clock_.Now());
     }
@@ -138,9 +138,9 @@ class ReviewRunPass {
       auto repo = store_.repos().GetRepository(target_.repo.FullName());
       if (!repo.ok()) return StoreFailed("reading the repository", repo.status());
       if (!*repo || !(*repo)->installation_id) {
-        return audit_.EndWithError("no installation known for " + target_.repo.FullName(),
-                                   PassOutcome::Permanent("no installation known for " +
-                                                          target_.repo.FullName()));
+        return audit_.EndWithError(
+            "no installation known for " + target_.repo.FullName(),
+            PassOutcome::Permanent("no installation known for " + target_.repo.FullName()));
       }
       target_.call.installation_id = *(*repo)->installation_id;
     }
@@ -175,9 +175,9 @@ class ReviewRunPass {
       candidates.push_back(ReviewerSlotSpec{spec->name, spec->concurrency});
     }
     if (candidates.empty()) {
-      return audit_.EndWithError("no reviewer serves role " + role_,
-                                 PassOutcome::Permanent("no reviewer serves role " + role_ +
-                                                        " (see the reviewers file)"));
+      return audit_.EndWithError(
+          "no reviewer serves role " + role_,
+          PassOutcome::Permanent("no reviewer serves role " + role_ + " (see the reviewers file)"));
     }
     auto assigned =
         store_.reviews().AssignAndClaimSlot(run.id, candidates, lease_.fence, clock_.Now());
@@ -239,8 +239,8 @@ class ReviewRunPass {
         if (!s.ok()) return StoreFailed("recording the review result", s);
         WakeWaitingRunsExcept(store_, lease_.key, clock_.Now());
         audit_.Add("review_result", run.key.head_sha,
-                   what + ": " + std::string(decide::ReviewVerdictName(out.result.verdict)) +
-                       ", " + std::to_string(out.result.findings.size()) + " findings, " +
+                   what + ": " + std::string(decide::ReviewVerdictName(out.result.verdict)) + ", " +
+                       std::to_string(out.result.findings.size()) + " findings, " +
                        std::to_string(out.result.blockers()) + " blocking");
         return Post(run, out.result, request.prior_findings, request.prior_head_sha);
       }
@@ -281,7 +281,8 @@ class ReviewRunPass {
     Status s = store_.reviews().ReleaseSlot(lease_.key, lease_.fence, clock_.Now());
     if (!s.ok()) {
       // The slot comes back when this lease runs out.
-      Log(LogLevel::kWarn, "review.release_failed").Field("key", lease_.key)
+      Log(LogLevel::kWarn, "review.release_failed")
+          .Field("key", lease_.key)
           .Field("error", s.ToString());
     }
     WakeWaitingRunsExcept(store_, lease_.key, clock_.Now());
@@ -317,9 +318,9 @@ class ReviewRunPass {
         }
         return Done();
       case PostResult::Kind::kStop:
-        audit_.Add("review_failed", run.key.head_sha,
-                   role_ + " run " + std::to_string(run.id) + " not posted yet: " +
-                       posted.stop.error);
+        audit_.Add(
+            "review_failed", run.key.head_sha,
+            role_ + " run " + std::to_string(run.id) + " not posted yet: " + posted.stop.error);
         return posted.stop;
     }
     return PassOutcome::Transient("unknown post outcome");

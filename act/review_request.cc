@@ -137,9 +137,8 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
   }
   const std::string body = decide::RenderReviewBody(run.key.role, run.key.head_sha, run.id, result,
                                                     prior_findings, prior_head);
-  auto posted =
-      github.CreateReview(target.call, target.repo, target.number, run.key.head_sha,
-                          std::string(decide::ReviewEventFor(result.verdict)), body);
+  auto posted = github.CreateReview(target.call, target.repo, target.number, run.key.head_sha,
+                                    std::string(decide::ReviewEventFor(result.verdict)), body);
   if (!posted.ok()) {
     const GitHubError& e = posted.error();
     if (e.kind == GitHubErrorKind::kTransient) {
@@ -147,9 +146,8 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
       return Stop(ToPassOutcome(e), "posting the review: " + e.ToString());
     }
     Status s = store.ledger().RecordOutcome(
-        intent->record.id, fence,
-        IsSuperseded(e) ? ActionState::kSuperseded : ActionState::kFailed, e.ToString(),
-        clock.Now());
+        intent->record.id, fence, IsSuperseded(e) ? ActionState::kSuperseded : ActionState::kFailed,
+        e.ToString(), clock.Now());
     if (!s.ok()) return Stop(PassOutcome::Transient(s.ToString()), "");
     if (IsSuperseded(e)) {
       PostResult r;
@@ -162,9 +160,10 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
                     : PassOutcome::Transient("posting the review: " + e.ToString()),
                 e.ToString());
   }
-  const std::string done = "review " + std::to_string(*posted) + " on " + ShortSha(run.key.head_sha);
-  Status s = store.ledger().RecordOutcome(intent->record.id, fence, ActionState::kDone, done,
-                                          clock.Now());
+  const std::string done =
+      "review " + std::to_string(*posted) + " on " + ShortSha(run.key.head_sha);
+  Status s =
+      store.ledger().RecordOutcome(intent->record.id, fence, ActionState::kDone, done, clock.Now());
   if (!s.ok()) return Stop(PassOutcome::Transient(s.ToString()), "");
   PostResult r;
   r.kind = PostResult::Kind::kPosted;

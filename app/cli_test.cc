@@ -33,9 +33,9 @@ CliRun Gatehouse(const std::string& args) {
 }
 
 TEST(CliTest, HelpEverywhere) {
-  for (const char* args : {"--help", "help", "serve --help", "work --help", "route --help",
-                           "reviewers --help",
-                           "status --help", "config --help", "audit --help", "demo --help"}) {
+  for (const char* args :
+       {"--help", "help", "serve --help", "work --help", "route --help", "reviewers --help",
+        "status --help", "config --help", "audit --help", "demo --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -222,11 +222,12 @@ TEST(CliTest, ReviewersFileAndReviewersCommand) {
   const std::string good = dir.File("reviewers.yml"), bad = dir.File("bad.yml"),
                     db = dir.File("g.db");
   FILE* f = std::fopen(good.c_str(), "w");
-  std::fputs("reviewers:\n  - name: lint\n    roles: [style]\n"
-             "    executor: {type: command, argv: [/bin/true]}\n"
-             "  - name: secrets\n    roles: [secrets]\n    executor: {type: \"builtin:secrets\"}\n"
-             "    paused: true\n",
-             f);
+  std::fputs(
+      "reviewers:\n  - name: lint\n    roles: [style]\n"
+      "    executor: {type: command, argv: [/bin/true]}\n"
+      "  - name: secrets\n    roles: [secrets]\n    executor: {type: \"builtin:secrets\"}\n"
+      "    paused: true\n",
+      f);
   std::fclose(f);
   f = std::fopen(bad.c_str(), "w");
   std::fputs("reviewers:\n  - name: lint\n    roles: []\n    executor: {type: telepathy}\n", f);
@@ -241,8 +242,8 @@ TEST(CliTest, ReviewersFileAndReviewersCommand) {
   EXPECT_EQ(Gatehouse("serve --db " + db + " --reviewers " + bad).code, 2);
 
   {
-    testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
-                                 "--reviewers", good});
+    testing::ChildProcess serve(
+        {GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--reviewers", good});
     ASSERT_TRUE(serve.ok());
     EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on", 0), 0u);
     serve.Signal(SIGTERM);

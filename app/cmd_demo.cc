@@ -36,9 +36,9 @@
 #include <thread>
 #include <vector>
 
+#include "act/review_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
-#include "act/review_pass.h"
 #include "app/demo_checks.h"
 #include "app/demo_reviews.h"
 #include "app/demo_sim.h"
@@ -127,10 +127,9 @@ int64_t ActiveItems(const std::vector<WorkItem>& items) {
   for (const WorkItem& w : items) {
     if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
     const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
-    const bool sweep_only = std::all_of(
-        why.begin(), why.end(), [](const std::string& r) {
-          return r == decide::kReasonSwept || r == decide::kReasonTimer;
-        });
+    const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
+      return r == decide::kReasonSwept || r == decide::kReasonTimer;
+    });
     if (!sweep_only || why.empty()) ++active;
   }
   return active;
@@ -199,11 +198,11 @@ int RunDemo(int argc, char** argv) {
   // 1. The simulator, with the App's public key and no webhook target yet.
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
   setenv(kDemoOpenAiKeyEnv, kOpenAiKey, 1);
-  ChildProcess sim({sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
-                    "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug,
-                    "--openai-api-key", kOpenAiKey,
-                    "--mergeable-delay-ms", "300", "--log-level", "warn"},
-                   dir + "/gatehouse-sim.log");
+  ChildProcess sim(
+      {sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
+       "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug, "--openai-api-key",
+       kOpenAiKey, "--mergeable-delay-ms", "300", "--log-level", "warn"},
+      dir + "/gatehouse-sim.log");
   const std::string sim_url = sim.ok() ? UrlFromLine(sim.ReadLine()) : "";
   if (sim_url.empty()) {
     PrintError("demo", "gatehouse-sim did not start; see " + dir + "/gatehouse-sim.log");
@@ -223,11 +222,11 @@ int RunDemo(int argc, char** argv) {
   unsetenv("GATEHOUSE_GITHUB_TOKEN");
   unsetenv("GATEHOUSE_GITHUB_TOKEN_FILE");
   unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY");
-  ChildProcess serve({self, "serve", "--db", dir + "/gatehouse.db", "--listen", "127.0.0.1:0",
-                      "--debounce-ms", "300", "--workers", "4", "--sweep-interval-seconds", "4",
-                      "--resolve-interval-seconds", "2", "--reviewers", reviewers,
-                      "--log-level", "warn"},
-                     dir + "/gatehouse.log");
+  ChildProcess serve(
+      {self, "serve", "--db", dir + "/gatehouse.db", "--listen", "127.0.0.1:0", "--debounce-ms",
+       "300", "--workers", "4", "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2",
+       "--reviewers", reviewers, "--log-level", "warn"},
+      dir + "/gatehouse.log");
   const std::string webhook_url = serve.ok() ? UrlFromLine(serve.ReadLine()) : "";
   if (webhook_url.empty()) {
     PrintError("demo", "gatehouse serve did not start; see " + dir + "/gatehouse.log");
@@ -363,14 +362,16 @@ int RunDemo(int argc, char** argv) {
     std::printf(" %s %d/%d", state.c_str(), checks.stories_ok[state], total);
   }
   const ReviewFunnel& rf = reviews_seen.funnel;
-  std::printf("\n%-28s %lld requested: posted %lld, cancelled %lld, superseded %lld, dead %lld, "
-              "in flight %lld\n",
-              "review runs", static_cast<long long>(rf.requested), static_cast<long long>(rf.done),
-              static_cast<long long>(rf.cancelled), static_cast<long long>(rf.superseded),
-              static_cast<long long>(rf.dead), static_cast<long long>(rf.in_flight));
+  std::printf(
+      "\n%-28s %lld requested: posted %lld, cancelled %lld, superseded %lld, dead %lld, "
+      "in flight %lld\n",
+      "review runs", static_cast<long long>(rf.requested), static_cast<long long>(rf.done),
+      static_cast<long long>(rf.cancelled), static_cast<long long>(rf.superseded),
+      static_cast<long long>(rf.dead), static_cast<long long>(rf.in_flight));
   for (const auto& [role, states] : reviews_seen.runs) {
     std::printf("%-28s", ("  " + role).c_str());
-    for (const auto& [state, n] : states) std::printf(" %s %lld", state.c_str(), static_cast<long long>(n));
+    for (const auto& [state, n] : states)
+      std::printf(" %s %lld", state.c_str(), static_cast<long long>(n));
     std::printf("\n");
   }
   std::printf("\ninvariants\n");

@@ -11,8 +11,8 @@
 #include "act/pr_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
-#include "app/reviewers_setup.h"
 #include "app/gatehouse_server.h"
+#include "app/reviewers_setup.h"
 #include "app/webhook_secrets.h"
 #include "base/log.h"
 #include "github/auth_config.h"
@@ -88,8 +88,7 @@ int RunServe(int argc, char** argv) {
   Flags flags(
       {"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
        "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
-       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds",
-       "reviewers"},
+       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds", "reviewers"},
       {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {

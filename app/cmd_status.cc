@@ -55,7 +55,7 @@ int RunStatus(int argc, char** argv) {
   auto counters = (*store)->GetCounters();
   auto reviews = (*store)->reviews().GetReviewFunnel();
   if (!funnel.ok() || !counters.ok() || !reviews.ok()) {
-    const Status bad = !funnel.ok() ? funnel.status()
+    const Status bad = !funnel.ok()     ? funnel.status()
                        : !counters.ok() ? counters.status()
                                         : reviews.status();
     PrintError("status", bad.ToString());

@@ -4,13 +4,13 @@
 
 namespace gatehouse::app {
 
-int RunServe(int argc, char** argv);   // argv[0] is "serve"
-int RunWork(int argc, char** argv);    // argv[0] is "work"
-int RunRoute(int argc, char** argv);   // argv[0] is "route"
-int RunStatus(int argc, char** argv);  // argv[0] is "status"
-int RunConfig(int argc, char** argv);  // argv[0] is "config"
-int RunDemo(int argc, char** argv);    // argv[0] is "demo"
-int RunAudit(int argc, char** argv);   // argv[0] is "audit"
+int RunServe(int argc, char** argv);      // argv[0] is "serve"
+int RunWork(int argc, char** argv);       // argv[0] is "work"
+int RunRoute(int argc, char** argv);      // argv[0] is "route"
+int RunStatus(int argc, char** argv);     // argv[0] is "status"
+int RunConfig(int argc, char** argv);     // argv[0] is "config"
+int RunDemo(int argc, char** argv);       // argv[0] is "demo"
+int RunAudit(int argc, char** argv);      // argv[0] is "audit"
 int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
 
 constexpr int kExitOk = 0;

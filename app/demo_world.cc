@@ -136,9 +136,10 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
       // secrets review blocks it.
       const bool planted = ri == 0 && i == 6;
       if (planted) {
-        create["files"] = json::array{
-            json::object{{"path", "deploy/prod.env"}, {"patch", kPlantedPatch}},
-            json::object{{"path", "README.md"}, {"patch", "@@ -1 +1,2 @@\n # api\n+Deploy notes.\n"}}};
+        create["files"] =
+            json::array{json::object{{"path", "deploy/prod.env"}, {"patch", kPlantedPatch}},
+                        json::object{{"path", "README.md"},
+                                     {"patch", "@@ -1 +1,2 @@\n # api\n+Deploy notes.\n"}}};
       }
       // The create call is made by the player before the scripts start (numbers must follow
       // creation order); the script's first step is relative to the start of the play.

@@ -64,9 +64,20 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
                "GATEHOUSE_GITHUB_TOKEN)");
   }
   // A reviewer may work for its whole timeout inside one pass: the pass must not be cut first.
+  // Reviews share the workers with PR passes (docs/REVIEWERS.md, "Decisions").
+  size_t review_slots = 0;
   for (const decide::ReviewerSpec& r : s.options_.reviewers.reviewers) {
     s.options_.engine.max_pass =
         std::max(s.options_.engine.max_pass, r.timeout + std::chrono::minutes(2));
+    review_slots += static_cast<size_t>(r.concurrency);
+  }
+  if (review_slots > 0 && review_slots >= s.options_.engine.workers) {
+    Log(LogLevel::kWarn, "serve.review_slots")
+        .Field("workers", static_cast<int64_t>(s.options_.engine.workers))
+        .Field("review_slots", static_cast<int64_t>(review_slots))
+        .Field("note",
+               "reviewers may occupy every worker while they review; PR passes then wait. "
+               "Raise --workers above the sum of the reviewers' concurrency");
   }
   s.pool_ = std::make_unique<WorkerPool>(st, s.clock_, std::move(pass), s.options_.engine);
   WorkerPool* pool = s.pool_.get();

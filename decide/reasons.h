@@ -29,7 +29,7 @@ inline constexpr std::string_view kReasonReviewed = "reviewed";  // a review was
 inline constexpr std::string_view kReasonReviewDismissed = "review-dismissed";
 inline constexpr std::string_view kReasonCiCompleted = "ci-completed";  // check run/suite
 inline constexpr std::string_view kReasonStatus = "status";             // a commit status
-inline constexpr std::string_view kReasonCommand = "command";  // "/gatehouse ..." comment
+inline constexpr std::string_view kReasonCommand = "command";           // "/gatehouse ..." comment
 
 // gatehouse's own.
 inline constexpr std::string_view kReasonSwept = "swept";    // the periodic sweep

@@ -178,8 +178,8 @@ std::optional<AutoRequest> AutoTrigger(const ReviewRoleRule& rule, const PrSnaps
   }
   AutoRequest r;
   if (cancelled_here > 0) r.key = "auto:" + std::to_string(cancelled_here + 1);
-  const ReviewTrigger first = elsewhere || cancelled_here > 0 ? ReviewTrigger::kSynchronize
-                                                              : ReviewTrigger::kOpened;
+  const ReviewTrigger first =
+      elsewhere || cancelled_here > 0 ? ReviewTrigger::kSynchronize : ReviewTrigger::kOpened;
   if (rule.on.count(ReviewTrigger::kReadyForReview) &&
       (HasReason(reasons, kReasonReadyForReview) || cancelled_here > 0)) {
     r.trigger = ReviewTrigger::kReadyForReview;

@@ -49,7 +49,7 @@ struct ExecutorSpec {
 };
 
 struct ReviewerSpec {
-  std::string name;  // [a-z0-9_.-]+, unique
+  std::string name;                // [a-z0-9_.-]+, unique
   std::vector<std::string> roles;  // [a-z0-9_-]+, at least one
   ExecutorSpec executor;
   int concurrency = 1;  // >= 1

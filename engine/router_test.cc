@@ -649,8 +649,9 @@ TEST(RouterTest, IssueCommentAddressingGatehouseIsACommand) {
 // The comment is kept as a fact named by its id, as it was created: the pass parses the line
 // against its own login, and an edit (not routed) can never make a second command.
 TEST(RouterTest, IssueCommentCommandIsRecordedAsAFactOfItsId) {
-  const RouteResult r = RouteWebhook("issue_comment", PrComment("\n  @gatehouse review security  \nplease"),
-                                     RouteStamp{FromMicros(7'000'000), {}});
+  const RouteResult r =
+      RouteWebhook("issue_comment", PrComment("\n  @gatehouse review security  \nplease"),
+                   RouteStamp{FromMicros(7'000'000), {}});
   ASSERT_EQ(r.facts.size(), 1u);
   EXPECT_EQ(r.facts[0].subject, "codertocat/hello-world#1");
   EXPECT_EQ(r.facts[0].name, "command:492700400");

@@ -99,8 +99,8 @@ TEST_F(ClientReviewCallsTest, AReactionIsMadeOnceAndListed) {
 TEST_F(ClientReviewCallsTest, ReviewsKeepTheirBodyAndCommit) {
   auto pr = github_.model().CreatePull(kFullName, sim::NewPull{});
   ASSERT_TRUE(pr.ok());
-  const std::string body = "1 blocker\n<!-- gatehouse:review role=security head=" +
-                           pr->head_sha + " -->";
+  const std::string body =
+      "1 blocker\n<!-- gatehouse:review role=security head=" + pr->head_sha + " -->";
   auto id = client().CreateReview(ctx_, kRepo, 1, pr->head_sha, "REQUEST_CHANGES", body);
   ASSERT_TRUE(id.ok()) << id.error().ToString();
   auto reviews = client().ListReviews(ctx_, kRepo, 1);

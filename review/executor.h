@@ -39,11 +39,15 @@ struct ExecOutcome {
   Duration retry_after{0};
 
   static ExecOutcome Ok(decide::ReviewResult r) { return {Kind::kResult, std::move(r), "", {}}; }
-  static ExecOutcome Transient(std::string why) { return {Kind::kTransient, {}, std::move(why), {}}; }
+  static ExecOutcome Transient(std::string why) {
+    return {Kind::kTransient, {}, std::move(why), {}};
+  }
   static ExecOutcome RateLimited(Duration after, std::string why) {
     return {Kind::kRateLimited, {}, std::move(why), after};
   }
-  static ExecOutcome Cancelled(std::string why) { return {Kind::kCancelled, {}, std::move(why), {}}; }
+  static ExecOutcome Cancelled(std::string why) {
+    return {Kind::kCancelled, {}, std::move(why), {}};
+  }
 };
 
 class ReviewExecutor {

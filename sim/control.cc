@@ -197,10 +197,11 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       for (const auto& [k, v] : f->as_object())
         if (v.is_string()) files[std::string(k)] = std::string(v.as_string());
     }
-    auto repo = model_.CreateRepo(
-        GetString(body, "owner"), GetString(body, "name"), GetInt(body, "installation_id", 1),
-        std::move(files), {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false),
-         .members = Strings(body, "members")});
+    auto repo =
+        model_.CreateRepo(GetString(body, "owner"), GetString(body, "name"),
+                          GetInt(body, "installation_id", 1), std::move(files),
+                          {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false),
+                           .members = Strings(body, "members")});
     if (!repo.ok()) {
       return GitHubError(repo.status().code() == StatusCode::kAlreadyExists ? 422 : 400,
                          repo.status().message());

@@ -28,7 +28,9 @@ class ModelReviewsTest : public ::testing::Test {
         model_(clock_, ModelOptions{.mergeable_delay = std::chrono::seconds(5),
                                     .token_ttl = std::chrono::minutes(60)}) {
     EXPECT_TRUE(model_.CreateRepo("acme", "app", 7, {}).ok());
-    EXPECT_TRUE(model_.CreateRepo("acme", "strict", 7, {}, {.dismiss_stale_reviews = true, .members = {}}).ok());
+    EXPECT_TRUE(
+        model_.CreateRepo("acme", "strict", 7, {}, {.dismiss_stale_reviews = true, .members = {}})
+            .ok());
     model_.SetListener([this](const Notification& n) {
       heard_.push_back({n.event + "." + n.action, n.sender, n.before, n.pr ? n.pr->head_sha : "",
                         n.review ? n.review->state : ""});

@@ -118,8 +118,8 @@ class ReviewRuns {
   };
   // Creates the run (queued) unless one with the same key exists, and signals its work item
   // (reason `review-run`, decide::kReasonReviewRun), in one transaction that checks that the
-  // work item `fence_key` (the PR's) is still running under `fence` (kFenceLost otherwise, nothing written).
-  // Durable (kAcknowledged) on return.
+  // work item `fence_key` (the PR's) is still running under `fence` (kFenceLost otherwise, nothing
+  // written). Durable (kAcknowledged) on return.
   virtual Result<Requested> RequestRun(const ReviewRunKey& key, std::string_view fence_key,
                                        int64_t fence, Time now) = 0;
 

@@ -10,12 +10,6 @@
 namespace gatehouse::review_testing {
 namespace {
 
-constexpr char kPolicy[] = R"(reviews:
-  roles:
-    - role: security
-      required: true
-)";
-
 // argv: LOG [FAIL]: fails once when FAIL exists (removing it), else approves.
 constexpr char kReviewer[] = R"(cat > /dev/null
 echo "start" >> "$1"
@@ -24,8 +18,7 @@ printf '{"verdict":"approve","summary":"fine","findings":[]}'
 )";
 
 std::string Reviewers(const std::string& argv, bool paused) {
-  return "reviewers:\n  - name: sec\n    roles: [security]\n    executor: {type: command, argv: [" +
-         argv + "]}\n    timeout: 60s\n    paused: " + (paused ? "true" : "false") + "\n";
+  return "reviewers:\n" + CommandReviewer("sec", "security", argv, 1, paused);
 }
 
 std::string WorkKey(int n) { return ReviewWorkKey("acme/app#" + std::to_string(n), "security"); }
@@ -56,7 +49,7 @@ TEST_F(ReviewAvailabilityTest, PausedBeforeTheRequestWaitsAndRunsOnceWhenResumed
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
   WorldOptions o;
   o.sim_time = true;
-  o.policy_yaml = kPolicy;
+  o.policy_yaml = kSecurityRequired;
   o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/true);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
@@ -88,7 +81,7 @@ TEST_F(ReviewAvailabilityTest, PausedBetweenAFailureAndItsRetryIsNotRetired) {
   std::ofstream(fail) << "x";
   WorldOptions o;
   o.sim_time = true;
-  o.policy_yaml = kPolicy;
+  o.policy_yaml = kSecurityRequired;
   o.reviewers_yaml = Reviewers(script + ", " + log + ", " + fail, /*paused=*/false);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
@@ -112,7 +105,7 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
   WorldOptions o;
   o.sim_time = true;
-  o.policy_yaml = kPolicy;
+  o.policy_yaml = kSecurityRequired;
   o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/true) + "availability_budget: 4h\n";
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
@@ -133,9 +126,8 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
   auto funnel = w.store().reviews().GetReviewFunnel();
   ASSERT_TRUE(funnel.ok());
   EXPECT_EQ(funnel->dead, 1);
-  EXPECT_EQ(funnel->requested,
-            funnel->done + funnel->cancelled + funnel->superseded + funnel->dead +
-                funnel->in_flight);
+  EXPECT_EQ(funnel->requested, funnel->done + funnel->cancelled + funnel->superseded +
+                                   funnel->dead + funnel->in_flight);
   ASSERT_NO_FATAL_FAILURE(Resume(w));
   ASSERT_TRUE(w.store().work().Rearm(WorkKey(n), w.clock()->Now()).ok());
   ASSERT_TRUE(w.Settle([&] { return Posted(w, n); }));

@@ -11,12 +11,6 @@
 namespace gatehouse::review_testing {
 namespace {
 
-constexpr char kPolicy[] = R"(reviews:
-  roles:
-    - role: security
-      required: true
-)";
-
 // argv: NAME LOG [GO]: logs start/end around its work, waits for GO when given.
 constexpr char kReviewer[] = R"(cat > /dev/null
 echo "start $1" >> "$2"
@@ -25,11 +19,6 @@ sleep 0.03
 echo "end $1" >> "$2"
 printf '{"verdict":"approve","summary":"reviewed by %s","findings":[]}' "$1"
 )";
-
-std::string Reviewer(const std::string& name, const std::string& argv, int concurrency) {
-  return "  - name: " + name + "\n    roles: [security]\n    executor: {type: command, argv: [" +
-         argv + "]}\n    concurrency: " + std::to_string(concurrency) + "\n    timeout: 120s\n";
-}
 
 int MaxConcurrent(const std::vector<std::string>& log) {
   int now = 0, most = 0;
@@ -52,8 +41,9 @@ TEST_F(ReviewCapacityTest, HundredConcurrentRequestsNeverExceedTheReviewersConcu
   const std::string script = Script(), log = dir_.File("log");
   WorldOptions o;
   o.workers = 16;
-  o.policy_yaml = kPolicy;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("sec", script + ", sec, " + log, 2);
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml =
+      "reviewers:\n" + CommandReviewer("sec", "security", script + ", sec, " + log, 2);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   std::vector<int> prs;
@@ -72,8 +62,9 @@ TEST_F(ReviewCapacityTest, HundredConcurrentRequestsNeverExceedTheReviewersConcu
 TEST_F(ReviewCapacityTest, APushDuringARunningReviewCancelsItAndReviewsTheNewHead) {
   const std::string script = Script(), log = dir_.File("log"), go = dir_.File("go");
   WorldOptions o;
-  o.policy_yaml = kPolicy;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("sec", script + ", sec, " + log + ", " + go, 1);
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml =
+      "reviewers:\n" + CommandReviewer("sec", "security", script + ", sec, " + log + ", " + go, 1);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
@@ -86,7 +77,8 @@ TEST_F(ReviewCapacityTest, APushDuringARunningReviewCancelsItAndReviewsTheNewHea
     return !runs.empty() && runs[0].state == RunState::kCancelled;
   })) << "the old head's run was not cancelled";
   // The new head's run starts only once the old one's command is gone (one slot): then go.
-  ASSERT_TRUE(w.Settle([&] { return Lines(log).size() == 2; })) << "the new head's run never started";
+  ASSERT_TRUE(w.Settle([&] { return Lines(log).size() == 2; }))
+      << "the new head's run never started";
   std::ofstream(go) << "go";
   ASSERT_TRUE(w.Settle([&] {
     auto runs = w.Runs(n);
@@ -112,9 +104,10 @@ TEST_F(ReviewCapacityTest, EveryRunOfAPullRequestGoesToTheSameReviewer) {
   const std::string script = Script(), log = dir_.File("log");
   WorldOptions o;
   o.workers = 8;
-  o.policy_yaml = kPolicy;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("alpha", script + ", alpha, " + log, 4) +
-                     Reviewer("beta", script + ", beta, " + log, 4);
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml = "reviewers:\n" +
+                     CommandReviewer("alpha", "security", script + ", alpha, " + log, 4) +
+                     CommandReviewer("beta", "security", script + ", beta, " + log, 4);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   std::vector<int> prs;
@@ -152,16 +145,21 @@ TEST_F(ReviewCapacityTest, EveryRunOfAPullRequestGoesToTheSameReviewer) {
 TEST_F(ReviewCapacityTest, CommandsInCommentsRequestOneFreshRunEach) {
   const std::string script = Script(), log = dir_.File("log");
   WorldOptions o;
-  o.policy_yaml = kPolicy;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("sec", script + ", sec, " + log, 2);
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml =
+      "reviewers:\n" + CommandReviewer("sec", "security", script + ", sec, " + log, 2);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return w.RunReviews(n).size() == 1; }));
   sim::Comment asked;
-  ASSERT_TRUE(w.model().AddComment("maintainer", kRepo, n, "@gatehouse review security", &asked).ok());
+  ASSERT_TRUE(
+      w.model().AddComment("maintainer", kRepo, n, "@gatehouse review security", &asked).ok());
   ASSERT_TRUE(w.Settle([&] { return w.RunReviews(n).size() == 2; })) << "the command made no run";
-  ASSERT_TRUE(w.model().EditComment("maintainer", kRepo, asked.id, "@gatehouse review security!", nullptr).ok());
+  ASSERT_TRUE(
+      w.model()
+          .EditComment("maintainer", kRepo, asked.id, "@gatehouse review security!", nullptr)
+          .ok());
   sim::Comment unknown, outsider;
   ASSERT_TRUE(w.model().AddComment("maintainer", kRepo, n, "/gatehouse frobnicate", &unknown).ok());
   ASSERT_TRUE(
@@ -179,8 +177,8 @@ TEST_F(ReviewCapacityTest, CommandsInCommentsRequestOneFreshRunEach) {
   ASSERT_TRUE(w.Settle(replied)) << "no reply to the unknown command";
   auto reactions = [&](int64_t comment) {
     std::vector<std::string> contents;
-    for (const sim::Reaction& r : w.model().ReactionsFor(kRepo, comment).value_or(
-             std::vector<sim::Reaction>{})) {
+    for (const sim::Reaction& r :
+         w.model().ReactionsFor(kRepo, comment).value_or(std::vector<sim::Reaction>{})) {
       contents.push_back(r.content);
     }
     return contents;
@@ -192,8 +190,7 @@ TEST_F(ReviewCapacityTest, CommandsInCommentsRequestOneFreshRunEach) {
   // Every signal for the PR covered by a pass (the outsider's comment included), then look.
   ASSERT_TRUE(w.Settle([&] {
     auto i = w.store().work().GetWorkItem(std::string(kRepo) + "#" + std::to_string(n));
-    return i.ok() && *i && (*i)->done_gen == (*i)->requested_gen &&
-           (*i)->state == WorkState::kIdle;
+    return i.ok() && *i && (*i)->done_gen == (*i)->requested_gen && (*i)->state == WorkState::kIdle;
   }));
   auto runs = w.Runs(n);
   ASSERT_EQ(runs.size(), 2u) << "the edit or the outsider's comment made a run";

@@ -29,12 +29,12 @@ uint16_t PortFrom(const std::string& line) {
   return static_cast<uint16_t>(std::stoi(line.substr(at + 10)));
 }
 
-int Call(uint16_t port, const std::string& method, const std::string& path,
-         const std::string& body, std::string* reply = nullptr) {
-  auto r = RoundTrip(port, BuildRequest(method, path,
-                                        {{"Content-Type", "application/json"},
-                                         {"Authorization", "token any"}},
-                                        body));
+int Call(uint16_t port, const std::string& method, const std::string& path, const std::string& body,
+         std::string* reply = nullptr) {
+  auto r = RoundTrip(
+      port,
+      BuildRequest(method, path,
+                   {{"Content-Type", "application/json"}, {"Authorization", "token any"}}, body));
   if (reply != nullptr) *reply = r.body;
   return r.status;
 }

@@ -27,12 +27,6 @@ constexpr char kPolicy[] = R"(reviews:
     - role: style
 )";
 
-constexpr char kSecurityOnly[] = R"(reviews:
-  roles:
-    - role: security
-      required: true
-)";
-
 // A command reviewer: logs "start NAME" / "end NAME" around its work (appends are atomic at
 // this size), waits for GO when given, fails once when FAIL exists (removing it), and answers
 // approve. argv: NAME LOG [GO] [FAIL]
@@ -44,13 +38,6 @@ sleep 0.05
 echo "end $1" >> "$2"
 printf '{"verdict":"approve","summary":"reviewed by %s","findings":[]}' "$1"
 )";
-
-std::string Reviewer(const std::string& name, const std::string& roles, const std::string& argv,
-                     int concurrency, bool paused = false) {
-  return "  - name: " + name + "\n    roles: [" + roles + "]\n    executor: {type: command, argv: [" +
-         argv + "]}\n    concurrency: " + std::to_string(concurrency) +
-         "\n    timeout: 60s\n    paused: " + (paused ? "true" : "false") + "\n";
-}
 
 int Count(const std::vector<ReviewRun>& runs, RunState state) {
   return static_cast<int>(std::count_if(runs.begin(), runs.end(),
@@ -82,8 +69,9 @@ TEST_F(ReviewDispatchTest, ConcurrentDeliveriesDuringThePassMakeOneRunPerRole) {
   CondVar cv;
   WorldOptions o;
   o.policy_yaml = kPolicy;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("sec", "security", script + ", sec, " + log, 2) +
-                     Reviewer("sty", "style", script + ", sty, " + log, 2);
+  o.reviewers_yaml = "reviewers:\n" +
+                     CommandReviewer("sec", "security", script + ", sec, " + log, 2) +
+                     CommandReviewer("sty", "style", script + ", sty, " + log, 2);
   // Holds the first GET of PR #1 until released: the pass is running meanwhile.
   class Holder final : public HttpHandler {
    public:
@@ -99,6 +87,7 @@ TEST_F(ReviewDispatchTest, ConcurrentDeliveriesDuringThePassMakeOneRunPerRole) {
       }
       inner_.Handle(std::move(request), std::move(respond));
     }
+
    private:
     HttpHandler& inner_;
     std::atomic<bool>& hold_;
@@ -132,8 +121,7 @@ TEST_F(ReviewDispatchTest, ConcurrentDeliveriesDuringThePassMakeOneRunPerRole) {
   ASSERT_TRUE(item.ok() && item->has_value());
   EXPECT_TRUE(w.Settle([&] {
     auto i = w.store().work().GetWorkItem(Key(n));
-    return i.ok() && *i && (*i)->done_gen == (*i)->requested_gen &&
-           (*i)->state == WorkState::kIdle;
+    return i.ok() && *i && (*i)->done_gen == (*i)->requested_gen && (*i)->state == WorkState::kIdle;
   })) << "a delivery that arrived during the pass was not covered";
   std::set<std::string> roles;
   for (const ReviewRun& r : w.Runs(n)) roles.insert(r.key.role);
@@ -144,8 +132,9 @@ TEST_F(ReviewDispatchTest, ConcurrentDeliveriesDuringThePassMakeOneRunPerRole) {
 TEST_F(ReviewDispatchTest, TheSameDeliveryTwiceConcurrentlyMakesOneRun) {
   const std::string script = Script(), log = dir_.File("log");
   WorldOptions o;
-  o.policy_yaml = kSecurityOnly;
-  o.reviewers_yaml = "reviewers:\n" + Reviewer("sec", "security", script + ", sec, " + log, 2);
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml =
+      "reviewers:\n" + CommandReviewer("sec", "security", script + ", sec, " + log, 2);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();

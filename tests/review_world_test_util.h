@@ -48,11 +48,11 @@ struct WorldOptions {
   std::string reviewers_yaml;  // the server's reviewers file
   std::string policy_yaml;     // acme/app's .github/gatehouse.yml
   size_t workers = 4;
-  bool sim_time = false;        // the server on the simulator's SimClock
+  bool sim_time = false;  // the server on the simulator's SimClock
   // Wraps the simulator's handler (sim_testing::InProcessGitHub::Front), e.g. to hold a read.
   sim_testing::InProcessGitHub::Front front;
   Duration lease = std::chrono::seconds(30);
-  Duration availability_budget_override{0};  // >0: replaces the file's
+  Duration availability_budget_override{0};           // >0: replaces the file's
   std::vector<std::string> members = {"maintainer"};  // acme/app's users with write access
 };
 
@@ -74,12 +74,12 @@ class ReviewWorld {
       }
       s->Enqueue(n.event, std::move(body), sim::DeliveryMetaOf(n));
     });
-    ASSERT_TRUE(github_.model()
-                    .CreateRepo("acme", "app", kInstallation,
-                                {{".github/gatehouse.yml", options_.policy_yaml}},
-                                sim::RepoOptions{.dismiss_stale_reviews = false,
-                                                 .members = options_.members})
-                    .ok());
+    ASSERT_TRUE(
+        github_.model()
+            .CreateRepo(
+                "acme", "app", kInstallation, {{".github/gatehouse.yml", options_.policy_yaml}},
+                sim::RepoOptions{.dismiss_stale_reviews = false, .members = options_.members})
+            .ok());
     ASSERT_NO_FATAL_FAILURE(StartServer());
   }
 
@@ -211,6 +211,23 @@ class ReviewWorld {
   Mutex mu_;
   std::vector<std::pair<std::string, std::string>> rendered_ GUARDED_BY(mu_);
 };
+
+// acme/app's policy for most tests: one required role.
+inline constexpr char kSecurityRequired[] = R"(reviews:
+  roles:
+    - role: security
+      required: true
+)";
+
+// One reviewers-file entry with a command executor (`argv`: comma-separated YAML items).
+inline std::string CommandReviewer(const std::string& name, const std::string& roles,
+                                   const std::string& argv, int concurrency = 1,
+                                   bool paused = false) {
+  return "  - name: " + name + "\n    roles: [" + roles +
+         "]\n    executor: {type: command, argv: [" + argv +
+         "]}\n    concurrency: " + std::to_string(concurrency) +
+         "\n    timeout: 120s\n    paused: " + (paused ? "true" : "false") + "\n";
+}
 
 // The lines of a file (none when it does not exist).
 inline std::vector<std::string> Lines(const std::string& path) {
