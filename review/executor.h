@@ -31,6 +31,8 @@ struct ExecOutcome {
     kResult,       // `result` holds a validated ReviewResult
     kTransient,    // non-zero exit, timeout, bad JSON, 5xx, connection error: retry later
     kRateLimited,  // the endpoint said 429: wait `retry_after`, spend no attempt
+    kUnavailable,  // the reviewer is down (connection refused, 502/503/504): wait on the
+                   // availability budget, spend no attempt (docs/REVIEWERS.md, "Outages")
     kCancelled,    // cancelled() turned true; whatever ran was stopped
   };
   Kind kind = Kind::kResult;
