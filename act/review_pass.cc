@@ -248,6 +248,12 @@ class ReviewRunPass {
         Release();
         audit_.Add("review_failed", run.key.head_sha, what + " failed: " + out.reason);
         return PassOutcome::Transient(what + ": " + out.reason);
+      case review::ExecOutcome::Kind::kUnavailable:
+        // An outage: the availability budget, not the attempts, bounds the wait.
+        Release();
+        audit_.Add("review_failed", run.key.head_sha, what + " unavailable: " + out.reason);
+        return PassOutcome::Unavailable(what + ": " + out.reason,
+                                        config_.reviewers.availability_budget);
       case review::ExecOutcome::Kind::kRateLimited:
         Release();
         audit_.Add("review_failed", run.key.head_sha, what + " rate limited: " + out.reason);

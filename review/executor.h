@@ -50,6 +50,9 @@ struct ExecOutcome {
   static ExecOutcome Cancelled(std::string why) {
     return {Kind::kCancelled, {}, std::move(why), {}};
   }
+  static ExecOutcome Unavailable(std::string why) {
+    return {Kind::kUnavailable, {}, std::move(why), {}};
+  }
 };
 
 class ReviewExecutor {
