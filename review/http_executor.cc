@@ -65,7 +65,12 @@ Duration RetryAfter(std::string_view value) {
   return std::chrono::seconds(std::min<int64_t>(seconds, 24 * 3600));
 }
 
+// 502/503/504: a gateway or the reviewer itself says it is down, not that this request failed.
+bool IsOutageStatus(int status) { return status == 502 || status == 503 || status == 504; }
+
 bool IsTimeout(std::string_view curl_message) {
+  // A name that never resolved is DNS being down, not the reviewer answering slowly.
+  if (curl_message.find("Resolving timed out") != std::string_view::npos) return false;
   return curl_message.find("timed out") != std::string_view::npos ||
          curl_message.find("Timeout was reached") != std::string_view::npos;
 }
@@ -153,6 +158,10 @@ ExecOutcome HttpExecutor::Review(const decide::ReviewRequest& request, Duration 
   if (!reply->ok()) {
     const std::string& why = reply->status().message();
     if (IsTimeout(why)) return ExecOutcome::Transient("timed out after " + FormatTimeout(timeout));
+    // No response at all (refused, reset, DNS): the reviewer is down, not this request bad.
+    if (reply->status().code() == StatusCode::kUnavailable) {
+      return ExecOutcome::Unavailable("no response: " + why);
+    }
     return ExecOutcome::Transient(why);
   }
   return Classify(reply->value());
@@ -164,9 +173,9 @@ ExecOutcome HttpExecutor::Classify(const HttpReply& reply) const {
     const Duration after = RetryAfter(reply.Header("retry-after"));
     return ExecOutcome::RateLimited(after, from + ": retry after " + FormatTimeout(after));
   }
-  if (reply.status < 200 || reply.status > 299) {
-    return ExecOutcome::Transient(reply.body.empty() ? from : from + ": " + Snippet(reply.body));
-  }
+  const std::string answered = reply.body.empty() ? from : from + ": " + Snippet(reply.body);
+  if (IsOutageStatus(reply.status)) return ExecOutcome::Unavailable(answered);
+  if (reply.status < 200 || reply.status > 299) return ExecOutcome::Transient(answered);
   auto result = ParseReviewResult(reply.body);
   if (!result.ok()) {
     return ExecOutcome::Transient("response is not a review result: " + result.status().message());

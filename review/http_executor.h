@@ -12,9 +12,11 @@
 //   2xx whose body is not a result          -> kTransient "response is not a review result: ..."
 //   429                                     -> kRateLimited after Retry-After (seconds; 60 s
 //                                              when absent or unreadable)
-//   5xx, other 4xx, other statuses          -> kTransient "HTTP 503 from URL: <body snippet>"
-//   connection error                        -> kTransient with libcurl's reason
-//   no answer within the timeout            -> kTransient "timed out after 5s"
+//   502, 503, 504                           -> kUnavailable "HTTP 503 from URL: <body snippet>"
+//   500, other 5xx, 4xx, other statuses     -> kTransient "HTTP 500 from URL: <body snippet>"
+//   no response (refused, reset, DNS)       -> kUnavailable "no response: <libcurl's reason>"
+//   no answer within the timeout            -> kTransient "timed out after 5s" (it answered
+//                                              too slowly: an attempt is spent)
 //   cancelled() turned true                 -> kCancelled at once; the call is abandoned
 // The exchange runs on a thread of its own so that cancelled() can be polled (every 100 ms)
 // while it is under way; an abandoned exchange finishes in the background (libcurl's own

@@ -175,11 +175,24 @@ TEST_F(HttpExecutorTest, TooManyRequestsIsRateLimitedWithRetryAfter) {
   EXPECT_EQ(bare.retry_after, seconds(60));
 }
 
-TEST_F(HttpExecutorTest, ServerErrorsAreTransientWithTheStatusAndBody) {
-  endpoint_.Answer([](const HttpRequest&) { return JsonError(503, "model overloaded"); });
-  auto out = Run();
-  EXPECT_EQ(out.kind, Kind::kTransient);
-  EXPECT_EQ(out.reason, "HTTP 503 from " + url_ + R"(: {"error":"model overloaded"})");
+TEST_F(HttpExecutorTest, GatewayErrorsAreAnOutageWithTheStatusAndBody) {
+  for (int status : {502, 503, 504}) {
+    endpoint_.Answer([status](const HttpRequest&) { return JsonError(status, "model down"); });
+    auto out = Run();
+    EXPECT_EQ(out.kind, Kind::kUnavailable) << status;
+    EXPECT_EQ(out.reason,
+              "HTTP " + std::to_string(status) + " from " + url_ + R"(: {"error":"model down"})");
+  }
+}
+
+TEST_F(HttpExecutorTest, OtherServerErrorsAreTransientWithTheStatusAndBody) {
+  for (int status : {500, 501, 507}) {
+    endpoint_.Answer([status](const HttpRequest&) { return JsonError(status, "it broke"); });
+    auto out = Run();
+    EXPECT_EQ(out.kind, Kind::kTransient) << status;
+    EXPECT_EQ(out.reason,
+              "HTTP " + std::to_string(status) + " from " + url_ + R"(: {"error":"it broke"})");
+  }
 }
 
 TEST_F(HttpExecutorTest, ClientErrorsAreTransientWithAClippedBody) {
@@ -246,7 +259,7 @@ TEST_F(HttpExecutorTest, ConcurrentReviewsShareOneExecutor) {
   EXPECT_EQ(right.load(), 32);
 }
 
-TEST(HttpExecutorConnectTest, AConnectionErrorIsTransient) {
+TEST(HttpExecutorConnectTest, NoResponseAtAllIsAnOutage) {
   ReviewerEndpoint endpoint;
   HttpServerOptions options;
   options.listen = "127.0.0.1:0";
@@ -259,8 +272,15 @@ TEST(HttpExecutorConnectTest, AConnectionErrorIsTransient) {
   auto executor = HttpExecutor::Create({url, ""});
   ASSERT_TRUE(executor.ok());
   auto out = (*executor)->Review({}, seconds(10), nullptr);
-  EXPECT_EQ(out.kind, Kind::kTransient);
-  EXPECT_THAT(out.reason, StartsWith("POST " + url + ": "));
+  EXPECT_EQ(out.kind, Kind::kUnavailable) << out.reason;
+  EXPECT_THAT(out.reason, StartsWith("no response: POST " + url + ": "));
+
+  // A name that cannot resolve (.invalid is reserved, RFC 2606) is no response either.
+  auto nowhere = HttpExecutor::Create({"http://reviewer.invalid/hook", ""});
+  ASSERT_TRUE(nowhere.ok());
+  auto dns = (*nowhere)->Review({}, seconds(10), nullptr);
+  EXPECT_EQ(dns.kind, Kind::kUnavailable) << dns.reason;
+  EXPECT_THAT(dns.reason, StartsWith("no response: POST http://reviewer.invalid/hook: "));
 }
 
 TEST(ParseHttpEndpointTest, SplitsBaseAndTarget) {

@@ -55,6 +55,14 @@ std::optional<int64_t> HeaderNumber(const HttpReply& reply, std::string_view nam
   return n;
 }
 
+// libcurl's words for an exchange that ran out of time (connect or total).
+bool IsTimeout(std::string_view curl_message) {
+  // A name that never resolved is DNS being down, not the reviewer answering slowly.
+  if (curl_message.find("Resolving timed out") != std::string_view::npos) return false;
+  return curl_message.find("timed out") != std::string_view::npos ||
+         curl_message.find("Timeout was reached") != std::string_view::npos;
+}
+
 // The endpoint's own words: {"error": {"message": ...}}, else the start of the body.
 std::string ErrorMessage(const std::string& body) {
   boost::system::error_code ec;
@@ -170,8 +178,18 @@ class OpenAiExecutor final : public ReviewExecutor {
       exchange->cv.WaitUntil(&exchange->mu, std::min(deadline, now + kPoll));
     }
     if (!exchange->reply.ok()) {
-      return ExecOutcome::Transient(
-          Scrub("openai: " + exchange->reply.status().message(), api_key_));
+      const Status& failed = exchange->reply.status();
+      if (IsTimeout(failed.message())) {
+        return ExecOutcome::Transient(Scrub("openai: no answer from " + base_url_ + " within " +
+                                                Seconds(timeout) + ": " + failed.message(),
+                                            api_key_));
+      }
+      // No response at all (refused, reset, DNS): the endpoint is down.
+      if (failed.code() == StatusCode::kUnavailable) {
+        return ExecOutcome::Unavailable(
+            Scrub("openai: no response from " + base_url_ + ": " + failed.message(), api_key_));
+      }
+      return ExecOutcome::Transient(Scrub("openai: " + failed.message(), api_key_));
     }
     return InterpretChatReply(*exchange->reply, kDefaultRetryAfter, api_key_);
   }
@@ -247,8 +265,13 @@ ExecOutcome InterpretChatReply(const HttpReply& reply, Duration default_retry_af
                      secret));
   }
   if (reply.status < 200 || reply.status >= 300) {
-    return ExecOutcome::Transient(Scrub(
-        "openai: " + status + ": " + Clip(ErrorMessage(reply.body), kMaxReasonBytes), secret));
+    std::string why = Scrub(
+        "openai: " + status + ": " + Clip(ErrorMessage(reply.body), kMaxReasonBytes), secret);
+    // 502/503/504: the endpoint (or its gateway) is down, not this request bad.
+    if (reply.status == 502 || reply.status == 503 || reply.status == 504) {
+      return ExecOutcome::Unavailable(std::move(why));
+    }
+    return ExecOutcome::Transient(std::move(why));
   }
   std::string problem;
   std::string content = MessageContent(reply.body, &problem);

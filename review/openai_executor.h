@@ -11,7 +11,9 @@
 //
 //   200 with a valid result       Ok
 //   429                           RateLimited(Retry-After or retry-after-ms, default 10 s)
-//   5xx, no answer, timeout       Transient ("timed out after 30s", the connection error, ...)
+//   502, 503, 504                 Unavailable with the status and the endpoint's message
+//   no response (refused, DNS)    Unavailable "openai: no response from BASE_URL: <reason>"
+//   500, other 5xx, timeout       Transient ("no answer from BASE_URL within 30s", ...)
 //   other non-2xx (400, 401, 403) Transient with the status and the endpoint's message
 //   200 with a bad answer         Transient with the validation problem
 //   cancelled() turned true       Cancelled: the call is abandoned (its thread finishes alone)

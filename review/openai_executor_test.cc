@@ -167,9 +167,18 @@ TEST_F(OpenAiExecutorTest, A429WaitsItsRetryAfterOrTenSeconds) {
   EXPECT_EQ(untold.retry_after, std::chrono::seconds(10));
 }
 
-TEST_F(OpenAiExecutorTest, ServerErrorsAndRefusalsAreTransientWithTheStatus) {
-  Script(R"([{"status":500},{"status":503},{"status":400}])");
-  for (const char* status : {"HTTP 500", "HTTP 503", "HTTP 400"}) {
+TEST_F(OpenAiExecutorTest, GatewayErrorsAreAnOutageWithTheStatus) {
+  Script(R"([{"status":502},{"status":503},{"status":504}])");
+  for (const char* status : {"openai: HTTP 502", "openai: HTTP 503", "openai: HTTP 504"}) {
+    ExecOutcome out = Review();
+    EXPECT_EQ(out.kind, Kind::kUnavailable) << out.reason;
+    EXPECT_EQ(out.reason.find(status), 0u) << out.reason;
+  }
+}
+
+TEST_F(OpenAiExecutorTest, OtherServerErrorsAndRefusalsAreTransientWithTheStatus) {
+  Script(R"([{"status":500},{"status":501},{"status":400}])");
+  for (const char* status : {"HTTP 500", "HTTP 501", "HTTP 400"}) {
     ExecOutcome out = Review();
     EXPECT_EQ(out.kind, Kind::kTransient);
     EXPECT_NE(out.reason.find(status), std::string::npos) << out.reason;
@@ -200,7 +209,7 @@ TEST_F(OpenAiExecutorTest, CancellationAbandonsTheCall) {
   EXPECT_GE(polls.load(), 2);
 }
 
-TEST_F(OpenAiExecutorTest, NothingListeningIsTransient) {
+TEST_F(OpenAiExecutorTest, NothingListeningIsAnOutage) {
   decide::ExecutorSpec spec = Spec();
   const uint16_t port = server_->port();
   server_->Stop(std::chrono::seconds(1));
@@ -209,8 +218,10 @@ TEST_F(OpenAiExecutorTest, NothingListeningIsTransient) {
   auto executor = MakeOpenAiExecutor(spec);
   ASSERT_TRUE(executor.ok());
   ExecOutcome out = (*executor)->Review(Request(), kTimeout, [] { return false; });
-  EXPECT_EQ(out.kind, Kind::kTransient);
-  EXPECT_NE(out.reason.find("openai: "), std::string::npos) << out.reason;
+  EXPECT_EQ(out.kind, Kind::kUnavailable) << out.reason;
+  EXPECT_EQ(out.reason.find("openai: no response from " + spec.base_url + ": "), 0u)
+      << out.reason;
+  EXPECT_EQ(out.reason.find(kKey), std::string::npos);
 }
 
 TEST_F(OpenAiExecutorTest, TheFactoryRefusesWhatCannotWork) {
