@@ -225,26 +225,67 @@ namespace {
 
 // At most this many findings are reported (what ParseReviewResult accepts back from the store).
 constexpr size_t kMaxFindings = 200;
+// At most this many files without a patch are listed, each as an info finding.
+constexpr size_t kMaxUnscannedListed = 20;
+constexpr char kNotScanned[] = "not scanned: GitHub sent no patch";
 
-ReviewResult SecretsResult(std::vector<ReviewFinding> findings, int64_t added_lines) {
-  auto plural = [](int64_t n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-  };
+std::string Plural(int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// What scanning a request's files found, file by file.
+struct ScanTally {
+  std::vector<ReviewFinding> findings;  // blocking, in file order
+  int64_t added_lines = 0;
+  // Files that add lines but came without a patch (GitHub omits it for large and binary
+  // files): their additions were never read, so the scan cannot vouch for them.
+  std::vector<std::string> unscanned;
+
+  void Add(const SecretsScanner& scanner, const decide::ChangedFile& file) {
+    if (file.additions > 0 && file.patch.empty()) {
+      unscanned.push_back(file.path);
+      return;
+    }
+    for (auto& f : scanner.ScanPatch(file.path, file.patch, &added_lines)) {
+      findings.push_back(std::move(f));
+    }
+  }
+};
+
+// A clean scan approves only when every added line was read; unscanned files make it a
+// comment, and any blocking finding a request for changes.
+ReviewResult SecretsResult(ScanTally tally) {
   ReviewResult result;
-  const std::string lines = plural(added_lines, "added line", "added lines");
-  if (findings.empty()) {
-    result.verdict = decide::ReviewVerdict::kApprove;
-    result.summary = "no credentials found in " + lines;
-  } else {
+  const std::string lines = Plural(tally.added_lines, "added line", "added lines");
+  const size_t listed_unscanned = std::min(tally.unscanned.size(), kMaxUnscannedListed);
+  const size_t max_blocking = kMaxFindings - listed_unscanned;
+  std::vector<ReviewFinding>& findings = tally.findings;
+  if (!findings.empty()) {
     result.verdict = decide::ReviewVerdict::kRequestChanges;
     result.summary = "found " +
-                     plural(static_cast<int64_t>(findings.size()), "possible credential",
+                     Plural(static_cast<int64_t>(findings.size()), "possible credential",
                             "possible credentials") +
                      " in " + lines;
+    if (findings.size() > max_blocking) {
+      result.summary += " (the first " + std::to_string(max_blocking) + " are listed)";
+      findings.resize(max_blocking);
+    }
+  } else {
+    result.verdict =
+        tally.unscanned.empty() ? decide::ReviewVerdict::kApprove : decide::ReviewVerdict::kComment;
+    result.summary = "no credentials found in " + lines;
   }
-  if (findings.size() > kMaxFindings) {
-    result.summary += " (the first " + std::to_string(kMaxFindings) + " are listed)";
-    findings.resize(kMaxFindings);
+  if (!tally.unscanned.empty()) {
+    const auto count = static_cast<int64_t>(tally.unscanned.size());
+    result.summary +=
+        "; " + Plural(count, "file", "files") + " could not be scanned (GitHub sent no patch";
+    if (tally.unscanned.size() > listed_unscanned) {
+      result.summary += "; the first " + std::to_string(listed_unscanned) + " are listed";
+    }
+    result.summary += ")";
+    for (size_t i = 0; i < listed_unscanned; ++i) {
+      findings.push_back({tally.unscanned[i], 0, decide::Severity::kInfo, kNotScanned});
+    }
   }
   result.findings = std::move(findings);
   return result;
@@ -253,25 +294,19 @@ ReviewResult SecretsResult(std::vector<ReviewFinding> findings, int64_t added_li
 }  // namespace
 
 ReviewResult SecretsScanner::Scan(const decide::ReviewRequest& request) const {
-  std::vector<ReviewFinding> findings;
-  int64_t added = 0;
-  for (const auto& file : request.files) {
-    for (auto& f : ScanPatch(file.path, file.patch, &added)) findings.push_back(std::move(f));
-  }
-  return SecretsResult(std::move(findings), added);
+  ScanTally tally;
+  for (const auto& file : request.files) tally.Add(*this, file);
+  return SecretsResult(std::move(tally));
 }
 
 ExecOutcome SecretsExecutor::Review(const decide::ReviewRequest& request, Duration /*timeout*/,
                                     const CancelProbe& cancelled) {
-  std::vector<ReviewFinding> findings;
-  int64_t added = 0;
+  ScanTally tally;
   for (const auto& file : request.files) {
     if (cancelled && cancelled()) return ExecOutcome::Cancelled("cancelled while scanning");
-    for (auto& f : scanner_.ScanPatch(file.path, file.patch, &added)) {
-      findings.push_back(std::move(f));
-    }
+    tally.Add(scanner_, file);
   }
-  return ExecOutcome::Ok(SecretsResult(std::move(findings), added));
+  return ExecOutcome::Ok(SecretsResult(std::move(tally)));
 }
 
 }  // namespace gatehouse::review

@@ -18,8 +18,14 @@
 // Each hit is a blocking finding at the file's path and new-file line; its message names the
 // kind and shows at most the first 4 characters of the secret ("GitHub token ghp_… added").
 // A line gets one finding per specific kind it matches; the high-entropy rule reports a line
-// only when no specific kind did. The verdict is request_changes when there is any finding,
-// otherwise approve with "no credentials found in N added lines".
+// only when no specific kind did.
+//
+// A file that adds lines but comes without a patch (GitHub omits it for large and binary
+// files) was not scanned: it gets an info finding at line 0, "not scanned: GitHub sent no
+// patch" (the first 20 such files are listed), and the summary names how many there were.
+// The verdict is request_changes when there is any blocking finding; otherwise comment when a
+// file could not be scanned, else approve with "no credentials found in N added lines". At
+// most 200 findings are listed in all.
 //
 // Thread-safe: the compiled patterns are immutable, and RE2 matching is safe from any thread.
 #pragma once
@@ -55,7 +61,7 @@ class SecretsScanner {
   std::vector<decide::ReviewFinding> ScanPatch(std::string_view path, std::string_view patch,
                                                int64_t* added_lines) const;
 
-  // Every changed file of the request, as the reviewer's result.
+  // Every changed file of the request, as the reviewer's result (the verdict rules above).
   decide::ReviewResult Scan(const decide::ReviewRequest& request) const;
 
  private:

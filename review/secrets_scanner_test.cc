@@ -261,6 +261,64 @@ TEST_F(SecretsScannerTest, AtMost200FindingsAreListed) {
             "found 250 possible credentials in 250 added lines (the first 200 are listed)");
 }
 
+TEST_F(SecretsScannerTest, AFileWithoutAPatchIsNotScannedSoNotApproved) {
+  decide::ReviewRequest request;
+  request.files.push_back({"a.txt", "added", 2, 0, "@@ -0,0 +1,2 @@\n+a\n+b\n"});
+  request.files.push_back({"big.sql", "modified", 9000, 12, ""});  // too large for a patch
+  request.files.push_back({"logo.png", "added", 0, 0, ""});        // nothing added: nothing missed
+  auto result = scanner_.Scan(request);
+  EXPECT_EQ(result.verdict, decide::ReviewVerdict::kComment);
+  EXPECT_EQ(result.summary,
+            "no credentials found in 2 added lines; 1 file could not be scanned (GitHub sent no "
+            "patch)");
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].path, "big.sql");
+  EXPECT_EQ(result.findings[0].line, 0);
+  EXPECT_EQ(result.findings[0].severity, decide::Severity::kInfo);
+  EXPECT_EQ(result.findings[0].message, "not scanned: GitHub sent no patch");
+  EXPECT_EQ(result.blockers(), 0);
+
+  // A blocking finding elsewhere still asks for changes; the unscanned file is listed after it.
+  request.files.push_back(
+      {"k.pem", "added", 1, 0, "@@ -0,0 +1 @@\n+-----BEGIN EC PRIVATE KEY-----\n"});
+  auto dirty = scanner_.Scan(request);
+  EXPECT_EQ(dirty.verdict, decide::ReviewVerdict::kRequestChanges);
+  EXPECT_EQ(dirty.summary,
+            "found 1 possible credential in 3 added lines; 1 file could not be scanned (GitHub "
+            "sent no patch)");
+  ASSERT_EQ(dirty.findings.size(), 2u);
+  EXPECT_EQ(dirty.findings[0].path, "k.pem");
+  EXPECT_EQ(dirty.findings[1].path, "big.sql");
+  EXPECT_EQ(dirty.blockers(), 1);
+}
+
+TEST_F(SecretsScannerTest, AtMost20UnscannedFilesAreListed) {
+  decide::ReviewRequest request;
+  for (int i = 0; i < 25; ++i) {
+    request.files.push_back({"blob" + std::to_string(i) + ".bin", "added", 10, 0, ""});
+  }
+  auto result = scanner_.Scan(request);
+  EXPECT_EQ(result.verdict, decide::ReviewVerdict::kComment);
+  EXPECT_EQ(result.summary,
+            "no credentials found in 0 added lines; 25 files could not be scanned (GitHub sent "
+            "no patch; the first 20 are listed)");
+  ASSERT_EQ(result.findings.size(), 20u);
+  EXPECT_EQ(result.findings[0].path, "blob0.bin");
+  EXPECT_EQ(result.findings[19].path, "blob19.bin");
+
+  // With 250 credentials as well, the findings still fit in 200: 180 blocking and 20 info.
+  std::string patch = "@@ -0,0 +1,250 @@\n";
+  for (int i = 0; i < 250; ++i) patch += "+AKIA" + Upper(16, 100 + static_cast<uint32_t>(i)) + "\n";
+  request.files.push_back({"keys.txt", "added", 250, 0, patch});
+  auto full = scanner_.Scan(request);
+  EXPECT_EQ(full.verdict, decide::ReviewVerdict::kRequestChanges);
+  ASSERT_EQ(full.findings.size(), 200u);
+  EXPECT_EQ(full.blockers(), 180);
+  EXPECT_EQ(full.summary,
+            "found 250 possible credentials in 250 added lines (the first 180 are listed); 25 "
+            "files could not be scanned (GitHub sent no patch; the first 20 are listed)");
+}
+
 TEST(ShannonEntropyTest, BitsPerCharacter) {
   EXPECT_DOUBLE_EQ(ShannonEntropy(""), 0);
   EXPECT_DOUBLE_EQ(ShannonEntropy("aaaa"), 0);
@@ -277,6 +335,14 @@ TEST(SecretsExecutorTest, ReviewsAndHonoursCancel) {
   ASSERT_EQ(out.kind, ExecOutcome::Kind::kResult);
   EXPECT_EQ(out.result.verdict, decide::ReviewVerdict::kRequestChanges);
   EXPECT_EQ(out.result.findings.size(), 1u);
+
+  decide::ReviewRequest no_patch;
+  no_patch.files.push_back({"huge.json", "added", 40000, 0, ""});
+  auto unscanned = executor.Review(no_patch, std::chrono::seconds(5), nullptr);
+  ASSERT_EQ(unscanned.kind, ExecOutcome::Kind::kResult);
+  EXPECT_EQ(unscanned.result.verdict, decide::ReviewVerdict::kComment);
+  ASSERT_EQ(unscanned.result.findings.size(), 1u);
+  EXPECT_EQ(unscanned.result.findings[0].message, "not scanned: GitHub sent no patch");
 
   auto cancelled = executor.Review(request, std::chrono::seconds(5), [] { return true; });
   EXPECT_EQ(cancelled.kind, ExecOutcome::Kind::kCancelled);
