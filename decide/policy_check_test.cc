@@ -65,7 +65,7 @@ TEST(PolicyCheckTest, ChecksAReviewersFile) {
   EXPECT_TRUE(CheckReviewersFile(ok).ok()) << CheckReviewersFile(ok).ToString();
   const std::string bad = WriteTemp("gatehouse_reviewers_bad.yml",
                                     "reviewers:\n  - name: s\n    roles: [secrets]\n"
-                                    "    executor: {type: http}\n");
+                                    "    executor: {type: http, secret_env: S}\n");
   const Status s = CheckReviewersFile(bad);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),

@@ -247,6 +247,10 @@ class ReviewersParser : public YamlReader {
         Fields(v, path,
                {type_field, string_field("url", out.url), env_field("secret_env", out.secret_env)});
         Require(v, path, "url", out.url, "an http executor needs a url");
+        if (!v["secret_env"]) {
+          Error(v, path + ".secret_env",
+                "required for an http executor (requests are HMAC-signed)");
+        }
         if (!out.url.empty() && !IsHttpUrl(out.url)) {
           Error(v["url"], path + ".url",
                 "expected an http:// or https:// URL, got \"" + out.url + "\"");

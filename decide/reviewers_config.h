@@ -22,7 +22,8 @@
 //       executor: {type: "builtin:secrets"}
 //
 // Parsed strictly on decide/yaml_reader.h: unknown keys, wrong types, duplicate names, a
-// reviewer without roles, an executor missing what its type needs are errors, each
+// reviewer without roles, an executor missing what its type needs (an http executor's
+// secret_env included: its requests are always HMAC-signed) are errors, each
 // "FILE:LINE: key.path: problem", one per line. Pure; safe from any thread.
 #pragma once
 
@@ -42,7 +43,7 @@ struct ExecutorSpec {
   ExecutorType type = ExecutorType::kCommand;
   std::vector<std::string> argv;  // command: argv[0] is run as given (PATH is searched)
   std::string url;                // http: the endpoint the request is POSTed to
-  std::string secret_env;         // http: env var with the HMAC secret ("" = unsigned)
+  std::string secret_env;         // http: env var with the HMAC secret (required)
   std::string base_url;           // openai: e.g. https://api.openai.com/v1
   std::string model;              // openai
   std::string api_key_env = "OPENAI_API_KEY";  // openai: env var with the API key

@@ -191,10 +191,15 @@ INSTANTIATE_TEST_SUITE_P(
                 "      argv: [x]\n      url: http://a\n",
                 "rev.yml:7: reviewers[0].executor.url: unknown key (expected one of: type, "
                 "argv)"},
-        BadCase{"reviewers:\n  - name: a\n    roles: [x]\n    executor: {type: http}\n",
+        BadCase{"reviewers:\n  - name: a\n    roles: [x]\n"
+                "    executor: {type: http, secret_env: S}\n",
                 "rev.yml:4: reviewers[0].executor.url: missing (an http executor needs a url)"},
         BadCase{"reviewers:\n  - name: a\n    roles: [x]\n    executor:\n      type: http\n"
-                "      url: ftp://a/b\n",
+                "      url: https://a/hook\n",
+                "rev.yml:5: reviewers[0].executor.secret_env: required for an http executor "
+                "(requests are HMAC-signed)"},
+        BadCase{"reviewers:\n  - name: a\n    roles: [x]\n    executor:\n      type: http\n"
+                "      url: ftp://a/b\n      secret_env: S\n",
                 "rev.yml:6: reviewers[0].executor.url: expected an http:// or https:// URL, got "
                 "\"ftp://a/b\""},
         BadCase{"reviewers:\n  - name: a\n    roles: [x]\n    executor:\n      type: http\n"
@@ -247,6 +252,8 @@ TEST(ReviewersConfigTest, ReportsEveryErrorOnePerLine) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().message(),
             "rev.yml:4: reviewers[0].executor.url: missing (an http executor needs a url)\n"
+            "rev.yml:4: reviewers[0].executor.secret_env: required for an http executor "
+            "(requests are HMAC-signed)\n"
             "rev.yml:5: reviewers[0].concurrency: expected an integer >= 1, got \"0\"\n"
             "rev.yml:9: reviewers[1].timeout: expected a duration such as 30m, 2h or 1h30m, got "
             "\"never\"");
