@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/ascii.h"
 #include "decide/generations.h"
 #include "decide/planner.h"
 #include "decide/review_body.h"
@@ -58,7 +59,8 @@ decide::AuthorRole RoleOf(std::string_view association) {
   return decide::AuthorRole::kNone;
 }
 
-decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen) {
+decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen,
+                              std::string_view app_login) {
   const PullRequest& pr = live.pr;
   decide::PrSnapshot s;
   s.number = pr.number;
@@ -81,7 +83,10 @@ decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_s
   for (const Review& r : live.reviews) {
     // A review run's review is a reviewer's verdict, which the `reviews` rule reads from the
     // store; it is never an approval (or a change request) of a person.
-    if (decide::ParseReviewMarker(r.body)) continue;
+    if (decide::ParseReviewMarker(r.body) &&
+        (app_login.empty() || EqualsIgnoreCase(r.user, app_login))) {
+      continue;
+    }
     s.reviews.push_back(
         decide::Review{r.user, r.state, r.commit_id, Time(std::chrono::microseconds(++order))});
   }

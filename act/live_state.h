@@ -56,7 +56,10 @@ decide::AuthorRole RoleOf(std::string_view association);
 // submission order, and that order decides "latest review per user". gatehouse's own
 // `gatehouse` check run reports the verdict and is not an input to it; runs on other SHAs are
 // left out.
-decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen);
+// Reviews by `app_login` carrying a review run's marker are left out (a reviewer's verdict, read
+// by the `reviews` rule from the store, is not a person's approval); "" leaves out any marked one.
+decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_seen,
+                              std::string_view app_login = "");
 
 // What gatehouse's latest check run on the head says (its action detail without generation,
 // decide::CheckRunDetailOf of its external_id), "" when it has none: the run with the highest

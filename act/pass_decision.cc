@@ -21,7 +21,7 @@ PassDecision DecidePass(const LiveState& live, const PassHistory& history,
   }
   // The clock of "missing required check" and of the mergeability rechecks starts when this
   // occurrence of the head was first read.
-  d.snapshot = SnapshotOf(live, now, history.head.occurrence.observed_at);
+  d.snapshot = SnapshotOf(live, now, history.head.occurrence.observed_at, options.app_login);
   if (!live.policy.error.empty()) {
     decide::InvalidPolicyDecision invalid = decide::DecideInvalidPolicy(
         policy_path, live.policy.error, live.pr.head_sha, d.facts, options);

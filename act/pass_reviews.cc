@@ -184,7 +184,7 @@ std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subj
   const bool over = pr.state != "open" || pr.draft;
   bool any = false;
   for (const ReviewRun& r : runs) {
-    if (IsTerminal(r.state) || r.state == RunState::kDead) continue;
+    if (IsTerminal(r.state)) continue;  // a dead run at a gone head ends too
     if (over || r.key.head_sha != pr.head_sha) any = true;
   }
   if (!any) return std::nullopt;

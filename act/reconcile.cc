@@ -3,6 +3,7 @@
 
 #include "decide/labels.h"
 #include "decide/pr_facts.h"
+#include "decide/review_body.h"
 
 namespace gatehouse::act {
 namespace {
@@ -52,7 +53,8 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       int64_t given = 0;
       int64_t last_id = 0;
       for (const Review& r : *reviews) {
-        if (r.user == me && r.commit_id == a.head_sha &&
+        // A review run's review (it carries the run marker) is a reviewer's, not the gate's.
+        if (r.user == me && r.commit_id == a.head_sha && !decide::ParseReviewMarker(r.body) &&
             (r.state == "APPROVED" || r.state == "CHANGES_REQUESTED" || r.state == "DISMISSED")) {
           ++given;
           last_id = r.id;

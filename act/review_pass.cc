@@ -24,13 +24,13 @@ PassOutcome StoreFailed(std::string_view what, const Status& s) {
   return PassOutcome::Transient(std::string(what) + ": " + s.ToString());
 }
 
-void Signal1(Store& store, const std::string& key, std::string_view reason, Time now) {
+Status Signal1(Store& store, const std::string& key, std::string_view reason, Time now) {
   Signal s{key, std::string(reason), Duration::zero()};
   Status st = store.work().Enqueue(std::span<const Signal>(&s, 1), now, Durability::kRecoverable);
   if (!st.ok()) {
-    // The PR's sweep or this item's next pass repairs a lost signal: log, do not fail.
     Log(LogLevel::kWarn, "review.signal_failed").Field("key", key).Field("error", st.ToString());
   }
+  return st;
 }
 
 }  // namespace
@@ -113,16 +113,13 @@ class ReviewRunPass {
     }
     if (current != &first) {
       // The run assigned above is over (its slot went with it); the next pass takes the rest.
-      if (current != nullptr) Signal1(store_, lease_.key, decide::kReasonReviewRun, clock_.Now());
-      return Finish(Done());
+      return Finish(current != nullptr ? AgainForTheRest() : Done());
     }
 
     // 4-6. Review (unless an earlier holder already has the result) and post.
     PassOutcome outcome =
         first.state == RunState::kFinished ? PostStored(first) : ReviewAssigned(first, reviewer);
-    if (outcome.ok && waiting_after > 0) {
-      Signal1(store_, lease_.key, decide::kReasonReviewRun, clock_.Now());
-    }
+    if (outcome.ok && waiting_after > 0) outcome = AgainForTheRest();
     return Finish(outcome);
   }
 
@@ -320,8 +317,13 @@ class ReviewRunPass {
         return Done();
       case PostResult::Kind::kSuperseded:
         if (Status s = End(run, RunState::kSuperseded, posted.detail, 0); !s.ok()) {
+          if (s.code() == StatusCode::kFailedPrecondition) return Done();  // ended meanwhile
           return StoreFailed("ending the run", s);
         }
+        return Done();
+      case PostResult::Kind::kEnded:
+        audit_.Add("review_stopped", run.key.head_sha,
+                   role_ + " run " + std::to_string(run.id) + " not posted: " + posted.detail);
         return Done();
       case PostResult::Kind::kStop:
         audit_.Add(
@@ -334,10 +336,18 @@ class ReviewRunPass {
 
   PassOutcome Done() { return PassOutcome::Done(); }
 
+  // More runs wait in this mailbox: signal it again (it becomes pending once this pass ends).
+  // Nothing else would: if the signal cannot be written, the pass fails so the engine retries.
+  PassOutcome AgainForTheRest() {
+    Status s = Signal1(store_, lease_.key, decide::kReasonReviewRun, clock_.Now());
+    return s.ok() ? Done() : StoreFailed("signalling the runs still waiting", s);
+  }
+
   // Every pass ends here: the audit is flushed, and the PR's gate is told when a run ended.
   PassOutcome Finish(PassOutcome outcome) {
     audit_.Flush();
-    if (ended_any_) Signal1(store_, subject_, decide::kReasonReviewFinished, clock_.Now());
+    // The PR's gate reads the verdict; a lost signal is repaired by the PR's next pass or sweep.
+    if (ended_any_) (void)Signal1(store_, subject_, decide::kReasonReviewFinished, clock_.Now());
     return outcome;
   }
 

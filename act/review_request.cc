@@ -93,11 +93,23 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
                       const std::string& prior_head, const std::string& app_login) {
   auto pr = github.GetPullRequest(target.call, target.repo, target.number);
   if (!pr.ok()) return Stop(ReadFailureOutcome("re-reading the pull request", pr.error()), "");
-  if (pr->head_sha != run.key.head_sha || pr->state != "open") {
+  if (pr->head_sha != run.key.head_sha || pr->state != "open" || pr->draft) {
     PostResult r;
     r.kind = PostResult::Kind::kSuperseded;
     r.detail = pr->state != "open" ? "the pull request is " + pr->state
+               : pr->draft         ? std::string("the pull request is a draft")
                                    : "the head moved to " + ShortSha(pr->head_sha);
+    return r;
+  }
+  // The PR's pass may have ended the run (a push, a close, a draft) since this pass read it:
+  // then nothing is posted.
+  auto now_run = store.reviews().GetRun(run.id);
+  if (!now_run.ok()) return Stop(PassOutcome::Transient(now_run.status().ToString()), "");
+  if (*now_run && IsTerminal((*now_run)->state)) {
+    PostResult r;
+    r.kind = PostResult::Kind::kEnded;
+    r.detail = "the run was " + std::string(RunStateName((*now_run)->state)) + ": " +
+               (*now_run)->reason;
     return r;
   }
   ActionKey key{work_key, "review", run.key.head_sha, "run:" + std::to_string(run.id), 1};

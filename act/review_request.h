@@ -31,7 +31,8 @@ void PriorFindings(const ReviewRun& run, const std::vector<ReviewRun>& runs,
                    std::vector<decide::ReviewFinding>* findings, std::string* head);
 
 struct PostResult {
-  enum class Kind { kPosted, kAlreadyPosted, kSuperseded, kStop };
+  // kEnded: the run was ended meanwhile (cancelled by the PR's pass); nothing was posted.
+  enum class Kind { kPosted, kAlreadyPosted, kSuperseded, kEnded, kStop };
   Kind kind = Kind::kPosted;
   int64_t review_id = 0;
   std::string detail;
@@ -40,7 +41,8 @@ struct PostResult {
 
 // Posts `result` of `run` as a PR review bound to commit_id = the run's head, through the
 // ledger (key: the run's work item, kind "review", the head, detail "run:<id>"), fenced by
-// `fence`. The PR is re-read first: a head that moved makes it kSuperseded with no call. An
+// `fence`. The PR is re-read first: a head that moved, a closed PR or a draft makes it
+// kSuperseded with no call; a run the PR's pass ended meanwhile is kEnded with no call. An
 // intent left open by an earlier holder is reconciled against the PR's reviews by gatehouse's
 // login and the run's marker.
 PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Target& target,

@@ -20,13 +20,18 @@ why), executed, reconciled, superseded or failed, one line each:
 
   TIME                      KIND        HEAD     SUMMARY
 
-then the PR's rows in the action ledger (kind, detail, head, state, attempts, result).
+then the PR's rows in the action ledger (kind, detail, head, state, attempts, result), then its
+review runs (docs/REVIEWERS.md): role, head, trigger, state, reviewer, how many times a
+reviewer was started, the role mailbox's failed attempts, and how the run ended (or its last
+error while it waits or retries); the audit lines above say when each was assigned, started,
+answered, posted or ended.
 OWNER/REPO#N is case-insensitive. A pull request with no history prints "no history for
 OWNER/REPO#N" and exits 0. docs/AUDIT.md describes what is recorded.
 
 Options:
   --limit N      only the last N audit entries (default 200; the ledger is always complete)
-  --json         one JSON object {"subject", "audit": [...], "actions": [...]}
+  --json         one JSON object {"subject", "audit": [...], "actions": [...],
+                 "review_runs": [...]}
   --db PATH      SQLite database file (default ./gatehouse.db)
   --log-level L  debug|info|warn|error|off (default warn)
   -h, --help     this text
@@ -100,6 +105,76 @@ void PrintTable(const std::string& subject, const std::vector<AuditEntry>& audit
   }
 }
 
+// A PR's review runs (docs/REVIEWERS.md, "Accounting"): each run's assignment, starts and how
+// it ended, with its role mailbox's attempts and last error.
+struct RunView {
+  ReviewRun run;
+  std::optional<WorkItem> mailbox;
+  std::vector<ActionRecord> posts;  // the run mailbox's ledger rows for this run
+};
+
+Result<std::vector<RunView>> ReadRuns(Store& store, const std::string& subject) {
+  GH_ASSIGN_OR_RETURN(std::vector<ReviewRun> runs, store.reviews().ListRuns(subject));
+  std::vector<RunView> out;
+  for (ReviewRun& r : runs) {
+    RunView v;
+    const std::string key = ReviewWorkKey(r.key.subject, r.key.role);
+    GH_ASSIGN_OR_RETURN(v.mailbox, store.work().GetWorkItem(key));
+    GH_ASSIGN_OR_RETURN(std::vector<ActionRecord> rows, store.ledger().ListActions(key));
+    for (ActionRecord& a : rows) {
+      if (a.key.detail == "run:" + std::to_string(r.id)) v.posts.push_back(std::move(a));
+    }
+    v.run = std::move(r);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+boost::json::object ToJson(const RunView& v) {
+  const ReviewRun& r = v.run;
+  boost::json::object o;
+  o["id"] = r.id;
+  o["role"] = r.key.role;
+  o["head_sha"] = r.key.head_sha;
+  o["trigger"] = r.key.trigger;
+  o["state"] = std::string(RunStateName(r.state));
+  o["reviewer"] = r.reviewer;
+  o["starts"] = r.starts;
+  o["reason"] = r.reason;
+  o["review_id"] = r.review_id;
+  o["created_at"] = FormatTime(r.created_at);
+  o["updated_at"] = FormatTime(r.updated_at);
+  if (v.mailbox) {
+    o["mailbox"] = boost::json::object{{"key", v.mailbox->key},
+                                       {"state", std::string(WorkStateName(v.mailbox->state))},
+                                       {"attempts", v.mailbox->attempts},
+                                       {"last_error", v.mailbox->last_error}};
+  }
+  boost::json::array posts;
+  for (const ActionRecord& a : v.posts) posts.push_back(ToJson(a));
+  o["posts"] = std::move(posts);
+  return o;
+}
+
+void PrintRuns(const std::vector<RunView>& runs) {
+  std::printf("\nreview runs: %zu\n", runs.size());
+  if (runs.empty()) return;
+  std::printf("  %-4s %-12s %-7s %-14s %-10s %-14s %6s %8s  %s\n", "ID", "ROLE", "HEAD",
+              "TRIGGER", "STATE", "REVIEWER", "STARTS", "ATTEMPTS", "OUTCOME");
+  for (const RunView& v : runs) {
+    const ReviewRun& r = v.run;
+    std::string outcome = r.reason;
+    if (!IsTerminal(r.state) && v.mailbox && !v.mailbox->last_error.empty()) {
+      outcome = "last error: " + v.mailbox->last_error;
+    }
+    std::printf("  %-4lld %-12s %-7s %-14s %-10s %-14s %6d %8d  %s\n", static_cast<long long>(r.id),
+                r.key.role.c_str(), ShortSha(r.key.head_sha).c_str(), r.key.trigger.c_str(),
+                std::string(RunStateName(r.state)).c_str(),
+                r.reviewer.empty() ? "-" : r.reviewer.c_str(), r.starts,
+                v.mailbox ? v.mailbox->attempts : 0, OneLine(outcome).c_str());
+  }
+}
+
 }  // namespace
 
 int RunAudit(int argc, char** argv) {
@@ -138,8 +213,12 @@ int RunAudit(int argc, char** argv) {
   }
   auto audit = (*store)->audit().ListAudit(subject->key(), static_cast<size_t>(*limit));
   auto actions = (*store)->ledger().ListActions(subject->key());
-  if (!audit.ok() || !actions.ok()) {
-    PrintError("audit", (!audit.ok() ? audit.status() : actions.status()).ToString());
+  auto runs = ReadRuns(**store, subject->key());
+  if (!audit.ok() || !actions.ok() || !runs.ok()) {
+    const Status bad = !audit.ok() ? audit.status()
+                       : !actions.ok() ? actions.status()
+                                       : runs.status();
+    PrintError("audit", bad.ToString());
     return kExitFailure;
   }
   if (flags.Has("json")) {
@@ -150,14 +229,18 @@ int RunAudit(int argc, char** argv) {
     for (const ActionRecord& a : *actions) ledger.push_back(ToJson(a));
     o["audit"] = std::move(entries);
     o["actions"] = std::move(ledger);
+    boost::json::array review_runs;
+    for (const RunView& v : *runs) review_runs.push_back(ToJson(v));
+    o["review_runs"] = std::move(review_runs);
     std::printf("%s\n", boost::json::serialize(o).c_str());
     return kExitOk;
   }
-  if (audit->empty() && actions->empty()) {
+  if (audit->empty() && actions->empty() && runs->empty()) {
     std::printf("no history for %s\n", subject->key().c_str());
     return kExitOk;
   }
   PrintTable(subject->key(), *audit, *actions, static_cast<size_t>(*limit));
+  PrintRuns(*runs);
   return kExitOk;
 }
 

@@ -165,23 +165,27 @@ std::optional<AutoRequest> AutoTrigger(const ReviewRoleRule& rule, const PrSnaps
                                        const std::vector<KnownRun>& known,
                                        const std::vector<std::string>& reasons) {
   bool elsewhere = false;
-  int cancelled_here = 0;
+  bool ended_here = false;  // a run of this head ended without a review: not reviewed
+  int auto_here = 0;        // automatic runs of this head so far (they number the next key)
   for (const KnownRun& k : known) {
     if (k.role != rule.role) continue;
     if (k.head_sha != pr.head_sha) {
       elsewhere = true;
-    } else if (k.state == "cancelled" && k.trigger.rfind("auto", 0) == 0) {
-      ++cancelled_here;  // ended by a draft or a close: the head is not reviewed
+      continue;
+    }
+    if (k.trigger.rfind("auto", 0) == 0) ++auto_here;
+    if (k.state == "cancelled" || k.state == "superseded") {
+      ended_here = true;  // a draft, a close or a lagging read ended it; the head still waits
     } else {
       return std::nullopt;  // this head is reviewed (or asked for)
     }
   }
   AutoRequest r;
-  if (cancelled_here > 0) r.key = "auto:" + std::to_string(cancelled_here + 1);
+  if (auto_here > 0) r.key = "auto:" + std::to_string(auto_here + 1);
   const ReviewTrigger first =
-      elsewhere || cancelled_here > 0 ? ReviewTrigger::kSynchronize : ReviewTrigger::kOpened;
+      elsewhere || ended_here ? ReviewTrigger::kSynchronize : ReviewTrigger::kOpened;
   if (rule.on.count(ReviewTrigger::kReadyForReview) &&
-      (HasReason(reasons, kReasonReadyForReview) || cancelled_here > 0)) {
+      (HasReason(reasons, kReasonReadyForReview) || ended_here)) {
     r.trigger = ReviewTrigger::kReadyForReview;
     return r;
   }

@@ -133,6 +133,20 @@ TEST(PlanReviewRunsTest, AHeadWhoseRunADraftCancelledIsReviewedAgain) {
               IsEmpty());
 }
 
+// A commanded run a draft cancelled, or a result superseded by a read that lagged, leaves the
+// head unreviewed: an automatic run is asked for again.
+TEST(PlanReviewRunsTest, ACancelledCommandOrASupersededResultDoesNotCoverTheHead) {
+  KnownRun commanded = Known("security", "h2", "comment:5");
+  commanded.state = "cancelled";
+  EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {Known("security", "h1"), commanded}, {}, {},
+                             kLogin, {"security"}),
+              ElementsAre(RunToRequest{"security", "auto", "ready_for_review"}));
+  KnownRun superseded = Known("security", "h2");
+  superseded.state = "superseded";
+  EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {superseded}, {}, {}, kLogin, {"security"}),
+              ElementsAre(RunToRequest{"security", "auto:2", "ready_for_review"}));
+}
+
 TEST(PlanReviewRunsTest, TheSweepRepairsALostTrigger) {
   // No reasons at all (a sweep): the state alone says the head has no review yet.
   EXPECT_THAT(PlanReviewRuns(Policy2(), OpenPr(), {Known("security", "h1")},

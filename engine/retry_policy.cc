@@ -72,6 +72,7 @@ PassFinish DecideFinish(const RetryPolicy& policy, const Lease& lease, const Pas
       f.kind = PassFinish::Kind::kRetry;
       f.retry_at = now + Uniform(ceiling, rng);
       f.error = "unavailable: " + outcome.error;
+      f.unavailable = true;
       return f;
     }
     case FailureClass::kTransient:

@@ -112,6 +112,10 @@ TEST(RetryPolicyTest, AnUnavailableOutcomeMayCarryItsOwnBudget) {
   PassFinish longer =
       DecideFinish(p, waiting, PassOutcome::Unavailable("paused", hours(24)), kT0 + hours(7), rng);
   EXPECT_EQ(longer.kind, PassFinish::Kind::kRetry) << "7 h is within its own 24 h budget";
+  EXPECT_TRUE(longer.unavailable) << "a wait, which a Wake may hurry";
+  EXPECT_FALSE(DecideFinish(p, waiting, PassOutcome::Transient("503"), kT0, rng).unavailable);
+  EXPECT_FALSE(
+      DecideFinish(p, waiting, PassOutcome::RateLimited(kT0 + hours(1), "429"), kT0, rng).unavailable);
   EXPECT_EQ(longer.availability_since, kT0);
   EXPECT_EQ(longer.attempts, 2);
   EXPECT_LE(longer.retry_at, kT0 + hours(7) + p.unavailable_cap);

@@ -665,6 +665,17 @@ TEST(RouterTest, IssueCommentCommandIsRecordedAsAFactOfItsId) {
   EXPECT_EQ(parsed->line, "@gatehouse review security");
 }
 
+// A review run's own review is not a trigger: its verdict is in the store already.
+TEST(RouterTest, AReviewRunsOwnReviewIsIgnored) {
+  const RouteResult r = RouteWebhook(
+      "pull_request_review", Edited("pull_request_review/submitted.payload.json", [](json::object& o) {
+        o["review"].as_object()["body"] =
+            "Looks fine.\n<!-- gatehouse:review role=security head=abc run=3 -->";
+      }));
+  EXPECT_EQ(r.kind, Kind::kIgnore);
+  EXPECT_EQ(r.why, "pull_request_review by a gatehouse review run");
+}
+
 TEST(RouterTest, IssueCommentNotAddressingGatehouseIsIgnored) {
   for (const json::value& body :
        {json::value("You are totally right!"), json::value("thanks\n/gatehouse merge"),

@@ -119,7 +119,9 @@ class ReviewRuns {
   // Creates the run (queued) unless one with the same key exists, and signals its work item
   // (reason `review-run`, decide::kReasonReviewRun), in one transaction that checks that the
   // work item `fence_key` (the PR's) is still running under `fence` (kFenceLost otherwise, nothing
-  // written). Durable (kAcknowledged) on return.
+  // written). A new run in a dead work item revives it (pending, budgets reset) and ends the
+  // runs that died there `cancelled` with the reason: a new request is not the old failure.
+  // Durable (kAcknowledged) on return.
   virtual Result<Requested> RequestRun(const ReviewRunKey& key, std::string_view fence_key,
                                        int64_t fence, Time now) = 0;
 
@@ -133,8 +135,9 @@ class ReviewRuns {
   //  - affinity: the reviewer of the latest recorded assignment of (subject, role) — any run,
   //    finished or not — if it is a candidate and not paused (it is waited for when busy);
   //  - else the non-paused candidate with the most free slots (file order breaks ties).
-  // The choice is recorded on the run (reviewer, assigned_at, assigned_fence) and, with a free
-  // slot, the slot is held by (work key, fence) and the run becomes kRunning with starts += 1.
+  // With a free slot, the choice is recorded on the run (reviewer, assigned_at,
+  // assigned_fence), the slot is held by (work key, fence) and the run becomes kRunning with
+  // starts += 1. At capacity nothing is written: a choice no slot confirmed is no affinity.
   // A run that already holds a slot under this fence keeps it (idempotent).
   // A work item holds at most one slot of a reviewer: while it holds one for another of its
   // runs, this run is kAtCapacity on that reviewer. A candidate the store has never seen

@@ -314,6 +314,39 @@ TEST_P(ReviewRunsContractTest, ADeadWorkItemMakesItsRunsDeadUntilRearmed) {
             Assignment::Kind::kAssigned);
 }
 
+// A new run in a dead mailbox (the role's earlier run used up its budget) is not dead at birth:
+// the mailbox comes back with fresh budgets, and the run that died there ends cancelled.
+TEST_P(ReviewRunsContractTest, ANewRunRevivesADeadMailbox) {
+  auto [old_run, fence] = RequestAndClaim(kSecurity, kT0);
+  PassFinish dead;
+  dead.key = "acme/app#1/review/security";
+  dead.fence = fence;
+  dead.kind = PassFinish::Kind::kDead;
+  dead.attempts = 8;
+  dead.error = "reviewer gpt: findings[0].severity: expected one of info, warning, blocking";
+  auto f = work().Finish({&dead, 1}, kT0 + seconds(1));
+  ASSERT_TRUE(f.ok() && (*f)[0].ok());
+  ASSERT_EQ(Run(old_run.id).state, RunState::kDead);
+
+  ReviewRunKey next = kSecurity;
+  next.head_sha = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+  ReviewRuns::Requested fresh = Request(next, kT0 + seconds(2));
+  ASSERT_TRUE(fresh.created);
+  EXPECT_EQ(Run(fresh.run.id).state, RunState::kQueued) << "dead at birth";
+  ReviewRun ended = Run(old_run.id);
+  EXPECT_EQ(ended.state, RunState::kCancelled);
+  EXPECT_NE(ended.reason.find("findings[0].severity"), std::string::npos) << ended.reason;
+  auto item = work().GetWorkItem("acme/app#1/review/security");
+  ASSERT_TRUE(item.ok() && item->has_value());
+  EXPECT_EQ((*item)->state, WorkState::kPending);
+  EXPECT_EQ((*item)->attempts, 0);
+  auto funnel = reviews().GetReviewFunnel();
+  ASSERT_TRUE(funnel.ok());
+  EXPECT_EQ(funnel->dead, 0);
+  EXPECT_EQ(funnel->cancelled, 1);
+  EXPECT_EQ(funnel->in_flight, 1);
+}
+
 TEST_P(ReviewRunsContractTest, TheFunnelBalancesAndWaitingKeysAreTheOpenRuns) {
   PrFence("acme/app#1", kT0);
   PrFence("acme/app#2", kT0);

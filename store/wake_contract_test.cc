@@ -43,7 +43,9 @@ class WakeContractTest : public ::testing::TestWithParam<StoreBackend> {
     f.kind = kind;
     f.retry_at = retry_at;
     f.attempts = 1;
-    f.error = "unavailable: reviewer alice at capacity";
+    f.unavailable = kind == PassFinish::Kind::kRetry && !transient_;
+    if (f.unavailable) f.availability_since = now;
+    f.error = transient_ ? "reviewer gpt: 503" : "unavailable: reviewer alice at capacity";
     auto r = store_->work().Finish({&f, 1}, now);
     ASSERT_TRUE(r.ok() && (*r)[0].ok());
   }
@@ -56,6 +58,7 @@ class WakeContractTest : public ::testing::TestWithParam<StoreBackend> {
 
   TempDir dir_;
   StorePtr store_;
+  bool transient_ = false;  // Finish records a transient failure instead of a wait
 };
 
 TEST_P(WakeContractTest, AWaitingItemIsDueNowWithoutItsBackoff) {
@@ -119,6 +122,21 @@ TEST_P(WakeContractTest, AReclaimDropsTheMark) {
   ASSERT_GT(reclaimed.fence, l.fence);
   Finish(reclaimed, PassFinish::Kind::kRetry, kT0 + hours(1), kT0 + seconds(32));
   EXPECT_EQ(Get(kKey).due_at, kT0 + hours(1));
+}
+
+// Waking never hurries a backoff from a transient failure: an outage must not become a storm.
+TEST_P(WakeContractTest, ATransientBackoffIsNeverHurried) {
+  transient_ = true;
+  Lease first = SignalAndClaim(kKey, kT0);
+  Finish(first, PassFinish::Kind::kRetry, kT0 + hours(1), kT0 + seconds(1));
+  ASSERT_TRUE(Wake({kKey}, kT0 + seconds(10)).ok());
+  EXPECT_EQ(Get(kKey).due_at, kT0 + hours(1));
+  EXPECT_TRUE(Claim(kT0 + seconds(10)).empty());
+  // Woken while running, then a transient failure: its own retry time holds.
+  Lease second = ClaimOne(kT0 + hours(1));
+  ASSERT_TRUE(Wake({kKey}, kT0 + hours(1) + seconds(1)).ok());
+  Finish(second, PassFinish::Kind::kRetry, kT0 + hours(3), kT0 + hours(1) + seconds(2));
+  EXPECT_EQ(Get(kKey).due_at, kT0 + hours(3));
 }
 
 TEST_P(WakeContractTest, IdleDeadAndUnknownItemsAreUntouched) {

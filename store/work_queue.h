@@ -86,6 +86,9 @@ struct PassFinish {
   int attempts = 0;
   std::optional<Time> availability_since;
   std::string error;
+  // kRetry only: the pass waited for something (an unavailable outcome: a paused or busy
+  // reviewer, an outage), so a Wake may hurry it; a transient or rate-limit backoff never is.
+  bool unavailable = false;
 };
 
 struct WorkFilter {
@@ -136,11 +139,13 @@ class WorkQueue {
   virtual Status Rearm(std::string_view key, Time now) = 0;
 
   // "A freed resource or an operator says: retry now", for each key, in one transaction:
-  //  - a pending item is made due now (due_at = min(due_at, now)) and its failure backoff is
-  //    cleared, so the next Claim at `now` takes it;
-  //  - a running item is marked woken: when its pass finishes with kRetry, the item is due at
-  //    that finish's `now` (no backoff) instead of at retry_at. Any finish, and any claim,
-  //    clears the mark, so a kCompleted or kDead finish just drops it;
+  //  - a pending item that waits for availability (its last finish was an unavailable kRetry)
+  //    is made due now (due_at = min(due_at, now)) and its backoff is cleared, so the next
+  //    Claim at `now` takes it; one that backs off from a transient failure or a rate limit is
+  //    untouched (waking must never turn an outage into a retry storm);
+  //  - a running item is marked woken: when its pass finishes with an unavailable kRetry, the
+  //    item is due at that finish's `now` instead of at retry_at. Any finish, and any claim,
+  //    clears the mark, so any other finish just drops it;
   //  - idle, dead and unknown keys are untouched (a dead item comes back only by Rearm).
   // No generation is requested. Recoverable: a lost wake only lets the item wait for its own
   // retry_at. Bad keys (empty, too long) are kInvalidArgument and nothing is written.

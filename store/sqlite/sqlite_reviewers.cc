@@ -102,6 +102,9 @@ Result<Assignment> SqliteStore::AssignAndClaimSlot(int64_t id,
     const bool free = chosen->Free() > 0;
     out = Assignment{free ? Assignment::Kind::kAssigned : Assignment::Kind::kAtCapacity,
                      chosen->spec->name, by_affinity};
+    // Only an assignment that took a slot is recorded: a choice made while every reviewer was
+    // busy must not become the PR's affinity and pin its runs to one queue.
+    if (!free) return Bump("reviews.at_capacity", 1);
     return RecordAssignmentInTx(run.id, key, chosen->spec->name, free, fence, now);
   });
   if (!s.ok()) return s.WithContext("assigning review run " + std::to_string(id));

@@ -66,6 +66,34 @@ Result<ReviewRun> SqliteStore::FencedRunInTx(int64_t id, int64_t fence,
   return *std::move(run);
 }
 
+// A new run in a mailbox that died (its earlier run used up its budget) is a new request, not
+// the old failure: the mailbox comes back (pending, budgets reset), and the runs that died in it
+// end `cancelled`, so that the new run is not dead at birth and the old one is not revived
+// behind the operator's back. Only `gatehouse work rearm` revives a dead run itself.
+Status SqliteStore::ReviveDeadMailboxInTx(const std::string& work_key, const ReviewRunKey& key,
+                                          Time now) {
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state, last_error FROM work_items WHERE key = ?1"));
+  q->Bind(1, work_key);
+  GH_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row || q->Text(0) != "dead") return Status::Ok();
+  const std::string why = "a new request revived its dead mailbox (it had died: " + q->Text(1) + ")";
+  q.reset();
+  GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("UPDATE review_runs SET state = 'cancelled', reason = ?4,"
+                                           " updated_at = ?5 WHERE subject = ?1 AND role = ?2 AND"
+                                           " state IN ('queued', 'running', 'finished') AND NOT"
+                                           " (head_sha = ?3 AND \"trigger\" = ?6)"));
+  c->Bind(1, key.subject).Bind(2, key.role).Bind(3, key.head_sha).Bind(4, why).Bind(5, now);
+  c->Bind(6, key.trigger);
+  GH_RETURN_IF_ERROR(c->Run());
+  GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE work_items SET state = 'pending', due_at = ?2,"
+                                           " attempts = 0, availability_since = NULL,"
+                                           " backoff_until = NULL, last_error = '', updated_at = ?2"
+                                           " WHERE key = ?1 AND state = 'dead'"));
+  u->Bind(1, work_key).Bind(2, now);
+  GH_RETURN_IF_ERROR(u->Run());
+  return Bump("reviews.revived", 1);
+}
+
 Result<ReviewRuns::Requested> SqliteStore::RequestRun(const ReviewRunKey& key,
                                                       std::string_view fence_key, int64_t fence,
                                                       Time now) {
@@ -89,6 +117,7 @@ Result<ReviewRuns::Requested> SqliteStore::RequestRun(const ReviewRunKey& key,
       GH_RETURN_IF_ERROR(ins->Run());
       out.created = sqlite3_changes(db_->raw()) == 1;
       if (out.created) {
+        GH_RETURN_IF_ERROR(ReviveDeadMailboxInTx(signal.key, key, now));
         GH_RETURN_IF_ERROR(EnqueueInTx({&signal, 1}, now));
         GH_RETURN_IF_ERROR(Bump("reviews.requested", 1));
       }

@@ -365,16 +365,17 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
         GH_ASSIGN_OR_RETURN(
             // Woken while running (Wake): the resource it waited for is back, so it is due
             // at once instead of at retry_at.
+            // Only an unavailable retry (?8) is hurried: a transient or rate-limit backoff holds.
             u, db_->Prepare("UPDATE work_items SET state = 'pending',"
-                            " due_at = CASE woken WHEN 0 THEN ?3 ELSE MIN(?3, ?7) END,"
-                            " backoff_until = CASE woken WHEN 0 THEN ?3 ELSE NULL END,"
+                            " due_at = CASE WHEN woken = 1 AND ?8 = 1 THEN MIN(?3, ?7) ELSE ?3 END,"
+                            " backoff_until = CASE WHEN woken = 1 AND ?8 = 1 THEN NULL ELSE ?3 END,"
                             " attempts = ?4, availability_since = ?5,"
                             " last_error = ?6, lease_owner = NULL, lease_until = NULL,"
                             " woken = 0, updated_at = ?7 "
                             "WHERE key = ?1 AND fence = ?2 AND state = 'running'"));
         u->Bind(1, f.key).Bind(2, f.fence).Bind(3, f.retry_at);
         u->Bind(4, static_cast<int64_t>(f.attempts)).Bind(5, f.availability_since);
-        u->Bind(6, f.error).Bind(7, now);
+        u->Bind(6, f.error).Bind(7, now).Bind(8, static_cast<int64_t>(f.unavailable ? 1 : 0));
         break;
       }
       case PassFinish::Kind::kDead: {

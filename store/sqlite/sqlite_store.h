@@ -147,6 +147,9 @@ class SqliteStore final : public Store,
   // of `allowed` (kFailedPrecondition otherwise). kNotFound for an unknown run.
   Result<ReviewRun> FencedRunInTx(int64_t id, int64_t fence, std::span<const RunState> allowed)
       REQUIRES(mu_);
+  // RequestRun's revival of a dead mailbox (see sqlite_reviews.cc).
+  Status ReviveDeadMailboxInTx(const std::string& work_key, const ReviewRunKey& key, Time now)
+      REQUIRES(mu_);
   // A reviewer's state for an assignment at `now`: its stale slot rows are deleted first.
   struct ReviewerLoad {
     bool paused = false;     // false for a reviewer the store has not seen

@@ -27,7 +27,8 @@ Status SqliteStore::Wake(std::span<const std::string> keys, Time now) {
         GH_ASSIGN_OR_RETURN(auto due,
                             db_->Prepare("UPDATE work_items SET due_at = MIN(COALESCE(due_at, ?2),"
                                          " ?2), backoff_until = NULL, updated_at = ?2 "
-                                         "WHERE key = ?1 AND state = 'pending'"));
+                                         "WHERE key = ?1 AND state = 'pending' AND"
+                                         " availability_since IS NOT NULL"));
         due->Bind(1, key).Bind(2, now);
         GH_RETURN_IF_ERROR(due->Run().WithContext("waking " + key));
         if (sqlite3_changes(db_->raw()) == 1) {
