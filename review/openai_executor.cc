@@ -265,8 +265,8 @@ ExecOutcome InterpretChatReply(const HttpReply& reply, Duration default_retry_af
                      secret));
   }
   if (reply.status < 200 || reply.status >= 300) {
-    std::string why = Scrub(
-        "openai: " + status + ": " + Clip(ErrorMessage(reply.body), kMaxReasonBytes), secret);
+    std::string why =
+        Scrub("openai: " + status + ": " + Clip(ErrorMessage(reply.body), kMaxReasonBytes), secret);
     // 502/503/504: the endpoint (or its gateway) is down, not this request bad.
     if (reply.status == 502 || reply.status == 503 || reply.status == 504) {
       return ExecOutcome::Unavailable(std::move(why));

@@ -219,8 +219,7 @@ TEST_F(OpenAiExecutorTest, NothingListeningIsAnOutage) {
   ASSERT_TRUE(executor.ok());
   ExecOutcome out = (*executor)->Review(Request(), kTimeout, [] { return false; });
   EXPECT_EQ(out.kind, Kind::kUnavailable) << out.reason;
-  EXPECT_EQ(out.reason.find("openai: no response from " + spec.base_url + ": "), 0u)
-      << out.reason;
+  EXPECT_EQ(out.reason.find("openai: no response from " + spec.base_url + ": "), 0u) << out.reason;
   EXPECT_EQ(out.reason.find(kKey), std::string::npos);
 }
 
