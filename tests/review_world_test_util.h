@@ -45,8 +45,10 @@ inline constexpr int64_t kInstallation = 7;
 inline constexpr char kRepo[] = "acme/app";
 
 struct WorldOptions {
-  std::string reviewers_yaml;  // the server's reviewers file
-  std::string policy_yaml;     // acme/app's .github/gatehouse.yml
+  // The server's reviewers file; "${SIM_URL}" in it becomes the simulator's base URL (its port
+  // is known only once it runs), e.g. for an openai reviewer on the fake chat completions.
+  std::string reviewers_yaml;
+  std::string policy_yaml;  // acme/app's .github/gatehouse.yml
   size_t workers = 4;
   bool sim_time = false;  // the server on the simulator's SimClock
   // Wraps the simulator's handler (sim_testing::InProcessGitHub::Front), e.g. to hold a read.
@@ -85,7 +87,12 @@ class ReviewWorld {
 
   // Starts (again) the server on the same database.
   void StartServer() {
-    auto reviewers = decide::ParseReviewersConfig(options_.reviewers_yaml, "reviewers.yml");
+    std::string yaml = options_.reviewers_yaml;
+    for (size_t at = yaml.find("${SIM_URL}"); at != std::string::npos;
+         at = yaml.find("${SIM_URL}")) {
+      yaml.replace(at, 10, github_.base_url());
+    }
+    auto reviewers = decide::ParseReviewersConfig(yaml, "reviewers.yml");
     ASSERT_TRUE(reviewers.ok()) << reviewers.status().ToString();
     app::ServerOptions o;
     o.http.listen = "127.0.0.1:0";
@@ -196,6 +203,7 @@ class ReviewWorld {
 
   std::shared_ptr<SimClock> clock() { return clock_; }
   sim::Model& model() { return github_.model(); }
+  sim::SimHandler& sim() { return github_.handler(); }  // e.g. sim().chat() scripts the fake
   app::GatehouseServer& server() { return *server_; }
   std::string db() { return dir_.File("gatehouse.db"); }
   std::string File(const std::string& name) { return dir_.File(name); }
