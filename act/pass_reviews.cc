@@ -16,32 +16,32 @@ using decide::PlannedAction;
 
 constexpr std::string_view kCommentTrigger = "comment:";
 
-// The comment ids a run, a reaction or a reply of the ledger already answered.
-std::set<int64_t> HandledComments(const std::vector<ReviewRun>& runs,
-                                  const std::vector<decide::PriorAction>& ledger) {
-  std::set<int64_t> handled;
-  auto id_after = [](std::string_view text, std::string_view prefix) -> int64_t {
-    if (text.substr(0, prefix.size()) != prefix) return 0;
-    text.remove_prefix(prefix.size());
-    int64_t id = 0;
-    for (char c : text) {
-      if (c < '0' || c > '9') break;
-      id = id * 10 + (c - '0');
-    }
-    return id;
-  };
+int64_t IdAfter(std::string_view text, std::string_view prefix) {
+  if (text.substr(0, prefix.size()) != prefix) return 0;
+  text.remove_prefix(prefix.size());
+  int64_t id = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') break;
+    id = id * 10 + (c - '0');
+  }
+  return id;
+}
+
+// What gatehouse already did about each comment, on any head: runs it asked for, and
+// reactions and replies the ledger holds as done or open (a failed one is tried again).
+void AnsweredComments(const std::vector<ReviewRun>& runs,
+                      const std::vector<decide::PriorAction>& ledger, PrReviewState* state) {
   for (const ReviewRun& r : runs) {
-    if (int64_t id = id_after(r.key.trigger, kCommentTrigger)) handled.insert(id);
+    if (int64_t id = IdAfter(r.key.trigger, kCommentTrigger)) state->commanded.insert(id);
   }
   for (const decide::PriorAction& a : ledger) {
     if (a.state == decide::PriorAction::State::kFailed) continue;
     if (a.kind == ActionKind::kReaction) {
-      if (int64_t id = id_after(a.detail, "comment:")) handled.insert(id);
+      if (int64_t id = IdAfter(a.detail, "comment:")) state->reacted.insert(id);
     } else if (a.kind == ActionKind::kComment) {
-      if (int64_t id = id_after(a.detail, "reply:")) handled.insert(id);
+      if (int64_t id = IdAfter(a.detail, "reply:")) state->replied.insert(id);
     }
   }
-  return handled;
 }
 
 }  // namespace
@@ -65,11 +65,19 @@ std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subjec
   auto runs = store.reviews().ListRuns(subject);
   if (!runs.ok()) return PassOutcome::Transient("listing review runs: " + runs.status().ToString());
   state->runs = std::move(runs).value();
-  const std::set<int64_t> handled = HandledComments(state->runs, ledger);
+  state->commanded.clear();
+  state->reacted.clear();
+  state->replied.clear();
+  AnsweredComments(state->runs, ledger, state);
   state->commands.clear();
   for (const PrFact& f : facts) {
     auto command = decide::ParseCommandFact(f.name, f.value);
-    if (!command || handled.count(command->comment_id) > 0) continue;
+    // Done with a comment: acknowledged, and either answered by a run or by a reply.
+    if (!command || (state->reacted.count(command->comment_id) > 0 &&
+                     (state->commanded.count(command->comment_id) > 0 ||
+                      state->replied.count(command->comment_id) > 0))) {
+      continue;
+    }
     state->commands.push_back(decide::CommandComment{command->comment_id, command->login,
                                                      RoleOf(command->association), command->line});
   }
@@ -162,13 +170,15 @@ std::vector<PlannedAction> PlanReviewActions(
     }
     const std::string id = std::to_string(d.comment_id);
     const bool accepted = d.kind == decide::CommandDecision::Kind::kReview;
-    PlannedAction react = make(ActionKind::kReaction, "comment:" + id,
-                               accepted ? "review command" : "rejected command");
-    react.comment_id = d.comment_id;
-    react.reaction = accepted ? "+1" : "confused";
-    react.body = react.reaction;
-    actions.push_back(std::move(react));
-    if (!accepted) {
+    if (state.reacted.count(d.comment_id) == 0) {
+      PlannedAction react = make(ActionKind::kReaction, "comment:" + id,
+                                 accepted ? "review command" : "rejected command");
+      react.comment_id = d.comment_id;
+      react.reaction = accepted ? "+1" : "confused";
+      react.body = react.reaction;
+      actions.push_back(std::move(react));
+    }
+    if (!accepted && state.replied.count(d.comment_id) == 0) {
       PlannedAction reply = make(ActionKind::kComment, "reply:" + id, "reply to comment " + id);
       reply.body = d.reply;
       actions.push_back(std::move(reply));

@@ -26,10 +26,13 @@ namespace gatehouse::act {
 struct PrReviewState {
   std::vector<ReviewRun> runs;                   // every role, oldest first
   std::vector<decide::CommandComment> commands;  // command comments not handled yet
+  // Comment ids gatehouse answered already, on any head: with a run, a reaction, a reply.
+  std::set<int64_t> commanded, reacted, replied;
 };
 
-// Reads the PR's runs, and turns its `command:<id>` facts into the comments no reaction or
-// reply in the ledger has handled yet (on any head: a comment is handled once). nullopt on
+// Reads the PR's runs, and turns its `command:<id>` facts into the comments not handled yet: not
+// acknowledged with a reaction, or answered by neither a run nor a reply (on any head: a
+// comment is handled once; a reaction or reply that failed is tried again). nullopt on
 // success; else Transient (the store failed).
 std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subject,
                                          const std::vector<PrFact>& facts,
