@@ -135,6 +135,7 @@ TEST_F(ReviewDispatchTest, TheSameDeliveryTwiceConcurrentlyMakesOneRun) {
   o.policy_yaml = kSecurityRequired;
   o.reviewers_yaml =
       "reviewers:\n" + CommandReviewer("sec", "security", script + ", sec, " + log, 2);
+  o.forward_webhooks = false;  // the only deliveries are the two this test posts
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
@@ -161,6 +162,10 @@ TEST_F(ReviewDispatchTest, TheSameDeliveryTwiceConcurrentlyMakesOneRun) {
   EXPECT_TRUE((statuses[0] == 202 && statuses[1] == 200) ||
               (statuses[0] == 200 && statuses[1] == 202))
       << statuses[0] << " " << statuses[1];
+  auto funnel = w.store().inbox().GetFunnel();
+  ASSERT_TRUE(funnel.ok());
+  EXPECT_EQ(funnel->received, 2);
+  EXPECT_EQ(funnel->duplicate, 1) << "the redelivery was not recognised";
   ASSERT_TRUE(w.Settle([&] { return AllDone(w, n, 1); }));
   EXPECT_EQ(w.Runs(n).size(), 1u);
   EXPECT_EQ(w.RunReviews(n).size(), 1u);

@@ -56,6 +56,8 @@ struct WorldOptions {
   Duration lease = std::chrono::seconds(30);
   Duration availability_budget_override{0};           // >0: replaces the file's
   std::vector<std::string> members = {"maintainer"};  // acme/app's users with write access
+  // false: the simulator's webhooks are rendered (Rendered()) but not sent; the test posts them.
+  bool forward_webhooks = true;
 };
 
 class ReviewWorld {
@@ -74,7 +76,7 @@ class ReviewWorld {
         MutexLock lock(&mu_);
         rendered_.push_back({n.event, body});
       }
-      s->Enqueue(n.event, std::move(body), sim::DeliveryMetaOf(n));
+      if (options_.forward_webhooks) s->Enqueue(n.event, std::move(body), sim::DeliveryMetaOf(n));
     });
     ASSERT_TRUE(
         github_.model()
