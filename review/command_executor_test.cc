@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "review/duration_text.h"
+#include "review/executor_test_util.h"
 
 namespace gatehouse::review {
 namespace {
@@ -213,20 +214,7 @@ printf '{"verdict":"comment","summary":"%s"}' "$role")sh");
   options.argv = {script};
   auto executor = CommandExecutor::Create(options);
   ASSERT_TRUE(executor.ok());
-  std::atomic<int> right{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 4; ++i) {
-        decide::ReviewRequest request;
-        request.role = "role-" + std::to_string(t) + "-" + std::to_string(i);
-        auto out = (*executor)->Review(request, seconds(60), nullptr);
-        if (out.kind == Kind::kResult && out.result.summary == request.role) right.fetch_add(1);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(right.load(), 32);
+  EXPECT_EQ(executor_testing::ConcurrentRoleEchoes(**executor), 32);
 }
 
 // The pipes this process has open (sockets, e.g. of libcurl, are not counted).

@@ -2,6 +2,7 @@
 // test endpoint checks the signature with OpenSSL directly, not with the code that made it.
 // Tests wait for events (a request reaching the endpoint), never for time.
 #include "review/http_executor.h"
+#include "review/executor_test_util.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -243,20 +244,7 @@ TEST_F(HttpExecutorTest, ConcurrentReviewsShareOneExecutor) {
   });
   auto executor = HttpExecutor::Create({url_, "k"});
   ASSERT_TRUE(executor.ok());
-  std::atomic<int> right{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 4; ++i) {
-        decide::ReviewRequest request;
-        request.role = "r" + std::to_string(t) + "-" + std::to_string(i);
-        auto out = (*executor)->Review(request, seconds(60), nullptr);
-        if (out.kind == Kind::kResult && out.result.summary == request.role) right.fetch_add(1);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(right.load(), 32);
+  EXPECT_EQ(executor_testing::ConcurrentRoleEchoes(**executor), 32);
 }
 
 TEST(HttpExecutorConnectTest, NoResponseAtAllIsAnOutage) {
