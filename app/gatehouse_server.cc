@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "decide/reasons.h"
 #include "engine/delivery_resolver.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
@@ -79,7 +80,22 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
                "reviewers may occupy every worker while they review; PR passes then wait. "
                "Raise --workers above the sum of the reviewers' concurrency");
   }
-  s.pool_ = std::make_unique<WorkerPool>(st, s.clock_, std::move(pass), s.options_.engine);
+  // A review run that dies tells its PR, whose gate shows the role as dead (a blocker when it
+  // is required) instead of waiting for it.
+  PassObserver observer = [store = &st, clock = s.clock_](const PassReport& report) {
+    std::string subject, role;
+    if (report.finish.kind != PassFinish::Kind::kDead || !report.recorded.ok() ||
+        !ParseReviewWorkKey(report.lease.key, &subject, &role)) {
+      return;
+    }
+    Signal signal{subject, std::string(decide::kReasonReviewFinished), Duration::zero()};
+    Status told = store->work().Enqueue({&signal, 1}, clock->Now(), Durability::kRecoverable);
+    if (!told.ok()) {
+      Log(LogLevel::kWarn, "review.dead_signal_failed").Field("error", told.ToString());
+    }
+  };
+  s.pool_ = std::make_unique<WorkerPool>(st, s.clock_, std::move(pass), s.options_.engine,
+                                         std::move(observer));
   WorkerPool* pool = s.pool_.get();
   RouterOptions router;
   router.debounce = s.options_.debounce;

@@ -123,6 +123,14 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, RunState::kDead);
   EXPECT_NE(runs[0].reason.find("paused"), std::string::npos) << runs[0].reason;
+  // The PR is told: its gate blocks on the required role's dead run (a failing check run).
+  const std::string head = w.Pull(n).head_sha;
+  EXPECT_TRUE(w.Settle([&] {
+    for (const sim::CheckRun& c : w.model().CheckRunsFor(kRepo, head)) {
+      if (c.name == "gatehouse" && c.conclusion == "failure") return true;
+    }
+    return false;
+  })) << "the PR's gate did not learn that its required review died";
   auto funnel = w.store().reviews().GetReviewFunnel();
   ASSERT_TRUE(funnel.ok());
   EXPECT_EQ(funnel->dead, 1);
