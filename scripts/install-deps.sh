@@ -14,7 +14,9 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
-  libpq-dev postgresql   # for the PostgreSQL store backend to come; nothing links libpq yet
+  libpq-dev              # store/ tests (libpq), the PostgreSQL backend (store/postgres/)
+  postgresql-15          # the throw-away test cluster (scripts/pg-cluster.sh); util-linux's
+                         # runuser runs it as the postgres OS user when we are root
   libyaml-cpp-dev
   libre2-dev             # review/secrets_scanner.cc
   clang-format clang-tidy

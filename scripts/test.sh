@@ -3,8 +3,13 @@
 #   bash scripts/test.sh
 # Installs the Debian packages (scripts/install-deps.sh), checks that includes follow the layer
 # arrows (scripts/check-layers.sh), configures and builds with g++ into
-# build/ (warnings are errors), runs the whole CTest suite, then checks that clang 14 also
-# builds the tree warning-free (build-clang/, compile only).
+# build/ (warnings are errors), starts a throw-away PostgreSQL 15 cluster (scripts/pg-cluster.sh;
+# its URL reaches the tests as GATEHOUSE_TEST_PG_URL, and it is stopped on exit whatever
+# happens), runs the whole CTest suite, then checks that clang 14 also builds the tree
+# warning-free (build-clang/, compile only).
+#
+# A cluster that cannot start fails the run: CI must test PostgreSQL for real. Only
+# GATEHOUSE_SKIP_POSTGRES=1 runs the tests without it (the PostgreSQL tests then skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +23,22 @@ echo "== configure + build (g++) =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=g++ -DGATEHOUSE_WERROR=ON >/dev/null
 ninja -C build -j "$jobs"
+
+if [ "${GATEHOUSE_SKIP_POSTGRES:-0}" = "1" ]; then
+  echo "== PostgreSQL: skipped (GATEHOUSE_SKIP_POSTGRES=1); its tests will skip =="
+  unset GATEHOUSE_TEST_PG_URL
+else
+  echo "== PostgreSQL: a throw-away cluster (scripts/pg-cluster.sh) =="
+  export GATEHOUSE_PG_STATE="$PWD/build/pg-cluster.state"
+  trap 'bash scripts/pg-cluster.sh stop || true' EXIT
+  if ! GATEHOUSE_TEST_PG_URL="$(bash scripts/pg-cluster.sh start)"; then
+    echo "test.sh: the PostgreSQL test cluster did not start (see above); CI must test" >&2
+    echo "test.sh: PostgreSQL for real. GATEHOUSE_SKIP_POSTGRES=1 runs without it." >&2
+    exit 1
+  fi
+  export GATEHOUSE_TEST_PG_URL
+  echo "GATEHOUSE_TEST_PG_URL=$GATEHOUSE_TEST_PG_URL"
+fi
 
 echo "== tests =="
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 900)
