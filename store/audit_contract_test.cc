@@ -136,10 +136,7 @@ TEST_P(AuditContractTest, EntriesAreCountedAndSurviveReopen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AuditContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

@@ -153,10 +153,7 @@ TEST_P(HeadsContractTest, LedgerKeysOfDifferentOccurrencesAreDifferentActions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HeadsContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

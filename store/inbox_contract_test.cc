@@ -280,10 +280,7 @@ TEST_P(InboxContractTest, DeliveriesSurviveReopen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, InboxContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

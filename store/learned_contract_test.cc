@@ -229,10 +229,7 @@ TEST_P(LearnedContractTest, RecordLearnedFollowsTheRulesOfRouting) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LearnedContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

@@ -147,10 +147,7 @@ TEST_P(LedgerContractTest, IntentsSurviveReopen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LedgerContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

@@ -404,7 +404,7 @@ TEST_P(ReviewRunsContractTest, RunsSurviveReopen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReviewRunsContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()), testing::BackendName);
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

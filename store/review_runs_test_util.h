@@ -87,8 +87,4 @@ class ReviewRunsTest : public ::testing::TestWithParam<StoreBackend> {
   std::map<std::string, int64_t> pr_fences_;
 };
 
-inline std::string BackendName(const ::testing::TestParamInfo<StoreBackend>& p) {
-  return p.param.name;
-}
-
 }  // namespace gatehouse::testing

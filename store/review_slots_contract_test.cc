@@ -212,7 +212,7 @@ TEST_P(ReviewSlotsContractTest, CapacityHoldsAcrossStoreInstances) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReviewSlotsContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()), testing::BackendName);
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

@@ -215,10 +215,7 @@ TEST_P(RoutingClaimContractTest, NewWorkWakesSubscribers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RoutingClaimContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

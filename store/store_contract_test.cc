@@ -1,5 +1,6 @@
 // The Store contract: every backend must pass these tests. They are written against the
-// Store interface only; a backend joins by adding itself to INSTANTIATE_TEST_SUITE_P below.
+// Store interface only; every backend of testing::ContractBackends() (store/store_test_util.h)
+// runs it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -382,10 +383,7 @@ TEST_P(StoreContractTest, ConcurrentClaimersNeverShareAnItem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse

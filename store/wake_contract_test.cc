@@ -168,10 +168,7 @@ TEST_P(WakeContractTest, ABadKeyWakesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WakeContractTest,
-                         ::testing::Values(testing::SqliteTestBackend()),
-                         [](const ::testing::TestParamInfo<StoreBackend>& p) {
-                           return p.param.name;
-                         });
+                         ::testing::ValuesIn(testing::ContractBackends()), testing::BackendName);
 
 }  // namespace
 }  // namespace gatehouse
