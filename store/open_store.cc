@@ -3,6 +3,10 @@
 #include <unistd.h>
 
 #include "store/sqlite/sqlite_store.h"
+#ifdef GATEHOUSE_HAVE_POSTGRES
+#include "store/postgres/pg_conn.h"
+#include "store/postgres/pg_store.h"
+#endif
 
 namespace gatehouse {
 namespace {
@@ -17,8 +21,23 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 
 Result<StorePtr> OpenStore(std::string_view url, const StoreOptions& options) {
   if (url.empty()) return InvalidArgument("an empty store URL (give sqlite:PATH or a path)");
-  if (StartsWith(url, "postgresql://") || StartsWith(url, "postgres://")) {
-    return InvalidArgument("the PostgreSQL backend is not built yet; use sqlite:PATH");
+  if (IsPostgresUrl(url)) {
+#ifdef GATEHOUSE_HAVE_POSTGRES
+    if (options.pool_size < 1) {
+      return InvalidArgument("the database pool needs at least 1 connection (--db-pool)");
+    }
+    postgres::PgStoreOptions pg;
+    pg.pool_size = options.pool_size;
+    pg.listen = options.listen;
+    pg.acquire_timeout = options.acquire_timeout;
+    auto store = postgres::OpenPgStore(std::string(url), pg);
+    if (!store.ok()) return store.status().WithContext("opening " + postgres::RedactPgUrl(url));
+    return StorePtr(std::move(store).value());
+#else
+    return InvalidArgument(
+        "this gatehouse was built without the PostgreSQL backend (CMake option "
+        "GATEHOUSE_POSTGRES); use sqlite:PATH or rebuild");
+#endif
   }
   std::string path(StartsWith(url, kSqlite) ? url.substr(kSqlite.size()) : url);
   if (StartsWith(path, "//")) path.erase(0, 2);  // sqlite://PATH
@@ -31,8 +50,16 @@ Result<StorePtr> OpenStore(std::string_view url, const StoreOptions& options) {
   return OpenSqliteStore(path, sqlite);
 }
 
+bool IsPostgresUrl(std::string_view url) {
+  return StartsWith(url, "postgresql://") || StartsWith(url, "postgres://");
+}
+
 std::string DescribeStoreUrl(std::string_view url) {
-  if (StartsWith(url, "postgresql://") || StartsWith(url, "postgres://")) return std::string(url);
+#ifdef GATEHOUSE_HAVE_POSTGRES
+  if (IsPostgresUrl(url)) return postgres::RedactPgUrl(url);
+#else
+  if (IsPostgresUrl(url)) return std::string(url);
+#endif
   std::string path(StartsWith(url, kSqlite) ? url.substr(kSqlite.size()) : url);
   if (StartsWith(path, "//")) path.erase(0, 2);
   return std::string(kSqlite) + path;

@@ -1,8 +1,11 @@
 #include "store/postgres/pg_conn.h"
 
+#include <poll.h>
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 
 #include "base/log.h"
@@ -27,25 +30,25 @@ std::string Trimmed(const char* text) {
 //  - kAcknowledged -> `on`: COMMIT returns once the WAL is flushed to the server's disk, and
 //    to every synchronous standby's disk when synchronous replication is configured, so an
 //    acknowledged delivery or a ledger intent survives power loss and a failover.
-//  - kRecoverable -> `local`: COMMIT waits for the server's own WAL flush only, never for a
-//    standby. A recoverable write (claim, finish, routing) is repaired by running a pass again
-//    if a failover loses it (docs/DURABILITY.md), so it need not pay for a standby's round
-//    trip. As with SQLite's NORMAL, a lost recoverable commit cannot reuse a fence: the WAL is
-//    sequential, so the next `on` commit carries every earlier commit with it. (`off` would
-//    also satisfy DURABILITY.md's rule and skip the local fsync too; `local` is the
-//    conservative choice until a benchmark says the fsync matters.)
+//  - kRecoverable -> `off`: COMMIT returns before the WAL is flushed, as SQLite's NORMAL
+//    does in WAL mode. The commit survives a crash of the gatehouse process (the server has
+//    it); a crash of the server may lose the last fraction of a second of such commits, which
+//    DURABILITY.md allows: a recoverable write (claim, finish, routing) is repaired by running
+//    a pass again. A lost recoverable commit cannot reuse a fence: the WAL is sequential, so
+//    the next `on` commit (an acknowledged delivery, a ledger intent) flushes every earlier
+//    commit with it, and no external effect happens before such a commit.
 const char* BeginSql(PgIsolation isolation, Durability durability) {
   const bool ack = durability == Durability::kAcknowledged;
   switch (isolation) {
     case PgIsolation::kReadCommitted:
       return ack ? "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = on"
-                 : "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = local";
+                 : "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = off";
     case PgIsolation::kRepeatableRead:
       return ack ? "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL synchronous_commit = on"
-                 : "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL synchronous_commit = local";
+                 : "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL synchronous_commit = off";
     case PgIsolation::kSerializable:
       return ack ? "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL synchronous_commit = on"
-                 : "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL synchronous_commit = local";
+                 : "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL synchronous_commit = off";
   }
   Fatal("unknown isolation level");
 }
@@ -186,6 +189,40 @@ PgConn::PgConn(PGconn* conn, std::string redacted_url)
     : conn_(conn), redacted_url_(std::move(redacted_url)) {}
 
 PgConn::~PgConn() { PQfinish(conn_); }
+
+Status PgConn::WaitForNotifications(std::chrono::milliseconds timeout,
+                                    std::vector<Notification>* out, int interrupt_fd) {
+  auto drain = [&] {
+    size_t n = 0;
+    while (PGnotify* note = PQnotifies(conn_)) {
+      out->push_back({note->relname ? note->relname : "", note->extra ? note->extra : ""});
+      PQfreemem(note);
+      ++n;
+    }
+    return n;
+  };
+  auto lost = [&](const char* what) {
+    lost_ = true;
+    last_error_kind_ = PgErrorKind::kConnectionLost;
+    return Unavailable(std::string("waiting for notifications on ") + redacted_url_ + ": " +
+                       what + ": " + Trimmed(PQerrorMessage(conn_)));
+  };
+  if (broken()) return lost("connection is broken");
+  if (drain() > 0) return Status::Ok();
+  const int fd = PQsocket(conn_);
+  if (fd < 0) return lost("no socket");
+  pollfd p[2] = {{fd, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+  const int rc = ::poll(p, interrupt_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+  if (rc < 0) {
+    if (errno == EINTR) return Status::Ok();
+    return lost("poll failed");
+  }
+  if (rc == 0 || (p[0].revents == 0)) return Status::Ok();
+  if (PQconsumeInput(conn_) == 0) return lost("reading");
+  drain();
+  if (PQstatus(conn_) != CONNECTION_OK) return lost("connection closed");
+  return Status::Ok();
+}
 
 bool PgConn::broken() const { return lost_ || PQstatus(conn_) != CONNECTION_OK; }
 

@@ -22,6 +22,7 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -155,6 +156,19 @@ class PgConn {
   // idempotent by key). Nested transactions are a bug and abort.
   Status RunTransaction(Durability durability, const std::function<Status(PgConn&)>& body,
                         const PgTransactionOptions& options = {});
+
+  // One NOTIFY this connection received (after LISTEN).
+  struct Notification {
+    std::string channel;
+    std::string payload;
+  };
+  // Waits up to `timeout` for notifications to arrive and appends them to `out` (those already
+  // received first, without waiting). OK with none on timeout; kUnavailable when the
+  // connection is lost (broken() turns true). Also returns early when `interrupt_fd` (if not
+  // -1) becomes readable, so another thread can cut the wait short. Call only outside a
+  // transaction.
+  Status WaitForNotifications(std::chrono::milliseconds timeout, std::vector<Notification>* out,
+                              int interrupt_fd = -1);
 
   // True when the connection cannot be used again: drop it and connect anew.
   bool broken() const;

@@ -219,7 +219,7 @@ TEST_F(PgServerTest, TransactionSetsSynchronousCommitFromDurability) {
     return value;
   };
   EXPECT_EQ(show(Durability::kAcknowledged), "on");
-  EXPECT_EQ(show(Durability::kRecoverable), "local");
+  EXPECT_EQ(show(Durability::kRecoverable), "off");
   // SET LOCAL ends with the transaction: the session keeps the server's default.
   auto r = conn->Exec("SHOW synchronous_commit");
   ASSERT_TRUE(r.ok());

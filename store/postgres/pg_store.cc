@@ -1,0 +1,174 @@
+#include "store/postgres/pg_store.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "base/log.h"
+#include "store/postgres/pg_schema.h"
+
+namespace gatehouse::postgres {
+namespace {
+
+constexpr int64_t kCounterShards = 8;
+constexpr const char kWorkChannel[] = "gatehouse_work";
+constexpr const char kDeliveriesChannel[] = "gatehouse_deliveries";
+
+std::string RandomToken() {
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) out.push_back(kHex[rd() % 16]);
+  return out;
+}
+
+int64_t PickCounterShard() {
+  std::random_device rd;
+  return static_cast<int64_t>(rd() % kCounterShards);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgStore>> OpenPgStore(const std::string& url, const PgStoreOptions& options) {
+  PgPool::Options pool_options;
+  pool_options.url = url;
+  pool_options.size = options.pool_size;
+  pool_options.acquire_timeout = options.acquire_timeout;
+  pool_options.connect.application_name = options.application_name;
+  GH_ASSIGN_OR_RETURN(auto pool, PgPool::Create(pool_options));
+  {
+    GH_ASSIGN_OR_RETURN(auto handle, pool->Acquire());
+    GH_ASSIGN_OR_RETURN(PgSchemaReport report, MigrateSchema(handle.conn()));
+    if (report.applied > 0) {
+      Log(LogLevel::kInfo, "store.migrated")
+          .Field("backend", "postgres")
+          .Field("version", report.version)
+          .Field("applied", report.applied);
+    }
+  }
+  std::unique_ptr<PgStore> store(new PgStore(url, options, std::move(pool)));
+  if (options.listen) store->StartListener();
+  return store;
+}
+
+PgStore::PgStore(std::string url, PgStoreOptions options, std::unique_ptr<PgPool> pool)
+    : url_(std::move(url)),
+      options_(std::move(options)),
+      pool_(std::move(pool)),
+      counter_shard_(PickCounterShard()),
+      instance_token_(RandomToken()) {}
+
+PgStore::~PgStore() {
+  stopping_.store(true);
+  if (listener_.joinable()) {
+    const uint64_t one = 1;
+    (void)!::write(stop_fd_, &one, sizeof(one));
+    listener_.join();
+  }
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+Status PgStore::Write(Durability durability, const std::function<Status(PgConn&)>& body,
+                      const PgTransactionOptions& options) {
+  GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
+  return handle->RunTransaction(durability, body, options);
+}
+
+Status PgStore::Read(const std::function<Status(PgConn&)>& body) {
+  GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
+  return body(handle.conn());
+}
+
+Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {
+  if (delta == 0) return Status::Ok();
+  return c.ExecPrepared("counter_bump",
+                        "INSERT INTO counter_shards (name, shard, value) VALUES ($1, $2, $3) "
+                        "ON CONFLICT (name, shard) DO UPDATE SET value = counter_shards.value + $3",
+                        {PgParam::Text(name), PgParam::Int(counter_shard_), PgParam::Int(delta)})
+      .status();
+}
+
+Status PgStore::NotifyInTx(PgConn& c, Wakeups::Topic topic) {
+  const char* channel = topic == Wakeups::Topic::kWork ? kWorkChannel : kDeliveriesChannel;
+  return c.ExecPrepared("notify", "SELECT pg_notify($1, $2)",
+                        {PgParam::Text(channel), PgParam::Text(instance_token_)})
+      .status();
+}
+
+Result<Counters> PgStore::GetCounters() {
+  Counters out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("counters_all",
+                                                   "SELECT name, SUM(value)::BIGINT FROM "
+                                                   "counter_shards GROUP BY name"));
+    for (int i = 0; i < r.rows(); ++i) out[r.Text(i, 0)] = r.Int(i, 1);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading counters");
+  return out;
+}
+
+Status PgStore::CheckWritable() {
+  // A write transaction that writes nothing: proves a connection, and that the server accepts
+  // writes (a read-only standby refuses txid_current()).
+  return Write(Durability::kRecoverable, [](PgConn& c) -> Status {
+    return c.ExecPrepared("check_writable", "SELECT txid_current()").status();
+  });
+}
+
+Result<int> PgStore::SchemaVersion() {
+  GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
+  return PgSchemaVersion(handle.conn());
+}
+
+void PgStore::StartListener() {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0) {
+    Log(LogLevel::kWarn, "store.listen_failed").Field("reason", "eventfd failed");
+    return;
+  }
+  listener_ = std::thread([this] { ListenLoop(); });
+}
+
+void PgStore::ListenLoop() {
+  std::chrono::milliseconds backoff{100};
+  while (!stopping_.load()) {
+    PgConnectOptions connect;
+    connect.application_name = options_.application_name + "-listen";
+    auto conn = PgConn::Connect(url_, connect);
+    Status s = conn.ok() ? (*conn)->Exec("LISTEN gatehouse_work").status() : conn.status();
+    if (s.ok()) s = (*conn)->Exec("LISTEN gatehouse_deliveries").status();
+    if (s.ok()) {
+      backoff = std::chrono::milliseconds{100};
+      // Whatever was notified while no one listened is gone: look once.
+      wakeups_.Notify(Wakeups::Topic::kWork);
+      wakeups_.Notify(Wakeups::Topic::kDeliveries);
+      std::vector<PgConn::Notification> notes;
+      while (!stopping_.load() && s.ok()) {
+        notes.clear();
+        s = (*conn)->WaitForNotifications(std::chrono::milliseconds{1000}, &notes, stop_fd_);
+        bool work = false, deliveries = false;
+        for (const auto& n : notes) {
+          if (n.payload == instance_token_) continue;  // ours: Notify reached this process
+          work = work || n.channel == kWorkChannel;
+          deliveries = deliveries || n.channel == kDeliveriesChannel;
+        }
+        if (work) wakeups_.Notify(Wakeups::Topic::kWork);
+        if (deliveries) wakeups_.Notify(Wakeups::Topic::kDeliveries);
+      }
+    }
+    if (stopping_.load()) break;
+    Log(LogLevel::kWarn, "store.listen_lost")
+        .Field("url", RedactPgUrl(url_))
+        .Field("error", s.ToString())
+        .Field("retry_ms", static_cast<int64_t>(backoff.count()));
+    // Wait for the backoff, or for the store to close.
+    pollfd p{stop_fd_, POLLIN, 0};
+    (void)::poll(&p, 1, static_cast<int>(backoff.count()));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds{5000});
+  }
+}
+
+}  // namespace gatehouse::postgres
