@@ -18,8 +18,5 @@ Result<std::vector<ActionRecord>> PgStore::ListActions(std::string_view subject)
   return Internal("postgres: ListActions is not implemented yet");
 }
 
-Status PgStore::CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence) {
-  return Internal("postgres: CheckFenceInTx is not implemented yet");
-}
 
 }  // namespace gatehouse::postgres

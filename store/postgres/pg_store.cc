@@ -97,6 +97,20 @@ Status PgStore::NotifyInTx(PgConn& c, Wakeups::Topic topic) {
       .status();
 }
 
+Status PgStore::CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence) {
+  // FOR SHARE: a claim's UPDATE of this row waits until the caller's transaction ends, so the
+  // fence cannot move between this check and the caller's write.
+  GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("fence_check",
+                                                 "SELECT 1 FROM work_items WHERE key = $1 AND "
+                                                 "fence = $2 AND state = 'running' FOR SHARE",
+                                                 {PgParam::Text(subject), PgParam::Int(fence)}));
+  if (r.rows() == 0) {
+    return FenceLost("write for " + std::string(subject) + " with stale fence " +
+                     std::to_string(fence));
+  }
+  return Status::Ok();
+}
+
 Result<Counters> PgStore::GetCounters() {
   Counters out;
   Status s = Read([&](PgConn& c) -> Status {

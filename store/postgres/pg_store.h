@@ -160,8 +160,7 @@ class PgStore final : public Store,
   // included.
   Status EnqueueInTx(PgConn& c, std::span<const Signal> signals, Time now);
   // kFenceLost unless `subject`'s work item is running under `fence`; share-locks the item
-  // until the transaction ends, so no claim can move the fence under the caller's write
-  // (pg_ledger.cc).
+  // until the transaction ends, so no claim can move the fence under the caller's write.
   Status CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence);
   // Applies what a routing decision learned (repos, repos_removed, facts) (pg_repos.cc).
   Status ApplyLearnedInTx(PgConn& c, const RouteDecision& decision, Time now);
