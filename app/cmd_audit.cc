@@ -13,7 +13,7 @@ namespace gatehouse::app {
 namespace {
 
 constexpr const char kAuditUsage[] =
-    R"(Usage: gatehouse audit OWNER/REPO#N [--limit N] [--json] [--db PATH]
+    R"(Usage: gatehouse audit OWNER/REPO#N [--limit N] [--json] [--db URL]
 
 A pull request's history, oldest first: every verdict, every action planned, skipped (and
 why), executed, reconciled, superseded or failed, one line each:
@@ -32,7 +32,8 @@ Options:
   --limit N      only the last N audit entries (default 200; the ledger is always complete)
   --json         one JSON object {"subject", "audit": [...], "actions": [...],
                  "review_runs": [...]}
-  --db PATH      SQLite database file (default ./gatehouse.db)
+  --db URL       a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
+                 or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
   --log-level L  debug|info|warn|error|off (default warn)
   -h, --help     this text
 )";

@@ -12,9 +12,9 @@
 namespace gatehouse::app {
 namespace {
 
-constexpr const char kReviewersUsage[] = R"(Usage: gatehouse reviewers ls [--json] [--db PATH]
-       gatehouse reviewers pause NAME [--db PATH]
-       gatehouse reviewers resume NAME [--db PATH]
+constexpr const char kReviewersUsage[] = R"(Usage: gatehouse reviewers ls [--json] [--db URL]
+       gatehouse reviewers pause NAME [--db URL]
+       gatehouse reviewers resume NAME [--db URL]
 
 The reviewers every `gatehouse serve --reviewers` on this store has registered, whether each is
 paused, and how many of its slots are busy right now.
@@ -25,7 +25,8 @@ store, so it holds for every process sharing it and across restarts; `resume` wa
 waiting runs at once.
 
 Options:
-  --db PATH      SQLite database file (default ./gatehouse.db)
+  --db URL       a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
+                 or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
   --json         ls: one JSON array instead of the table
   -h, --help     this text
 )";

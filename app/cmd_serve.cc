@@ -11,12 +11,14 @@
 #include "act/pr_pass.h"
 #include "app/commands.h"
 #include "app/common.h"
+#include "app/db_pool.h"
 #include "app/gatehouse_server.h"
 #include "app/reviewers_setup.h"
 #include "app/webhook_secrets.h"
 #include "base/log.h"
 #include "github/auth_config.h"
 #include "http/server.h"
+#include "store/open_store.h"
 
 namespace gatehouse::app {
 namespace {
@@ -24,12 +26,18 @@ namespace {
 constexpr const char kServeUsage[] = R"(Usage: gatehouse serve [options]
 
 Receives GitHub webhooks on --listen, stores each one durably before answering 2xx, routes
-it into its pull request's work item, and runs the per-PR engine, all on one SQLite file,
-until SIGINT or SIGTERM. Then it stops accepting, answers what is in flight, lets running
+it into its pull request's work item, and runs the per-PR engine, on one SQLite file or one
+PostgreSQL database, until SIGINT or SIGTERM. Then it stops accepting, answers what is in flight, lets running
 passes finish and records them.
 
 Options:
-  --db PATH              SQLite database file (default ./gatehouse.db; created if absent)
+  --db URL               the database: a SQLite file (sqlite:PATH or PATH, created if
+                         absent; default ./gatehouse.db) or postgresql://USER@HOST:PORT/DB
+                         (docs/POSTGRES.md); default $GATEHOUSE_DATABASE_URL. A password
+                         comes from the URL, PGPASSFILE or PGPASSWORD and is never logged
+  --db-pool N            PostgreSQL: at most N pooled connections, plus one that listens for
+                         other nodes' work (default workers + http threads + 2); checked at
+                         start against the server's max_connections
   --listen ADDR          HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one;
                          the address is printed on stdout)
   --webhook-path PATH    where GitHub POSTs (default /webhook); GET /healthz, GET /readyz
@@ -74,7 +82,8 @@ GitHub credentials: GATEHOUSE_GITHUB_APP_ID with GATEHOUSE_GITHUB_PRIVATE_KEY_FI
 GATEHOUSE_GITHUB_PRIVATE_KEY), or GATEHOUSE_GITHUB_TOKEN[_FILE]; GATEHOUSE_GITHUB_API_URL for
 GitHub Enterprise Server or a simulator. Without any, passes only log (no GitHub calls).
 
-Several `gatehouse serve` processes may share one --db file.
+Several `gatehouse serve` processes may share one --db: a SQLite file on one host, or a
+PostgreSQL database from any number of hosts (docs/POSTGRES.md).
 )";
 
 int UsageError(const std::string& message) {
@@ -86,7 +95,7 @@ int UsageError(const std::string& message) {
 
 int RunServe(int argc, char** argv) {
   Flags flags(
-      {"db", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
+      {"db", "db-pool", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
        "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
        "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds", "reviewers"},
       {"insecure-no-signature", "dry-run"});
@@ -187,7 +196,22 @@ int RunServe(int argc, char** argv) {
   options.http.body_limit = static_cast<size_t>(*body_limit_mb) * 1024 * 1024;
   options.http.threads = static_cast<int>(*http_threads);
 
-  auto store = OpenStoreFromFlags(flags, /*must_exist=*/false);
+  const DbPoolNeeds pool_needs{static_cast<int>(*workers), static_cast<int>(*http_threads)};
+  auto db_pool = flags.GetInt("db-pool", DefaultDbPool(pool_needs), 0, 10000);
+  if (!db_pool.ok()) return UsageError(db_pool.status().message());
+  const bool postgres = IsPostgresUrl(DatabaseUrl(flags));
+  if (flags.Has("db-pool") && !postgres) {
+    return UsageError("--db-pool applies to a PostgreSQL --db only (SQLite has one connection)");
+  }
+  if (postgres) {
+    std::string warning;
+    if (Status s = CheckDbPool(static_cast<int>(*db_pool), pool_needs, &warning); !s.ok()) {
+      return UsageError(s.message());
+    }
+    if (!warning.empty()) Log(LogLevel::kWarn, "serve.db_pool_small").Field("note", warning);
+  }
+  auto store = OpenStoreFromFlags(flags, /*must_exist=*/false, static_cast<int>(*db_pool),
+                                  /*listen=*/true);
   if (!store.ok()) {
     PrintError("serve", store.status().ToString());
     return kExitFailure;
@@ -214,7 +238,9 @@ int RunServe(int argc, char** argv) {
                           std::to_string((*server)->port()) + webhook.path;
   std::printf("gatehouse: listening on %s\n", url.c_str());
   std::fflush(stdout);
-  Log(LogLevel::kInfo, "serve.ready").Field("db", flags.Get("db", kDefaultDb)).Field("url", url);
+  Log(LogLevel::kInfo, "serve.ready")
+      .Field("db", DescribeStoreUrl(DatabaseUrl(flags)))
+      .Field("url", url);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

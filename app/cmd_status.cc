@@ -9,7 +9,7 @@
 namespace gatehouse::app {
 namespace {
 
-constexpr const char kStatusUsage[] = R"(Usage: gatehouse status [--json] [--db PATH]
+constexpr const char kStatusUsage[] = R"(Usage: gatehouse status [--json] [--db URL]
 
 The webhook funnel: every delivery received ends routed, ignored, duplicate, rejected or dead,
 or is still in flight (accepted or unresolved, not yet routed):
@@ -24,7 +24,8 @@ superseded or dead, or is still in flight (queued, running, or finished and not 
 and the engine's counters (signals, passes). Exits 1 if the database does not exist.
 
 Options:
-  --db PATH      SQLite database file (default ./gatehouse.db)
+  --db URL       a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
+                 or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
   --json         one JSON object instead of the table
   -h, --help     this text
 )";

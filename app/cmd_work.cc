@@ -15,22 +15,23 @@ namespace gatehouse::app {
 namespace {
 
 constexpr const char kWorkUsage[] = R"(Usage:
-  gatehouse work ls [--state idle|pending|running|dead] [--json] [--limit N] [--db PATH]
+  gatehouse work ls [--state idle|pending|running|dead] [--json] [--limit N] [--db URL]
       List work items (one per pull request), ordered by key.
-  gatehouse work rearm KEY [--db PATH]
+  gatehouse work rearm KEY [--db URL]
       Bring a dead work item back: pending, due now, retry budgets reset. KEY is
       owner/repo#number (case-insensitive). Exits 1 if the item is unknown or not dead.
-  gatehouse work signal KEY [--reason REASON] [--debounce-ms MS] [--db PATH]
+  gatehouse work signal KEY [--reason REASON] [--debounce-ms MS] [--db URL]
       Route one signal to KEY by hand (reason default "manual", debounce default 0), as a
       webhook would: the pass runs once the debounce has passed, together with any other
       signal for KEY that arrived meanwhile.
 
-  gatehouse work counters [--json] [--db PATH]
+  gatehouse work counters [--json] [--db URL]
       The engine's counters: signals, passes claimed/completed/retried, dead items, leases
       that expired mid-pass, stale writes rejected by a fence, re-arms.
 
 Options:
-  --db PATH        SQLite database file (default ./gatehouse.db)
+  --db URL         a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
+                   or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
   --log-level L    debug|info|warn|error|off (default warn for these commands)
   -h, --help       this text
 )";

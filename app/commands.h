@@ -12,6 +12,7 @@ int RunConfig(int argc, char** argv);     // argv[0] is "config"
 int RunDemo(int argc, char** argv);       // argv[0] is "demo"
 int RunAudit(int argc, char** argv);      // argv[0] is "audit"
 int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
+int RunMigrate(int argc, char** argv);    // argv[0] is "migrate"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

@@ -1,6 +1,7 @@
 #include "app/common.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/log.h"
 #include "store/open_store.h"
@@ -17,11 +18,24 @@ bool ApplyLogLevel(const Flags& flags) {
   return true;
 }
 
-Result<StorePtr> OpenStoreFromFlags(const Flags& flags, bool must_exist) {
-  const std::string path = flags.Get("db", kDefaultDb);
-  auto store = OpenStore(path, StoreOptions{.must_exist = must_exist});
+std::string DatabaseUrl(const Flags& flags) {
+  if (flags.Has("db")) return flags.Get("db", kDefaultDb);
+  const char* env = std::getenv("GATEHOUSE_DATABASE_URL");
+  if (env != nullptr && *env != '\0') return env;
+  return kDefaultDb;
+}
+
+Result<StorePtr> OpenStoreFromFlags(const Flags& flags, bool must_exist, int pool_size,
+                                    bool listen) {
+  const std::string url = DatabaseUrl(flags);
+  StoreOptions options;
+  options.must_exist = must_exist;
+  options.pool_size = pool_size;
+  options.listen = listen;
+  auto store = OpenStore(url, options);
   if (!store.ok() && store.status().code() == StatusCode::kNotFound) {
-    return NotFound(store.status().message() + " (gatehouse serve --db " + path + " creates it)");
+    return NotFound(store.status().message() + " (gatehouse migrate --db " +
+                    DescribeStoreUrl(url) + " creates it)");
   }
   return store;
 }

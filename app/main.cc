@@ -13,7 +13,7 @@ constexpr const char kUsage[] =
 Usage:
   gatehouse demo                                  the whole product against a GitHub simulator,
                                                   with an invariant verdict (start here)
-  gatehouse serve [--db PATH] [--listen ADDR] ... the webhook server, the engine, the sweeper
+  gatehouse serve [--db URL] [--listen ADDR] ...  the webhook server, the engine, the sweeper
   gatehouse work ls [--state STATE] [--json]      list work items
   gatehouse work rearm KEY                        bring a dead work item back
   gatehouse work signal KEY [--reason R]          route a signal to a work item by hand
@@ -24,11 +24,12 @@ Usage:
   gatehouse config check --reviewers FILE         validate a reviewers file
   gatehouse reviewers ls|pause NAME|resume NAME   reviewers, their pause state and slots
   gatehouse audit OWNER/REPO#N [--json]           a pull request's verdicts and actions
+  gatehouse migrate [--db URL]                    create or upgrade the database schema
   gatehouse help | --help                         this text
   gatehouse --version
 
-Every command takes --help; those that use the database take --db PATH (default
-./gatehouse.db).
+Every command takes --help; those that use the database take --db URL: a SQLite file
+(default ./gatehouse.db) or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL.
 Logs are JSON lines on stderr; --log-level debug|info|warn|error (default info).
 )";
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   if (cmd == "config") return gatehouse::app::RunConfig(argc - 1, argv + 1);
   if (cmd == "audit") return gatehouse::app::RunAudit(argc - 1, argv + 1);
   if (cmd == "reviewers") return gatehouse::app::RunReviewers(argc - 1, argv + 1);
+  if (cmd == "migrate") return gatehouse::app::RunMigrate(argc - 1, argv + 1);
   if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;

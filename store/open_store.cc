@@ -31,7 +31,7 @@ Result<StorePtr> OpenStore(std::string_view url, const StoreOptions& options) {
     pg.listen = options.listen;
     pg.acquire_timeout = options.acquire_timeout;
     auto store = postgres::OpenPgStore(std::string(url), pg);
-    if (!store.ok()) return store.status().WithContext("opening " + postgres::RedactPgUrl(url));
+    if (!store.ok()) return store.status();  // it names the (redacted) URL
     return StorePtr(std::move(store).value());
 #else
     return InvalidArgument(

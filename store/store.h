@@ -49,6 +49,9 @@ class Store {
 
   // OK when a write transaction can be started now (for readiness probes). Writes nothing.
   virtual Status CheckWritable() = 0;
+
+  // The highest schema migration applied to the database (`gatehouse migrate` reports it).
+  virtual Result<int> SchemaVersion() = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -211,6 +211,7 @@ class StoreWrapper : public Store {
   Wakeups& wakeups() override { return target_.wakeups(); }
   Result<Counters> GetCounters() override { return target_.GetCounters(); }
   Status CheckWritable() override { return target_.CheckWritable(); }
+  Result<int> SchemaVersion() override { return target_.SchemaVersion(); }
 
  private:
   Store& target_;

@@ -29,6 +29,38 @@ int64_t PickCounterShard() {
   return static_cast<int64_t>(rd() % kCounterShards);
 }
 
+// The pool must fit the server: max_connections less the superuser reserve is the most any
+// role can open, across every node. A pool that can never fit is an error at start; one that
+// does not fit beside the connections open now (other nodes) is a warning, since they may
+// close. The listener counts as one more connection.
+Status CheckServerRoom(PgPool& pool, const PgStoreOptions& options) {
+  GH_ASSIGN_OR_RETURN(auto handle, pool.Acquire());
+  GH_ASSIGN_OR_RETURN(
+      PgResult r,
+      handle->Exec("SELECT current_setting('max_connections')::int - "
+                   "current_setting('superuser_reserved_connections')::int, "
+                   "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')"));
+  const int64_t limit = r.Int(0, 0);
+  const int64_t open_now = r.Int(0, 1);
+  const int64_t want = options.pool_size + (options.listen ? 1 : 0);
+  if (want > limit) {
+    return FailedPrecondition(
+        "a pool of " + std::to_string(options.pool_size) + " connections" +
+        (options.listen ? " plus the listener" : "") + " can never fit: the server allows " +
+        std::to_string(limit) +
+        " (max_connections less superuser_reserved_connections); lower --db-pool or raise "
+        "max_connections");
+  }
+  if (want > limit - open_now + 1) {  // + 1: the connection asking is already counted
+    Log(LogLevel::kWarn, "store.pool_may_not_fit")
+        .Field("pool", static_cast<int64_t>(options.pool_size))
+        .Field("server_limit", limit)
+        .Field("open_now", open_now)
+        .Field("note", "other clients hold connections; this node's may be refused");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PgStore>> OpenPgStore(const std::string& url, const PgStoreOptions& options) {
@@ -40,14 +72,9 @@ Result<std::unique_ptr<PgStore>> OpenPgStore(const std::string& url, const PgSto
   GH_ASSIGN_OR_RETURN(auto pool, PgPool::Create(pool_options));
   {
     GH_ASSIGN_OR_RETURN(auto handle, pool->Acquire());
-    GH_ASSIGN_OR_RETURN(PgSchemaReport report, MigrateSchema(handle.conn()));
-    if (report.applied > 0) {
-      Log(LogLevel::kInfo, "store.migrated")
-          .Field("backend", "postgres")
-          .Field("version", report.version)
-          .Field("applied", report.applied);
-    }
+    GH_RETURN_IF_ERROR(MigrateSchema(handle.conn()).status());  // it logs what it applied
   }
+  GH_RETURN_IF_ERROR(CheckServerRoom(*pool, options));
   std::unique_ptr<PgStore> store(new PgStore(url, options, std::move(pool)));
   if (options.listen) store->StartListener();
   return store;

@@ -144,7 +144,7 @@ class PgStore final : public Store,
   Result<std::vector<ReviewerState>> ListReviewers(Time now) override;
 
   // The highest applied migration.
-  Result<int> SchemaVersion();
+  Result<int> SchemaVersion() override;
   PgPool& pool() { return *pool_; }
 
   // Shared by the concept files (pg_*.cc); each runs inside a transaction on `c`.

@@ -121,7 +121,7 @@ class SqliteStore final : public Store,
   Result<std::vector<ReviewerState>> ListReviewers(Time now) override;
 
   // The highest applied migration.
-  Result<int> SchemaVersion();
+  Result<int> SchemaVersion() override;
 
  private:
   friend Result<StorePtr> OpenSqliteStore(const std::string&, const SqliteStoreOptions&);
