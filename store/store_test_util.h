@@ -56,6 +56,8 @@ struct StoreBackend {
   std::function<StorePtr(const TempDir&)> open_fresh;
   // Opens another store on the database that open_fresh made in this TempDir.
   std::function<StorePtr(const TempDir&)> open_again;
+  // The URL of that database, for OpenStore in another process (`--db`).
+  std::function<std::string(const TempDir&)> url;
 };
 
 // The embedded backend: a fresh SQLite file per test.
@@ -65,7 +67,8 @@ inline StoreBackend SqliteTestBackend() {
     if (!s.ok()) std::abort();
     return std::move(s).value();
   };
-  return StoreBackend{"sqlite", open, open};
+  auto url = [](const TempDir& dir) { return dir.File("gatehouse.db"); };
+  return StoreBackend{"sqlite", open, open, url};
 }
 
 // A backend's store on `url`, or the test binary stops with the reason: a contract suite whose
@@ -107,16 +110,17 @@ inline StoreBackend PostgresTestBackend(std::string cluster_url) {
     std::ofstream(dir.File("postgres.url")) << db->url;
     return std::move(store).value();
   };
-  auto again = [](const TempDir& dir) {
-    std::string url;
-    std::ifstream(dir.File("postgres.url")) >> url;
-    if (url.empty()) {
+  auto url = [](const TempDir& dir) {
+    std::string u;
+    std::ifstream(dir.File("postgres.url")) >> u;
+    if (u.empty()) {
       std::fprintf(stderr, "open_again before open_fresh in %s\n", dir.path().c_str());
       std::abort();
     }
-    return OpenTestStoreOrDie(url);
+    return u;
   };
-  return StoreBackend{"postgres", fresh, again};
+  auto again = [url](const TempDir& dir) { return OpenTestStoreOrDie(url(dir)); };
+  return StoreBackend{"postgres", fresh, again, url};
 }
 
 // The backends every contract suite runs on: SQLite always; PostgreSQL when the build has it

@@ -18,7 +18,7 @@
 
 #include "base/log.h"
 #include "engine/worker_pool.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/open_store.h"
 #include "tests/storm_log.h"
 
 using namespace gatehouse;
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
-  auto store = OpenSqliteStore(db);
+  auto store = OpenStore(db);
   if (!store.ok()) {
     std::fprintf(stderr, "storm_child: %s\n", store.status().ToString().c_str());
     return 1;

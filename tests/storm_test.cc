@@ -1,5 +1,5 @@
-// The randomized storm with real threads: two worker pools (two store connections, 12
-// workers) on one SQLite file, hundreds of keys, tens of signals each at random times,
+// The randomized storm with real threads: two worker pools (two stores, 12 workers) on one
+// database, on every backend (SQLite file, PostgreSQL database), hundreds of keys, tens of signals each at random times,
 // random pass durations, random transient failures, always-failing keys, and passes that
 // stall past their lease. The invariants are proven from the log the passes wrote
 // (tests/storm_log.h), never from timings.
@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "base/log.h"
-#include "store/sqlite/sqlite_store.h"
 #include "store/store_test_util.h"
 #include "tests/storm_driver.h"
 #include "tests/storm_log.h"
@@ -17,17 +16,20 @@
 namespace gatehouse::storm {
 namespace {
 
-TEST(StormTest, ThreadsKeepEveryInvariant) {
+class StormTest : public ::testing::TestWithParam<testing::StoreBackend> {};
+
+INSTANTIATE_TEST_SUITE_P(Backends, StormTest, ::testing::ValuesIn(testing::ContractBackends()),
+                         testing::BackendName);
+
+TEST_P(StormTest, ThreadsKeepEveryInvariant) {
   SetLogLevel(LogLevel::kOff);
   testing::TempDir dir;
-  const std::string db = dir.File("g.db"), log_path = dir.File("storm.log"),
-                    heal = dir.File("healed");
+  const std::string log_path = dir.File("storm.log"), heal = dir.File("healed");
   const char* env_seed = std::getenv("GATEHOUSE_STORM_SEED");
   const uint64_t seed = env_seed ? std::strtoull(env_seed, nullptr, 10) : std::random_device{}();
   std::printf("storm seed %llu (GATEHOUSE_STORM_SEED to replay)\n",
               static_cast<unsigned long long>(seed));
-  auto producer_store = OpenSqliteStore(db);
-  ASSERT_TRUE(producer_store.ok());
+  StorePtr producer_store = GetParam().open_fresh(dir);
 
   StormLog log(log_path);
   auto stalls = std::make_shared<StallSet>();
@@ -52,9 +54,7 @@ TEST(StormTest, ThreadsKeepEveryInvariant) {
   std::vector<StorePtr> pool_stores;
   std::vector<std::unique_ptr<WorkerPool>> pools;
   for (int i = 0; i < 2; ++i) {
-    auto s = OpenSqliteStore(db);
-    ASSERT_TRUE(s.ok());
-    pool_stores.push_back(std::move(s).value());
+    pool_stores.push_back(GetParam().open_again(dir));
     options.seed = seed + static_cast<uint64_t>(i) * 1000;
     pools.push_back(std::make_unique<WorkerPool>(*pool_stores.back(), std::make_shared<RealClock>(),
                                                  MakeStormPass(&log, config, stalls), options,
@@ -64,7 +64,7 @@ TEST(StormTest, ThreadsKeepEveryInvariant) {
   auto wake_all = [&] {
     for (auto& p : pools) p->Wake();
   };
-  Enqueuer enqueuer(**producer_store, std::make_shared<RealClock>(), Durability::kRecoverable,
+  Enqueuer enqueuer(*producer_store, std::make_shared<RealClock>(), Durability::kRecoverable,
                     wake_all);
 
   const StormPlan plan = MakeStormPlan(300, 8, 10, 40, seed);
@@ -76,7 +76,7 @@ TEST(StormTest, ThreadsKeepEveryInvariant) {
   };
   StormExpectations want;
   want.max_attempts = options.retry.max_attempts;
-  ASSERT_TRUE(HealAndDrain(**producer_store, heal, tick, plan, &want)) << "storm never drained";
+  ASSERT_TRUE(HealAndDrain(*producer_store, heal, tick, plan, &want)) << "storm never drained";
   for (auto& p : pools) p->Stop();
 
   std::map<std::string, int64_t> stats;
