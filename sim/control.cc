@@ -166,8 +166,16 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     if (options_.webhooks == nullptr) return GitHubError(409, "this simulator sends no webhooks");
     if (m == "PUT") {
       std::string url = GetString(body, "url");
-      if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-        return GitHubError(422, "url must be an http:// or https:// URL");
+      // One URL, or several comma-separated (nodes behind a balancer; sim/webhooks.h).
+      for (size_t start = 0; start <= url.size();) {
+        size_t comma = url.find(',', start);
+        if (comma == std::string::npos) comma = url.size();
+        const std::string one = url.substr(start, comma - start);
+        if (one.rfind("http://", 0) != 0 && one.rfind("https://", 0) != 0) {
+          return GitHubError(422, "url must be an http:// or https:// URL, or several "
+                                  "comma-separated");
+        }
+        start = comma + 1;
       }
       options_.webhooks->SetUrl(std::move(url));
     } else if (m != "GET") {

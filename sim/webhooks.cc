@@ -171,13 +171,32 @@ void WebhookSender::Run() {
       }
       url = url_;
     }
-    bool ok = Post(d, url);
+    bool ok = PostBalanced(d, url);
     MutexLock lock(&mu_);
     (ok ? delivered_ : failed_)++;
   }
 }
 
-bool WebhookSender::Post(const Delivery& d, const std::string& url) {
+bool WebhookSender::PostBalanced(const Delivery& d, const std::string& urls) {
+  std::vector<std::string> targets;
+  for (size_t start = 0; start <= urls.size();) {
+    size_t comma = urls.find(',', start);
+    if (comma == std::string::npos) comma = urls.size();
+    if (comma > start) targets.push_back(urls.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (targets.empty()) targets.push_back(urls);
+  const size_t first = next_target_++;
+  bool refused = false;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const bool ok = Post(d, targets[(first + i) % targets.size()], &refused);
+    if (ok || !refused) return ok;
+  }
+  return false;  // every node refused
+}
+
+bool WebhookSender::Post(const Delivery& d, const std::string& url, bool* refused) {
+  *refused = false;
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return false;
   curl_slist* headers = nullptr;
@@ -203,6 +222,7 @@ bool WebhookSender::Post(const Delivery& d, const std::string& url) {
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   bool ok = rc == CURLE_OK && status >= 200 && status < 300;
+  *refused = rc == CURLE_COULDNT_CONNECT;
   Log(ok ? LogLevel::kDebug : LogLevel::kWarn, "sim.webhook")
       .Field("webhook", d.event)
       .Field("delivery", d.id)

@@ -7,7 +7,11 @@
 // by itself either.
 //
 // The target URL may be set or changed at any time (SetUrl, from PUT /_sim/webhook-url);
-// each delivery goes to the URL current when it is POSTed. While there is no URL, Enqueue
+// each delivery goes to the URL current when it is POSTed. The URL may be a comma-separated
+// list: then the sender plays a load balancer in front of several gatehouse nodes, sending
+// deliveries round-robin, and a delivery whose node refuses the connection (it is down) goes
+// to the next node, as a balancer's health check would route it; one that reached a node and
+// got no 2xx is failed, as GitHub counts it. While there is no URL, Enqueue
 // drops deliveries (counted as dropped): nobody is listening, as for an App without a
 // webhook URL.
 //
@@ -82,7 +86,11 @@ class WebhookSender {
   // Moves deliveries whose delay is over (all of them when stopping) to the queue's front,
   // earliest first.
   void ReleaseDueLocked(SteadyTime now) REQUIRES(mu_);
-  bool Post(const Delivery& d, const std::string& url);
+  // POSTs `d` to `url`; *refused says the connection was never made (nothing was sent).
+  bool Post(const Delivery& d, const std::string& url, bool* refused);
+  // Round-robin over the comma-separated `urls`, skipping nodes that refuse the connection.
+  bool PostBalanced(const Delivery& d, const std::string& urls);
+  size_t next_target_ = 0;  // the sender thread's round-robin position
 
   const WebhookSenderOptions options_;  // .url is the first URL only; url_ is the current one
   mutable Mutex mu_;
