@@ -12,6 +12,7 @@
 //  - Every fenced write (Renew, Finish) is conditional on the fence in its WHERE clause: the row
 //    lock the UPDATE takes orders it against a concurrent claim.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ std::string IntArray(const std::vector<int64_t>& values) {
   }
   out.push_back('}');
   return out;
+}
+
+// A count for LIMIT: size_t beyond INT64_MAX means "no limit", never a negative LIMIT.
+PgParam Limit(size_t n) {
+  return PgParam::Int(static_cast<int64_t>(std::min<size_t>(n, static_cast<size_t>(INT64_MAX))));
 }
 
 constexpr const char kWorkItemColumns[] =
@@ -185,7 +191,7 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
   GH_ASSIGN_OR_RETURN(
       PgResult r,
       c.ExecPrepared("work.claim", kClaimSql,
-                     {PgParam::At(now), PgParam::Int(static_cast<int64_t>(max_items)),
+                     {PgParam::At(now), Limit(max_items),
                       PgParam::Text(owner), PgParam::At(until), PgParam::Int(counter_shard)}));
   for (int i = 0; i < r.rows(); ++i) {
     Lease l;
@@ -201,6 +207,56 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
     out->push_back(std::move(l));
   }
   return Status::Ok();
+}
+
+// The body of Finish and FinishAndClaim, as SqliteStore::FinishInTx.
+Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishes, Time now,
+                  std::vector<Status>* out) {
+  int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+  for (const PassFinish& f : finishes) {
+    Result<PgResult> u = Internal("unreachable");
+    switch (f.kind) {
+      case PassFinish::Kind::kCompleted:
+        u = c.ExecPrepared("work.finish_completed", kFinishCompletedSql,
+                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(now)});
+        break;
+      case PassFinish::Kind::kRetry:
+        u = c.ExecPrepared(
+            "work.finish_retry", kFinishRetrySql,
+            {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(f.retry_at),
+             PgParam::Int(f.attempts), PgParam::At(f.availability_since), PgParam::Text(f.error),
+             PgParam::At(now), PgParam::Text(f.unavailable ? "true" : "false")});
+        break;
+      case PassFinish::Kind::kDead:
+        u = c.ExecPrepared("work.finish_dead", kFinishDeadSql,
+                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::Int(f.attempts),
+                            PgParam::At(f.availability_since), PgParam::Text(f.error),
+                            PgParam::At(now)});
+        break;
+    }
+    if (!u.ok()) return u.status();
+    if (u->affected() != 1) {
+      ++rejected;
+      out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
+      continue;
+    }
+    out->push_back(Status::Ok());
+    switch (f.kind) {
+      case PassFinish::Kind::kCompleted:
+        ++completed;
+        break;
+      case PassFinish::Kind::kRetry:
+        ++retried;
+        break;
+      case PassFinish::Kind::kDead:
+        ++dead;
+        break;
+    }
+  }
+  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_completed", completed));
+  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_retried", retried));
+  GH_RETURN_IF_ERROR(store.Bump(c, "work.dead", dead));
+  return store.Bump(c, "work.fence_rejections", rejected);
 }
 
 }  // namespace
@@ -293,56 +349,6 @@ Result<std::vector<Status>> PgStore::Renew(std::span<const LeaseRenewal> renewal
   return out;
 }
 
-// The body of Finish and FinishAndClaim, as SqliteStore::FinishInTx.
-static Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishes, Time now,
-                         std::vector<Status>* out) {
-  int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
-  for (const PassFinish& f : finishes) {
-    Result<PgResult> u = Internal("unreachable");
-    switch (f.kind) {
-      case PassFinish::Kind::kCompleted:
-        u = c.ExecPrepared("work.finish_completed", kFinishCompletedSql,
-                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(now)});
-        break;
-      case PassFinish::Kind::kRetry:
-        u = c.ExecPrepared(
-            "work.finish_retry", kFinishRetrySql,
-            {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(f.retry_at),
-             PgParam::Int(f.attempts), PgParam::At(f.availability_since), PgParam::Text(f.error),
-             PgParam::At(now), PgParam::Text(f.unavailable ? "true" : "false")});
-        break;
-      case PassFinish::Kind::kDead:
-        u = c.ExecPrepared("work.finish_dead", kFinishDeadSql,
-                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::Int(f.attempts),
-                            PgParam::At(f.availability_since), PgParam::Text(f.error),
-                            PgParam::At(now)});
-        break;
-    }
-    if (!u.ok()) return u.status();
-    if (u->affected() != 1) {
-      ++rejected;
-      out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
-      continue;
-    }
-    out->push_back(Status::Ok());
-    switch (f.kind) {
-      case PassFinish::Kind::kCompleted:
-        ++completed;
-        break;
-      case PassFinish::Kind::kRetry:
-        ++retried;
-        break;
-      case PassFinish::Kind::kDead:
-        ++dead;
-        break;
-    }
-  }
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_completed", completed));
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_retried", retried));
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.dead", dead));
-  return store.Bump(c, "work.fence_rejections", rejected);
-}
-
 Result<std::vector<Status>> PgStore::Finish(std::span<const PassFinish> finishes, Time now) {
   std::vector<Status> out;
   if (finishes.empty()) return out;
@@ -420,8 +426,7 @@ Result<std::vector<WorkItem>> PgStore::ListWorkItems(const WorkFilter& filter) {
       " FROM work_items WHERE state = $2::text ORDER BY key COLLATE \"C\" LIMIT $1::bigint";
   std::vector<WorkItem> out;
   Status s = Read([&](PgConn& c) -> Status {
-    const auto limit = PgParam::Int(static_cast<int64_t>(
-        std::min<size_t>(filter.limit, static_cast<size_t>(INT64_MAX))));
+    const PgParam limit = Limit(filter.limit);
     Result<PgResult> r =
         filter.state ? c.ExecPrepared("work.list_state", state_sql,
                                       {limit, PgParam::Text(WorkStateName(*filter.state))})
