@@ -108,8 +108,8 @@ class BinaryArray {
 // first (READ COMMITTED: the insert waits for it, and skips the row when it commits).
 Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const Delivery*>& firsts) {
   BinaryArray ids(BinaryArray::kText), events(BinaryArray::kText), actions(BinaryArray::kText),
-      installations(BinaryArray::kInt8), bodies(BinaryArray::kBytea),
-      encodings(BinaryArray::kText), shas(BinaryArray::kText), received(BinaryArray::kInt8);
+      installations(BinaryArray::kInt8), bodies(BinaryArray::kBytea), encodings(BinaryArray::kText),
+      shas(BinaryArray::kText), received(BinaryArray::kInt8);
   for (const Delivery* d : firsts) {
     ids.Add(d->delivery_id);
     events.Add(d->event);
@@ -171,7 +171,8 @@ Status InsertConflicts(PgConn& c, const std::vector<const Delivery*>& conflicts,
       .ExecPrepared("inbox_accept_conflicts",
                     "INSERT INTO inbox_conflicts (delivery_id, body_sha256, received_at) "
                     "SELECT t.delivery_id, t.body_sha256, $3::BIGINT "
-                    "FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(delivery_id, body_sha256, ord) ORDER BY t.ord",
+                    "FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(delivery_id, "
+                    "body_sha256, ord) ORDER BY t.ord",
                     {ids.Param(), shas.Param(), PgParam::At(now)})
       .status();
 }
@@ -297,8 +298,7 @@ Result<std::optional<InboxEntry>> PgStore::GetDelivery(std::string_view delivery
   Status s = Read([&](PgConn& c) -> Status {
     static const std::string sql =
         std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = $1";
-    GH_ASSIGN_OR_RETURN(PgResult r,
-                        c.ExecPrepared("inbox_get", sql, {PgParam::Text(delivery_id)}));
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_get", sql, {PgParam::Text(delivery_id)}));
     if (r.rows() > 0) out = ReadInboxEntry(r, 0);
     return Status::Ok();
   });
@@ -408,15 +408,14 @@ Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now)
       // the delivery closed or released.
       GH_ASSIGN_OR_RETURN(
           PgResult u,
-          c.ExecPrepared("inbox_route",
-                         "UPDATE inbox SET state = $2, state_reason = $3, "
-                         "attempts = attempts + 1, finished_at = $4, claim_owner = NULL, "
-                         "claim_until = NULL WHERE seq = $1 AND claim = $5 AND "
-                         "state IN ('accepted', 'unresolved')",
-                         {PgParam::Int(d.seq), PgParam::Text(StateText(d.state)),
-                          PgParam::Text(d.reason),
-                          IsTerminal(d.state) ? PgParam::At(now) : PgParam::Null(),
-                          PgParam::Int(d.claim)}));
+          c.ExecPrepared(
+              "inbox_route",
+              "UPDATE inbox SET state = $2, state_reason = $3, "
+              "attempts = attempts + 1, finished_at = $4, claim_owner = NULL, "
+              "claim_until = NULL WHERE seq = $1 AND claim = $5 AND "
+              "state IN ('accepted', 'unresolved')",
+              {PgParam::Int(d.seq), PgParam::Text(StateText(d.state)), PgParam::Text(d.reason),
+               IsTerminal(d.state) ? PgParam::At(now) : PgParam::Null(), PgParam::Int(d.claim)}));
       // No longer open, or claimed since by another router, which decides it.
       if (u.affected() != 1) continue;
       if (!d.signals.empty()) {

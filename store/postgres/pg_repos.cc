@@ -29,13 +29,13 @@ Status PgStore::ApplyLearnedInTx(PgConn& c, const RouteDecision& d, Time now) {
         "installation_id = COALESCE(excluded.installation_id, repositories.installation_id), "
         "updated_at = excluded.updated_at",
         {PgParam::Text(AsciiLower(r.repo)),
-         r.installation_id ? PgParam::Int(*r.installation_id) : PgParam::Null(),
-         PgParam::At(now)});
+         r.installation_id ? PgParam::Int(*r.installation_id) : PgParam::Null(), PgParam::At(now)});
     GH_RETURN_IF_ERROR(up.status().WithContext("recording repository " + r.repo));
   }
   for (const std::string& repo : d.repos_removed) {
-    Result<PgResult> del = c.ExecPrepared("repos_delete", "DELETE FROM repositories WHERE repo = $1",
-                                          {PgParam::Text(AsciiLower(repo))});
+    Result<PgResult> del =
+        c.ExecPrepared("repos_delete", "DELETE FROM repositories WHERE repo = $1",
+                       {PgParam::Text(AsciiLower(repo))});
     GH_RETURN_IF_ERROR(del.status().WithContext("forgetting repository " + repo));
   }
   for (const PrFact& f : d.facts) {
@@ -76,10 +76,9 @@ Status PgStore::RecordLearned(std::span<const RepoInstallation> repos,
 Result<std::vector<RepoInstallation>> PgStore::ListRepositories() {
   std::vector<RepoInstallation> out;
   Status s = Read([&](PgConn& c) -> Status {
-    GH_ASSIGN_OR_RETURN(PgResult r,
-                        c.ExecPrepared("repos_list",
-                                       "SELECT repo, installation_id FROM repositories "
-                                       "ORDER BY repo COLLATE \"C\""));
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("repos_list",
+                                                   "SELECT repo, installation_id FROM repositories "
+                                                   "ORDER BY repo COLLATE \"C\""));
     for (int i = 0; i < r.rows(); ++i) out.push_back(ReadRepo(r, i));
     return Status::Ok();
   });
