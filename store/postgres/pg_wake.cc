@@ -24,22 +24,32 @@ std::string TextArray(std::span<const std::string> values) {
 }
 
 // $1 the keys, $2 now. A pending item that waits for availability is made due now and loses
-// its backoff; a running item is marked woken; nothing else is touched (the two updates see
-// disjoint rows: pending ones and running ones). As SQLite, which wakes key by key, a key
-// named twice counts twice.
+// its backoff; a running item is marked woken; nothing else is touched. RETURNING gives the
+// state the row had (this statement does not change it); as SQLite, which wakes key by key, a
+// key named twice counts twice.
+//
+// One UPDATE for both cases, not one per state: under READ COMMITTED a row that a concurrent
+// transaction changes after this statement's snapshot is re-checked against its newest
+// version (and SET computed from that one). So a pass that finishes with an unavailable retry
+// while the wake runs (the race a freed slot meets: running in the snapshot, pending when
+// locked) is made due now, as either serial order would have it; two updates, one for
+// running and one for pending rows, would each have skipped it. A row that matches only in
+// its newest version (a transient backoff claimed meanwhile) is not seen: that wake is lost,
+// which Wake's contract allows (the item keeps its own retry time).
 constexpr const char kWakeSql[] =
-    "WITH due AS ("
-    " UPDATE work_items SET due_at = LEAST(due_at, $2::bigint), backoff_until = NULL,"
+    "WITH woken AS ("
+    " UPDATE work_items SET"
+    "  due_at = CASE WHEN state = 'pending' THEN LEAST(due_at, $2::bigint) ELSE due_at END,"
+    "  backoff_until = CASE WHEN state = 'pending' THEN NULL ELSE backoff_until END,"
+    "  woken = woken OR state = 'running',"
     "  updated_at = $2::bigint"
-    " WHERE key = ANY($1::text[]) AND state = 'pending' AND availability_since IS NOT NULL"
-    " RETURNING key"
-    "), marked AS ("
-    " UPDATE work_items SET woken = true, updated_at = $2::bigint"
-    " WHERE key = ANY($1::text[]) AND state = 'running'"
-    " RETURNING key"
+    " WHERE key = ANY($1::text[])"
+    "  AND ((state = 'pending' AND availability_since IS NOT NULL) OR state = 'running')"
+    " RETURNING key, state"
     ") "
-    "SELECT (SELECT count(*) FROM unnest($1::text[]) AS k(key) JOIN due USING (key)),"
-    " (SELECT count(*) FROM unnest($1::text[]) AS k(key) JOIN marked USING (key))";
+    "SELECT count(*) FILTER (WHERE w.state = 'pending'),"
+    " count(*) FILTER (WHERE w.state = 'running') "
+    "FROM unnest($1::text[]) AS k(key) JOIN woken w USING (key)";
 
 }  // namespace
 

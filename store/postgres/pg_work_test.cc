@@ -246,6 +246,55 @@ TEST_F(PgWorkTest, AnyKeySurvivesTheBatch) {
   EXPECT_EQ(leases->size(), keys.size());
 }
 
+// The race a freed slot meets, with the finish committing while the wake waits for its row: in
+// the wake's snapshot the item runs, when it gets the row lock it waits for availability. The
+// wake must see the newest row and make it due now, as in either serial order.
+TEST_F(PgWorkTest, AWakeRacingAnUnavailableRetryIsNotLost) {
+  PgStore* store = Open();
+  ASSERT_NE(store, nullptr);
+  Signal sig{"acme/app#1/review/security", "review-run", {}};
+  ASSERT_TRUE(store->Enqueue({&sig, 1}, kT0, Durability::kRecoverable).ok());
+  auto leases = store->Claim("w", 1, seconds(30), kT0);
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+
+  // The finish, by hand in a transaction held open: what Finish's unavailable kRetry writes.
+  auto finisher = PgConn::Connect(db_.url);
+  ASSERT_TRUE(finisher.ok()) << finisher.status().ToString();
+  ASSERT_TRUE((*finisher)->Exec("BEGIN").ok());
+  auto held = (*finisher)->Exec(
+      "UPDATE work_items SET state = 'pending', due_at = $2::bigint, backoff_until = $2::bigint,"
+      " availability_since = $3::bigint, attempts = 1, lease_owner = NULL, lease_until = NULL "
+      "WHERE key = $1::text",
+      {PgParam::Text(sig.key), PgParam::At(kT0 + std::chrono::hours(1)),
+       PgParam::At(kT0 + seconds(1))});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+
+  Status woke;
+  std::thread waker([&] { woke = store->Wake({&sig.key, 1}, kT0 + seconds(2)); });
+  // Wait until the wake is blocked on the row lock, then let the finish commit.
+  auto watcher = PgConn::Connect(db_.url);
+  ASSERT_TRUE(watcher.ok());
+  bool blocked = false;
+  for (int i = 0; i < 500 && !blocked; ++i) {
+    auto r = (*watcher)->Exec(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+        "wait_event_type = 'Lock'");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    blocked = r->Int(0, 0) > 0;
+    if (!blocked) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(blocked) << "the wake never waited for the finish's row lock";
+  ASSERT_TRUE((*finisher)->Exec("COMMIT").ok());
+  waker.join();
+  ASSERT_TRUE(woke.ok()) << woke.ToString();
+
+  auto w = store->GetWorkItem(sig.key);
+  ASSERT_TRUE(w.ok() && w->has_value());
+  EXPECT_EQ((*w)->state, WorkState::kPending);
+  EXPECT_EQ((*w)->due_at, kT0 + seconds(2));
+  EXPECT_FALSE((*w)->backoff_until.has_value());
+}
+
 // The SQL function the upserts merge reasons with: byte order, no duplicates, no empties.
 TEST_F(PgWorkTest, ReasonUnionIsTheSortedSet) {
   ASSERT_NE(Open(), nullptr);  // migrates
