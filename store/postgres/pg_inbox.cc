@@ -1,30 +1,473 @@
+// PgStore: the webhook inbox (DESIGN.md §4) and the PR heads used to resolve commits; what
+// else routing learned is applied by pg_repos.cc in the same transaction. The semantics are
+// SQLite's (store/sqlite/sqlite_inbox.cc); what differs is how they hold up when several
+// processes write at once, noted where it matters.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "base/compress.h"
+#include "base/subject.h"
 #include "store/postgres/pg_store.h"
 
-// Not implemented yet: every method answers kInternal (issue 12 fills this file in).
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-
 namespace gatehouse::postgres {
+namespace {
+
+// The inbox's state column, as SQLite writes it (InboxStateName lives in the SQLite library,
+// which this one does not link).
+const char* StateText(InboxState s) {
+  switch (s) {
+    case InboxState::kAccepted:
+      return "accepted";
+    case InboxState::kUnresolved:
+      return "unresolved";
+    case InboxState::kRouted:
+      return "routed";
+    case InboxState::kIgnored:
+      return "ignored";
+    case InboxState::kDead:
+      return "dead";
+  }
+  return "accepted";
+}
+
+InboxState ParseInboxState(const std::string& s) {
+  if (s == "unresolved") return InboxState::kUnresolved;
+  if (s == "routed") return InboxState::kRouted;
+  if (s == "ignored") return InboxState::kIgnored;
+  if (s == "dead") return InboxState::kDead;
+  return InboxState::kAccepted;
+}
+
+bool IsTerminal(InboxState s) {
+  return s == InboxState::kRouted || s == InboxState::kIgnored || s == InboxState::kDead;
+}
+
+// A one-dimensional array parameter in PostgreSQL's binary format (array_recv), sent as a
+// binary PgParam: the SQL casts the parameter ($n::text[], ::bytea[], ::int8[]) so the server
+// knows its type, and the element type written here must be that type's. No value is ever
+// escaped or spliced into SQL.
+class BinaryArray {
+ public:
+  static constexpr uint32_t kInt8 = 20, kText = 25, kBytea = 17;
+
+  explicit BinaryArray(uint32_t element_oid) : oid_(element_oid) {}
+
+  void Add(std::string_view bytes) {
+    Put32(static_cast<uint32_t>(bytes.size()));
+    elements_.append(bytes.data(), bytes.size());
+    ++count_;
+  }
+  void AddInt(int64_t v) {
+    Put32(8);
+    const uint64_t u = static_cast<uint64_t>(v);
+    Put32(static_cast<uint32_t>(u >> 32));
+    Put32(static_cast<uint32_t>(u));
+    ++count_;
+  }
+  void AddNull() {
+    Put32(0xFFFFFFFFu);  // length -1
+    has_null_ = true;
+    ++count_;
+  }
+
+  PgParam Param() const {
+    std::string out;
+    auto put = [&out](uint32_t v) {
+      const uint32_t n = htonl(v);
+      out.append(reinterpret_cast<const char*>(&n), 4);
+    };
+    put(1);  // dimensions
+    put(has_null_ ? 1 : 0);
+    put(oid_);
+    put(static_cast<uint32_t>(count_));
+    put(1);  // lower bound
+    out += elements_;
+    return PgParam::Bytes(out);
+  }
+
+ private:
+  void Put32(uint32_t v) {
+    const uint32_t n = htonl(v);
+    elements_.append(reinterpret_cast<const char*>(&n), 4);
+  }
+
+  uint32_t oid_;
+  std::string elements_;
+  size_t count_ = 0;
+  bool has_null_ = false;
+};
+
+// Inserts `firsts` (each delivery id once) in their order, skipping ids already stored, and
+// returns the ids it inserted. One statement for the batch. ORDER BY ord makes seq follow the
+// batch order, as SQLite's one-by-one inserts do. NOT EXISTS skips known ids without spending
+// a seq on them; ON CONFLICT DO NOTHING covers an id that a concurrent transaction stores
+// first (READ COMMITTED: the insert waits for it, and skips the row when it commits).
+Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const Delivery*>& firsts) {
+  BinaryArray ids(BinaryArray::kText), events(BinaryArray::kText), actions(BinaryArray::kText),
+      installations(BinaryArray::kInt8), bodies(BinaryArray::kBytea), encodings(BinaryArray::kText),
+      shas(BinaryArray::kText), received(BinaryArray::kInt8);
+  for (const Delivery* d : firsts) {
+    ids.Add(d->delivery_id);
+    events.Add(d->event);
+    actions.Add(d->action);
+    if (d->installation_id) {
+      installations.AddInt(*d->installation_id);
+    } else {
+      installations.AddNull();
+    }
+    bodies.Add(d->body);
+    encodings.Add(d->encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
+    shas.Add(d->body_sha256);
+    received.AddInt(ToMicros(d->received_at));
+  }
+  GH_ASSIGN_OR_RETURN(
+      PgResult r,
+      c.ExecPrepared(
+          "inbox_accept_insert",
+          "INSERT INTO inbox (delivery_id, event, action, installation_id, body, body_encoding, "
+          "body_sha256, received_at, state) "
+          "SELECT t.delivery_id, t.event, t.action, t.installation_id, t.body, t.body_encoding, "
+          "t.body_sha256, t.received_at, 'accepted' "
+          "FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::bytea[], $6::text[], "
+          "$7::text[], $8::int8[]) WITH ORDINALITY AS t(delivery_id, event, action, "
+          "installation_id, body, body_encoding, body_sha256, received_at, ord) "
+          "WHERE NOT EXISTS (SELECT 1 FROM inbox i WHERE i.delivery_id = t.delivery_id) "
+          "ORDER BY t.ord "
+          "ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
+          {ids.Param(), events.Param(), actions.Param(), installations.Param(), bodies.Param(),
+           encodings.Param(), shas.Param(), received.Param()}));
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.Text(i, 0));
+  return out;
+}
+
+// The stored body hash of each of `ids` (all of them stored, committed).
+Status StoredHashes(PgConn& c, const std::vector<std::string>& ids,
+                    std::unordered_map<std::string, std::string>* out) {
+  if (ids.empty()) return Status::Ok();
+  BinaryArray arr(BinaryArray::kText);
+  for (const std::string& id : ids) arr.Add(id);
+  GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_accept_hashes",
+                                                 "SELECT delivery_id, body_sha256 FROM inbox "
+                                                 "WHERE delivery_id = ANY($1::text[])",
+                                                 {arr.Param()}));
+  for (int i = 0; i < r.rows(); ++i) (*out)[r.Text(i, 0)] = r.Text(i, 1);
+  return Status::Ok();
+}
+
+Status InsertConflicts(PgConn& c, const std::vector<const Delivery*>& conflicts, Time now) {
+  if (conflicts.empty()) return Status::Ok();
+  BinaryArray ids(BinaryArray::kText), shas(BinaryArray::kText);
+  for (const Delivery* d : conflicts) {
+    ids.Add(d->delivery_id);
+    shas.Add(d->body_sha256);
+  }
+  return c
+      .ExecPrepared("inbox_accept_conflicts",
+                    "INSERT INTO inbox_conflicts (delivery_id, body_sha256, received_at) "
+                    "SELECT t.delivery_id, t.body_sha256, $3::BIGINT "
+                    "FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(delivery_id, "
+                    "body_sha256, ord) ORDER BY t.ord",
+                    {ids.Param(), shas.Param(), PgParam::At(now)})
+      .status();
+}
+
+}  // namespace
 
 Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Delivery> deliveries,
-                                                      const Counters& rejected, Time now) {
-  return Internal("postgres: AcceptDeliveries is not implemented yet");
+                                                             const Counters& rejected, Time now) {
+  std::vector<AcceptOutcome> out;
+  if (deliveries.empty() && rejected.empty()) return out;
+  // The first delivery of each id in the batch goes to the database; a later one of the same
+  // id is judged, as in SQLite, against what is stored by then.
+  std::vector<const Delivery*> firsts;
+  {
+    std::unordered_map<std::string_view, bool> seen;
+    for (const Delivery& d : deliveries) {
+      if (seen.emplace(d.delivery_id, true).second) firsts.push_back(&d);
+    }
+  }
+  bool any_accepted = false;
+  // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
+  Status s = Write(Durability::kAcknowledged, [&](PgConn& c) -> Status {
+    out.clear();
+    any_accepted = false;
+    std::vector<std::string> inserted;
+    if (!firsts.empty()) {
+      GH_ASSIGN_OR_RETURN(inserted, InsertNew(c, firsts));
+    }
+    // id -> stored hash: ours where we inserted, the database's for the rest.
+    std::unordered_map<std::string, std::string> stored;
+    std::unordered_map<std::string, bool> ours;
+    for (const std::string& id : inserted) ours[id] = true;
+    std::vector<std::string> known;
+    for (const Delivery* d : firsts) {
+      if (ours.count(d->delivery_id)) {
+        stored[d->delivery_id] = d->body_sha256;
+      } else {
+        known.push_back(d->delivery_id);
+      }
+    }
+    GH_RETURN_IF_ERROR(StoredHashes(c, known, &stored));
+    int64_t accepted = 0, duplicate = 0, refused = 0;
+    std::vector<const Delivery*> conflicts;
+    for (const Delivery& d : deliveries) {
+      auto mine = ours.find(d.delivery_id);
+      if (mine != ours.end() && mine->second) {
+        mine->second = false;  // a later one of the same id meets this one, stored
+        ++accepted;
+        out.push_back(AcceptOutcome::kAccepted);
+        continue;
+      }
+      auto it = stored.find(d.delivery_id);
+      if (it == stored.end()) {
+        // Skipped as known, yet gone now: nothing deletes inbox rows, so this is a bug.
+        return Internal("delivery " + d.delivery_id + " was neither stored nor found");
+      }
+      if (it->second == d.body_sha256) {
+        ++duplicate;
+        out.push_back(AcceptOutcome::kDuplicate);
+      } else {
+        conflicts.push_back(&d);
+        out.push_back(AcceptOutcome::kConflict);
+      }
+    }
+    GH_RETURN_IF_ERROR(InsertConflicts(c, conflicts, now));
+    const int64_t conflict = static_cast<int64_t>(conflicts.size());
+    for (const auto& [reason, n] : rejected) {
+      refused += n;
+      GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected." + reason, n));
+    }
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.received", accepted + duplicate + conflict + refused));
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.accepted", accepted));
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.duplicate", duplicate));
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected.conflict", conflict));
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected", refused + conflict));
+    any_accepted = accepted > 0;
+    // Only new deliveries are news to the routers, as in SQLite.
+    if (any_accepted) GH_RETURN_IF_ERROR(NotifyInTx(c, Wakeups::Topic::kDeliveries));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("accepting deliveries");
+  if (any_accepted) NotifyLocal(Wakeups::Topic::kDeliveries);
+  return out;
 }
 
-Result<std::vector<InboxEntry>> PgStore::ClaimDeliveries(std::string_view owner, size_t limit, Inbox::Open which,
-                                                  Duration lease, Time now) {
-  return Internal("postgres: ClaimDeliveries is not implemented yet");
+namespace {
+
+constexpr const char kInboxColumns[] =
+    "seq, delivery_id, event, action, installation_id, body, state, state_reason, attempts, "
+    "received_at, body_encoding, claim";
+
+// A corrupt compressed body is reported in the entry (the router marks the delivery dead
+// with this reason) rather than failing the whole read.
+InboxEntry ReadInboxEntry(const PgResult& r, int row) {
+  InboxEntry e;
+  e.seq = r.Int(row, 0);
+  e.delivery_id = r.Text(row, 1);
+  e.event = r.Text(row, 2);
+  e.action = r.Text(row, 3);
+  if (!r.IsNull(row, 4)) e.installation_id = r.Int(row, 4);
+  e.body = r.Bytes(row, 5);
+  e.state = ParseInboxState(r.Text(row, 6));
+  e.state_reason = r.Text(row, 7);
+  e.attempts = static_cast<int>(r.Int(row, 8));
+  e.received_at = r.TimeAt(row, 9);
+  e.claim = r.Int(row, 11);
+  if (r.Text(row, 10) == "zlib") {
+    auto raw = ZlibDecompress(e.body);
+    if (raw.ok()) {
+      e.body = std::move(raw).value();
+    } else {
+      e.body.clear();
+      e.body_error = raw.status().message();
+    }
+  }
+  return e;
 }
+
+}  // namespace
+
+Result<std::optional<InboxEntry>> PgStore::GetDelivery(std::string_view delivery_id) {
+  std::optional<InboxEntry> out;
+  Status s = Read([&](PgConn& c) -> Status {
+    static const std::string sql =
+        std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = $1";
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_get", sql, {PgParam::Text(delivery_id)}));
+    if (r.rows() > 0) out = ReadInboxEntry(r, 0);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading delivery " + std::string(delivery_id));
+  return out;
+}
+
+Result<std::vector<InboxEntry>> PgStore::ClaimDeliveries(std::string_view owner, size_t limit,
+                                                         Open which, Duration lease, Time now) {
+  if (owner.empty()) return InvalidArgument("a claim needs an owner");
+  if (lease.count() <= 0) return InvalidArgument("a claim needs a positive lease");
+  // SQLite's LIMIT -1 (a size_t too large for int64) is no limit; LIMIT NULL says so here.
+  const PgParam limit_param = limit > static_cast<size_t>(std::numeric_limits<int64_t>::max())
+                                  ? PgParam::Null()
+                                  : PgParam::Int(static_cast<int64_t>(limit));
+  std::vector<InboxEntry> out;
+  // One statement claims the batch. FOR UPDATE SKIP LOCKED: a delivery another router is
+  // claiming or applying right now is passed over, not waited for; a row locked here is
+  // re-checked against the WHERE on its latest version (READ COMMITTED), so one whose claim
+  // was just taken or applied is not handed out again.
+  // Recoverable: a claim lost in a crash only makes its deliveries claimable again.
+  Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
+    out.clear();
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared(
+            "inbox_claim",
+            "WITH picked AS (SELECT seq FROM inbox "
+            "WHERE state IN ('accepted', 'unresolved') "
+            "AND (state = 'accepted' OR $2::boolean) AND (state = 'unresolved' OR $3::boolean) "
+            "AND (claim_until IS NULL OR claim_until <= $4) "
+            "ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED) "
+            "UPDATE inbox SET claim = inbox.claim + 1, claim_owner = $5, claim_until = $6 "
+            "FROM picked WHERE inbox.seq = picked.seq "
+            "RETURNING inbox.seq, inbox.delivery_id, inbox.event, inbox.action, "
+            "inbox.installation_id, inbox.body, inbox.state, inbox.state_reason, "
+            "inbox.attempts, inbox.received_at, inbox.body_encoding, inbox.claim",
+            {limit_param, PgParam::Text(which != Open::kAccepted ? "true" : "false"),
+             PgParam::Text(which != Open::kUnresolved ? "true" : "false"), PgParam::At(now),
+             PgParam::Text(owner), PgParam::At(now + lease)}));
+    for (int i = 0; i < r.rows(); ++i) out.push_back(ReadInboxEntry(r, i));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("claiming deliveries");
+  // RETURNING has no order: oldest first, as claimed.
+  std::sort(out.begin(), out.end(),
+            [](const InboxEntry& a, const InboxEntry& b) { return a.seq < b.seq; });
+  return out;
+}
+
+namespace {
+
+Status ValidateDecisions(std::span<const RouteDecision> decisions) {
+  for (const RouteDecision& d : decisions) {
+    for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
+    if (d.state == InboxState::kAccepted) {
+      return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
+                             " out of 'accepted'");
+    }
+    for (const RepoInstallation& r : d.repos) {
+      if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
+    }
+    for (const PrFact& f : d.facts) {
+      if (f.subject.empty() || f.name.empty()) {
+        return InvalidArgument("a pull request fact needs a subject and a name");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ApplyHeads(PgConn& c, const RouteDecision& d, Time now) {
+  for (const auto& [key, sha] : d.heads) {
+    if (sha.empty()) {
+      GH_RETURN_IF_ERROR(c.ExecPrepared("inbox_head_forget", "DELETE FROM pr_heads WHERE key = $1",
+                                        {PgParam::Text(key)})
+                             .status());
+      continue;
+    }
+    GH_RETURN_IF_ERROR(
+        c.ExecPrepared("inbox_head_upsert",
+                       "INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
+                       "VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET "
+                       "head_sha = excluded.head_sha, updated_at = excluded.updated_at",
+                       {PgParam::Text(key), PgParam::Text(RepoOfSubjectKey(key)),
+                        PgParam::Text(sha), PgParam::At(now)})
+            .status());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
-  return Internal("postgres: ApplyRouting is not implemented yet");
+  GH_RETURN_IF_ERROR(ValidateDecisions(decisions));
+  if (decisions.empty()) return Status::Ok();
+  bool signalled = false;
+  // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
+  // open and is routed again (and signals are idempotent in effect: one more pass at most).
+  Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
+    signalled = false;
+    int64_t routed = 0, ignored = 0, dead = 0;
+    for (const RouteDecision& d : decisions) {
+      // The claim check and the state change are one statement: a concurrent claim of the
+      // same row (which bumps `claim`) either commits first, and this UPDATE, re-checking the
+      // row's latest version, changes nothing; or waits for this transaction, and then finds
+      // the delivery closed or released.
+      GH_ASSIGN_OR_RETURN(
+          PgResult u,
+          c.ExecPrepared(
+              "inbox_route",
+              "UPDATE inbox SET state = $2, state_reason = $3, "
+              "attempts = attempts + 1, finished_at = $4, claim_owner = NULL, "
+              "claim_until = NULL WHERE seq = $1 AND claim = $5 AND "
+              "state IN ('accepted', 'unresolved')",
+              {PgParam::Int(d.seq), PgParam::Text(StateText(d.state)), PgParam::Text(d.reason),
+               IsTerminal(d.state) ? PgParam::At(now) : PgParam::Null(), PgParam::Int(d.claim)}));
+      // No longer open, or claimed since by another router, which decides it.
+      if (u.affected() != 1) continue;
+      if (!d.signals.empty()) {
+        GH_RETURN_IF_ERROR(EnqueueInTx(c, d.signals, now));
+        signalled = true;
+      }
+      GH_RETURN_IF_ERROR(ApplyHeads(c, d, now));
+      GH_RETURN_IF_ERROR(ApplyLearnedInTx(c, d, now));
+      routed += d.state == InboxState::kRouted;
+      ignored += d.state == InboxState::kIgnored;
+      dead += d.state == InboxState::kDead;
+    }
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.routed", routed));
+    GH_RETURN_IF_ERROR(Bump(c, "inbox.ignored", ignored));
+    return Bump(c, "inbox.dead", dead);
+  });
+  if (s.ok() && signalled) NotifyLocal(Wakeups::Topic::kWork);
+  return s.WithContext("applying routing");
 }
 
 Result<Funnel> PgStore::GetFunnel() {
-  return Internal("postgres: GetFunnel is not implemented yet");
-}
-
-Result<std::optional<InboxEntry>> PgStore::GetDelivery(std::string_view delivery_id) {
-  return Internal("postgres: GetDelivery is not implemented yet");
+  Funnel f;
+  // One statement, so one snapshot: the funnel adds up even while deliveries arrive.
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("inbox_funnel",
+                       "SELECT name, SUM(value)::BIGINT FROM counter_shards "
+                       "WHERE name IN ('inbox.received', 'inbox.routed', 'inbox.ignored', "
+                       "'inbox.duplicate', 'inbox.rejected', 'inbox.dead', "
+                       "'inbox.rejected.conflict') GROUP BY name "
+                       "UNION ALL SELECT 'open', COUNT(*) FROM inbox "
+                       "WHERE state IN ('accepted', 'unresolved') "
+                       "UNION ALL SELECT 'open.unresolved', COUNT(*) FROM inbox "
+                       "WHERE state = 'unresolved'"));
+    for (int i = 0; i < r.rows(); ++i) {
+      const std::string name = r.Text(i, 0);
+      const int64_t v = r.Int(i, 1);
+      if (name == "inbox.received") f.received = v;
+      if (name == "inbox.routed") f.routed = v;
+      if (name == "inbox.ignored") f.ignored = v;
+      if (name == "inbox.duplicate") f.duplicate = v;
+      if (name == "inbox.rejected") f.rejected = v;
+      if (name == "inbox.dead") f.dead = v;
+      if (name == "inbox.rejected.conflict") f.conflicts = v;
+      if (name == "open") f.in_flight = v;
+      if (name == "open.unresolved") f.unresolved = v;
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading the funnel");
+  return f;
 }
 
 }  // namespace gatehouse::postgres
