@@ -187,6 +187,18 @@ CREATE TABLE reviewer_slots (
   PRIMARY KEY (reviewer, holder_key)
 );
 CREATE INDEX reviewer_slots_holder ON reviewer_slots (holder_key);
+
+-- reason_union(a, b): the union of two comma-joined reason sets, sorted in byte order ("C", as
+-- SQLite's BINARY and std::sort), de-duplicated, empty strings dropped, '' when none; as
+-- UnionReasons in C++ (SQLite registers that one as its reason_union). Merging reasons is
+-- part of the one upsert statement instead of a read-modify-write.
+CREATE FUNCTION reason_union(a TEXT, b TEXT) RETURNS TEXT
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT COALESCE(string_agg(u.r, ',' ORDER BY u.r COLLATE "C"), '')
+  FROM (SELECT DISTINCT r FROM unnest(string_to_array(COALESCE(a, ''), ',') ||
+                                      string_to_array(COALESCE(b, ''), ',')) AS t(r)
+        WHERE r <> '') AS u
+$$;
 )sql";
 
 constexpr PgMigration kMigrations[] = {
