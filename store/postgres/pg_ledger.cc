@@ -36,15 +36,14 @@ std::string_view StateName(ActionState state) {
   return "intent";
 }
 
-#define GH_ACTION_COLUMNS                                                                    \
-  "id, subject, kind, head_sha, detail, state, fence, attempts, result, created_at, "       \
+#define GH_ACTION_COLUMNS                                                             \
+  "id, subject, kind, head_sha, detail, state, fence, attempts, result, created_at, " \
   "updated_at, head_occurrence"
 
 ActionRecord ReadAction(const PgResult& r, int row) {
   ActionRecord a;
   a.id = r.Int(row, 0);
-  a.key = ActionKey{r.Text(row, 1), r.Text(row, 2), r.Text(row, 3), r.Text(row, 4),
-                    r.Int(row, 11)};
+  a.key = ActionKey{r.Text(row, 1), r.Text(row, 2), r.Text(row, 3), r.Text(row, 4), r.Int(row, 11)};
   a.state = ParseActionState(r.Text(row, 5));
   a.fence = r.Int(row, 6);
   a.attempts = static_cast<int>(r.Int(row, 7));
@@ -60,13 +59,13 @@ Status ResolveExistingIntent(PgStore& store, PgConn& c, const ActionKey& key, in
                              Time now, IntentResult* out) {
   GH_ASSIGN_OR_RETURN(
       PgResult r,
-      c.ExecPrepared("ledger_intent_existing",
-                     "SELECT " GH_ACTION_COLUMNS
-                     " FROM actions WHERE subject = $1 AND kind = $2 AND head_sha = $3 AND "
-                     "detail = $4 AND head_occurrence = $5 FOR UPDATE",
-                     {PgParam::Text(key.subject), PgParam::Text(key.kind),
-                      PgParam::Text(key.head_sha), PgParam::Text(key.detail),
-                      PgParam::Int(key.head_occurrence)}));
+      c.ExecPrepared(
+          "ledger_intent_existing",
+          "SELECT " GH_ACTION_COLUMNS
+          " FROM actions WHERE subject = $1 AND kind = $2 AND head_sha = $3 AND "
+          "detail = $4 AND head_occurrence = $5 FOR UPDATE",
+          {PgParam::Text(key.subject), PgParam::Text(key.kind), PgParam::Text(key.head_sha),
+           PgParam::Text(key.detail), PgParam::Int(key.head_occurrence)}));
   if (r.rows() != 1) return Internal("the conflicting action row vanished");
   out->record = ReadAction(r, 0);
   switch (out->record.state) {
@@ -83,13 +82,13 @@ Status ResolveExistingIntent(PgStore& store, PgConn& c, const ActionKey& key, in
       break;
   }
   // A failed action is tried again: a new attempt under this fence.
-  GH_RETURN_IF_ERROR(c.ExecPrepared("ledger_intent_retry",
-                                    "UPDATE actions SET state = 'intent', fence = $2, "
-                                    "attempts = attempts + 1, result = '', updated_at = $3 "
-                                    "WHERE id = $1",
-                                    {PgParam::Int(out->record.id), PgParam::Int(fence),
-                                     PgParam::At(now)})
-                         .status());
+  GH_RETURN_IF_ERROR(
+      c.ExecPrepared("ledger_intent_retry",
+                     "UPDATE actions SET state = 'intent', fence = $2, "
+                     "attempts = attempts + 1, result = '', updated_at = $3 "
+                     "WHERE id = $1",
+                     {PgParam::Int(out->record.id), PgParam::Int(fence), PgParam::At(now)})
+          .status());
   out->record.state = ActionState::kIntent;
   out->record.fence = fence;
   out->record.attempts += 1;
@@ -119,8 +118,8 @@ Result<IntentResult> PgStore::RecordIntent(const ActionKey& key, int64_t fence, 
                        "VALUES ($1, $2, $3, $4, 'intent', $5, $6, $6, $7) "
                        "ON CONFLICT DO NOTHING RETURNING id",
                        {PgParam::Text(key.subject), PgParam::Text(key.kind),
-                        PgParam::Text(key.head_sha), PgParam::Text(key.detail),
-                        PgParam::Int(fence), PgParam::At(now), PgParam::Int(key.head_occurrence)}));
+                        PgParam::Text(key.head_sha), PgParam::Text(key.detail), PgParam::Int(fence),
+                        PgParam::At(now), PgParam::Int(key.head_occurrence)}));
     if (ins.rows() == 0) return ResolveExistingIntent(*this, c, key, fence, now, &out);
     out.kind = IntentResult::Kind::kRecorded;
     out.record.id = ins.Int(0, 0);

@@ -156,19 +156,20 @@ Result<Assignment> PgStore::AssignAndClaimSlot(int64_t id,
     GH_ASSIGN_OR_RETURN(ReviewRun run, FencedRunInTx(*this, c, id, fence, kAllowed));
     const std::string key = ReviewWorkKey(run.key.subject, run.key.role);
     GH_ASSIGN_OR_RETURN(
-        PgResult aff, c.ExecPrepared("reviewers_affinity",
-                                     "SELECT reviewer FROM review_runs WHERE subject = $1 AND "
-                                     "role = $2 AND assigned_at IS NOT NULL "
-                                     "ORDER BY assigned_at DESC, id DESC LIMIT 1",
-                                     {PgParam::Text(run.key.subject), PgParam::Text(run.key.role)}));
+        PgResult aff,
+        c.ExecPrepared("reviewers_affinity",
+                       "SELECT reviewer FROM review_runs WHERE subject = $1 AND "
+                       "role = $2 AND assigned_at IS NOT NULL "
+                       "ORDER BY assigned_at DESC, id DESC LIMIT 1",
+                       {PgParam::Text(run.key.subject), PgParam::Text(run.key.role)}));
     const std::string affinity = aff.rows() == 1 ? aff.Text(0, 0) : "";
     // Idempotent: this claim already holds a slot for this run. Only this fence's holder
     // writes such a row, and it is fenced, so reading it unlocked is exact.
-    GH_ASSIGN_OR_RETURN(PgResult held,
-                        c.ExecPrepared("reviewers_held_slot",
-                                       "SELECT reviewer FROM reviewer_slots WHERE "
-                                       "holder_key = $1 AND fence = $2 AND run_id = $3",
-                                       {PgParam::Text(key), PgParam::Int(fence), PgParam::Int(id)}));
+    GH_ASSIGN_OR_RETURN(
+        PgResult held, c.ExecPrepared("reviewers_held_slot",
+                                      "SELECT reviewer FROM reviewer_slots WHERE "
+                                      "holder_key = $1 AND fence = $2 AND run_id = $3",
+                                      {PgParam::Text(key), PgParam::Int(fence), PgParam::Int(id)}));
     if (held.rows() > 0 && run.state == RunState::kRunning) {
       const std::string reviewer = held.Text(0, 0);
       out = Assignment{Assignment::Kind::kAssigned, reviewer, reviewer == affinity};
@@ -219,12 +220,13 @@ Status PgStore::EnsureReviewers(std::span<const std::pair<std::string, bool>> in
   // pause state, also against a process ensuring it at the same time.
   Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
     for (const auto& [name, paused] : initial) {
-      GH_RETURN_IF_ERROR(c.ExecPrepared("reviewers_ensure",
-                                        "INSERT INTO reviewers (name, paused, updated_at) "
-                                        "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                                        {PgParam::Text(name), PgParam::Text(paused ? "true" : "false"),
-                                         PgParam::At(now)})
-                             .status());
+      GH_RETURN_IF_ERROR(
+          c.ExecPrepared(
+               "reviewers_ensure",
+               "INSERT INTO reviewers (name, paused, updated_at) "
+               "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+               {PgParam::Text(name), PgParam::Text(paused ? "true" : "false"), PgParam::At(now)})
+              .status());
     }
     return Status::Ok();
   });
@@ -234,12 +236,12 @@ Status PgStore::EnsureReviewers(std::span<const std::pair<std::string, bool>> in
 Status PgStore::SetPaused(std::string_view reviewer, bool paused, Time now) {
   // Acknowledged: the operator is told it is done.
   Status s = Write(Durability::kAcknowledged, [&](PgConn& c) -> Status {
-    GH_ASSIGN_OR_RETURN(PgResult u, c.ExecPrepared("reviewers_set_paused",
-                                                   "UPDATE reviewers SET paused = $2, "
-                                                   "updated_at = $3 WHERE name = $1",
-                                                   {PgParam::Text(reviewer),
-                                                    PgParam::Text(paused ? "true" : "false"),
-                                                    PgParam::At(now)}));
+    GH_ASSIGN_OR_RETURN(
+        PgResult u, c.ExecPrepared("reviewers_set_paused",
+                                   "UPDATE reviewers SET paused = $2, "
+                                   "updated_at = $3 WHERE name = $1",
+                                   {PgParam::Text(reviewer),
+                                    PgParam::Text(paused ? "true" : "false"), PgParam::At(now)}));
     if (u.affected() != 1) {
       return NotFound("no reviewer " + std::string(reviewer) +
                       " (known reviewers come from the reviewers file)");
@@ -257,13 +259,13 @@ Result<std::vector<ReviewerState>> PgStore::ListReviewers(Time now) {
         PgResult r,
         c.ExecPrepared("reviewers_list",
                        "SELECT r.name, r.paused, r.updated_at, (SELECT COUNT(*) FROM "
-                       "reviewer_slots s WHERE s.reviewer = r.name AND " GH_SLOT_LIVE("s", "$1")
-                       ") FROM reviewers r ORDER BY r.name COLLATE \"C\"",
+                       "reviewer_slots s WHERE s.reviewer = r.name AND " GH_SLOT_LIVE(
+                           "s", "$1") ") FROM reviewers r ORDER BY r.name COLLATE \"C\"",
                        {PgParam::At(now)}));
     out.clear();
     for (int i = 0; i < r.rows(); ++i) {
-      out.push_back(ReviewerState{r.Text(i, 0), r.Bool(i, 1), static_cast<int>(r.Int(i, 3)),
-                                  r.TimeAt(i, 2)});
+      out.push_back(
+          ReviewerState{r.Text(i, 0), r.Bool(i, 1), static_cast<int>(r.Int(i, 3)), r.TimeAt(i, 2)});
     }
     return Status::Ok();
   });

@@ -7,11 +7,10 @@
 // share-locks the work item first (CheckFenceInTx) and then re-reads the run FOR UPDATE, so
 // its check of the run's state and its write see the same row; CancelRuns' UPDATE locks the
 // same rows. Work items are always locked before runs, never the other way round.
-#include "store/postgres/pg_reviews_internal.h"
-
 #include <algorithm>
 #include <string>
 
+#include "store/postgres/pg_reviews_internal.h"
 #include "store/work_queue.h"
 
 namespace gatehouse::postgres {
@@ -24,11 +23,13 @@ namespace {
 #define GH_RUN_JOIN \
   " FROM review_runs r LEFT JOIN work_items w ON w.key = r.subject || '/review/' || r.role"
 
-#define GH_RUN_SELECT                                                               \
-  "SELECT r.id, r.subject, r.role, r.head_sha, r.\"trigger\","                      \
-  " CASE WHEN " GH_RUN_DEAD " THEN 'dead' ELSE r.state END,"                         \
-  " r.reviewer, r.assigned_at, r.assigned_fence, r.starts, r.result_json,"          \
-  " CASE WHEN " GH_RUN_DEAD " THEN w.last_error ELSE r.reason END,"                 \
+#define GH_RUN_SELECT                                                      \
+  "SELECT r.id, r.subject, r.role, r.head_sha, r.\"trigger\","             \
+  " CASE WHEN " GH_RUN_DEAD                                                \
+  " THEN 'dead' ELSE r.state END,"                                         \
+  " r.reviewer, r.assigned_at, r.assigned_fence, r.starts, r.result_json," \
+  " CASE WHEN " GH_RUN_DEAD                                                \
+  " THEN w.last_error ELSE r.reason END,"                                  \
   " r.review_id, r.created_at, r.updated_at" GH_RUN_JOIN
 
 ReviewRun ReadRun(const PgResult& r, int row) {
@@ -55,11 +56,11 @@ ReviewRun ReadRun(const PgResult& r, int row) {
 // The mailbox row is locked FOR UPDATE, so a concurrent Rearm or revival sees it pending.
 Status ReviveDeadMailboxInTx(PgStore& store, PgConn& c, const std::string& work_key,
                              const ReviewRunKey& key, Time now) {
-  GH_ASSIGN_OR_RETURN(
-      PgResult r, c.ExecPrepared("reviews_mailbox_state",
-                                 "SELECT state, last_error FROM work_items WHERE key = $1 "
-                                 "FOR UPDATE",
-                                 {PgParam::Text(work_key)}));
+  GH_ASSIGN_OR_RETURN(PgResult r,
+                      c.ExecPrepared("reviews_mailbox_state",
+                                     "SELECT state, last_error FROM work_items WHERE key = $1 "
+                                     "FOR UPDATE",
+                                     {PgParam::Text(work_key)}));
   if (r.rows() == 0 || r.Text(0, 0) != "dead") return Status::Ok();
   const std::string why =
       "a new request revived its dead mailbox (it had died: " + r.Text(0, 1) + ")";
@@ -85,10 +86,10 @@ Status ReviveDeadMailboxInTx(PgStore& store, PgConn& c, const std::string& work_
 // Deletes the slot run `id` holds (its holder is the run's work item).
 Status ReleaseRunSlotInTx(PgConn& c, const ReviewRun& run) {
   return c
-      .ExecPrepared("reviews_release_run_slot",
-                    "DELETE FROM reviewer_slots WHERE holder_key = $1 AND run_id = $2",
-                    {PgParam::Text(ReviewWorkKey(run.key.subject, run.key.role)),
-                     PgParam::Int(run.id)})
+      .ExecPrepared(
+          "reviews_release_run_slot",
+          "DELETE FROM reviewer_slots WHERE holder_key = $1 AND run_id = $2",
+          {PgParam::Text(ReviewWorkKey(run.key.subject, run.key.role)), PgParam::Int(run.id)})
       .status();
 }
 
@@ -97,9 +98,10 @@ Status ReleaseRunSlotInTx(PgConn& c, const ReviewRun& run) {
 Result<std::optional<ReviewRun>> GetRunInTx(PgConn& c, int64_t id, bool lock) {
   // FOR UPDATE OF r: the run's row only (the work item is the nullable side of the join).
   Result<PgResult> r =
-      lock ? c.ExecPrepared("reviews_get_run_locked", GH_RUN_SELECT " WHERE r.id = $1 FOR UPDATE OF r",
-                            {PgParam::Int(id)})
-           : c.ExecPrepared("reviews_get_run", GH_RUN_SELECT " WHERE r.id = $1", {PgParam::Int(id)});
+      lock
+          ? c.ExecPrepared("reviews_get_run_locked",
+                           GH_RUN_SELECT " WHERE r.id = $1 FOR UPDATE OF r", {PgParam::Int(id)})
+          : c.ExecPrepared("reviews_get_run", GH_RUN_SELECT " WHERE r.id = $1", {PgParam::Int(id)});
   if (!r.ok()) return r.status();
   if (r->rows() == 0) return std::optional<ReviewRun>();
   return std::optional<ReviewRun>(ReadRun(*r, 0));
@@ -137,13 +139,13 @@ Result<ReviewRuns::Requested> PgStore::RequestRun(const ReviewRunKey& key,
     // conflicting insert waits for the other transaction, then does nothing).
     GH_ASSIGN_OR_RETURN(
         PgResult ins,
-        c.ExecPrepared("reviews_request_insert",
-                       "INSERT INTO review_runs (subject, role, head_sha, \"trigger\", state, "
-                       "created_at, updated_at) VALUES ($1, $2, $3, $4, 'queued', $5, $5) "
-                       "ON CONFLICT DO NOTHING RETURNING id",
-                       {PgParam::Text(key.subject), PgParam::Text(key.role),
-                        PgParam::Text(key.head_sha), PgParam::Text(key.trigger),
-                        PgParam::At(now)}));
+        c.ExecPrepared(
+            "reviews_request_insert",
+            "INSERT INTO review_runs (subject, role, head_sha, \"trigger\", state, "
+            "created_at, updated_at) VALUES ($1, $2, $3, $4, 'queued', $5, $5) "
+            "ON CONFLICT DO NOTHING RETURNING id",
+            {PgParam::Text(key.subject), PgParam::Text(key.role), PgParam::Text(key.head_sha),
+             PgParam::Text(key.trigger), PgParam::At(now)}));
     out.created = ins.rows() == 1;
     int64_t id = 0;
     if (out.created) {
@@ -171,14 +173,14 @@ Result<ReviewRuns::Requested> PgStore::RequestRun(const ReviewRunKey& key,
   return out;
 }
 
-Result<std::vector<ReviewRun>> PgStore::ListRuns(std::string_view subject,
-                                                 std::string_view role) {
+Result<std::vector<ReviewRun>> PgStore::ListRuns(std::string_view subject, std::string_view role) {
   std::vector<ReviewRun> out;
   Status s = Read([&](PgConn& c) -> Status {
     GH_ASSIGN_OR_RETURN(
         PgResult r,
         c.ExecPrepared("reviews_list_runs",
-                       GH_RUN_SELECT " WHERE r.subject = $1 AND ($2 = '' OR r.role = $2) ORDER BY r.id",
+                       GH_RUN_SELECT
+                       " WHERE r.subject = $1 AND ($2 = '' OR r.role = $2) ORDER BY r.id",
                        {PgParam::Text(subject), PgParam::Text(role)}));
     out.clear();
     for (int i = 0; i < r.rows(); ++i) out.push_back(ReadRun(r, i));
@@ -204,12 +206,12 @@ Status PgStore::RecordResult(int64_t id, std::string_view result_json, int64_t f
   Status s = Write(Durability::kAcknowledged, [&](PgConn& c) -> Status {
     constexpr RunState kAllowed[] = {RunState::kRunning};
     GH_ASSIGN_OR_RETURN(ReviewRun run, FencedRunInTx(*this, c, id, fence, kAllowed));
-    GH_RETURN_IF_ERROR(c.ExecPrepared("reviews_record_result",
-                                      "UPDATE review_runs SET state = 'finished', "
-                                      "result_json = $2, updated_at = $3 WHERE id = $1",
-                                      {PgParam::Int(id), PgParam::Text(result_json),
-                                       PgParam::At(now)})
-                           .status());
+    GH_RETURN_IF_ERROR(
+        c.ExecPrepared("reviews_record_result",
+                       "UPDATE review_runs SET state = 'finished', "
+                       "result_json = $2, updated_at = $3 WHERE id = $1",
+                       {PgParam::Int(id), PgParam::Text(result_json), PgParam::At(now)})
+            .status());
     GH_RETURN_IF_ERROR(ReleaseRunSlotInTx(c, run));
     return Bump(c, "reviews.finished", 1);
   });
@@ -228,13 +230,13 @@ Status PgStore::EndRun(int64_t id, RunState end, std::string_view reason, int64_
     const RunState allowed[] = {RunState::kQueued, RunState::kRunning, RunState::kFinished, end};
     GH_ASSIGN_OR_RETURN(ReviewRun run, FencedRunInTx(*this, c, id, fence, allowed));
     if (run.state == end) return Status::Ok();  // ended so already (a repeated pass)
-    GH_RETURN_IF_ERROR(c.ExecPrepared("reviews_end_run",
-                                      "UPDATE review_runs SET state = $2, reason = $3, "
-                                      "review_id = $4, updated_at = $5 WHERE id = $1",
-                                      {PgParam::Int(id), PgParam::Text(RunStateName(end)),
-                                       PgParam::Text(reason), PgParam::Int(review_id),
-                                       PgParam::At(now)})
-                           .status());
+    GH_RETURN_IF_ERROR(
+        c.ExecPrepared("reviews_end_run",
+                       "UPDATE review_runs SET state = $2, reason = $3, "
+                       "review_id = $4, updated_at = $5 WHERE id = $1",
+                       {PgParam::Int(id), PgParam::Text(RunStateName(end)), PgParam::Text(reason),
+                        PgParam::Int(review_id), PgParam::At(now)})
+            .status());
     GH_RETURN_IF_ERROR(ReleaseRunSlotInTx(c, run));
     return Bump(c, "reviews." + std::string(RunStateName(end)), 1);
   });
@@ -253,14 +255,14 @@ Result<std::vector<std::string>> PgStore::CancelRuns(std::string_view subject,
     keys.clear();
     GH_RETURN_IF_ERROR(CheckFenceInTx(c, fence_key, fence));
     // One statement: a run a concurrent holder is ending is waited for and re-checked.
-    GH_ASSIGN_OR_RETURN(
-        PgResult u, c.ExecPrepared("reviews_cancel_runs",
-                                   "UPDATE review_runs SET state = 'cancelled', reason = $3, "
-                                   "updated_at = $4 WHERE subject = $1 "
-                                   "AND state IN ('queued', 'running', 'finished') "
-                                   "AND ($2 = '' OR head_sha <> $2) RETURNING role",
-                                   {PgParam::Text(subject), PgParam::Text(keep_head),
-                                    PgParam::Text(reason), PgParam::At(now)}));
+    GH_ASSIGN_OR_RETURN(PgResult u,
+                        c.ExecPrepared("reviews_cancel_runs",
+                                       "UPDATE review_runs SET state = 'cancelled', reason = $3, "
+                                       "updated_at = $4 WHERE subject = $1 "
+                                       "AND state IN ('queued', 'running', 'finished') "
+                                       "AND ($2 = '' OR head_sha <> $2) RETURNING role",
+                                       {PgParam::Text(subject), PgParam::Text(keep_head),
+                                        PgParam::Text(reason), PgParam::At(now)}));
     for (int i = 0; i < u.rows(); ++i) keys.push_back(ReviewWorkKey(subject, u.Text(i, 0)));
     GH_RETURN_IF_ERROR(Bump(c, "reviews.cancelled", static_cast<int64_t>(keys.size())));
     std::sort(keys.begin(), keys.end());
@@ -277,9 +279,10 @@ Result<std::vector<std::string>> PgStore::WaitingWorkKeys() {
     // COLLATE "C": the keys come out in std::string order, as SQLite sorts them.
     GH_ASSIGN_OR_RETURN(
         PgResult r,
-        c.ExecPrepared("reviews_waiting_keys",
-                       "SELECT DISTINCT (r.subject || '/review/' || r.role) COLLATE \"C\" AS k"
-                       GH_RUN_JOIN " WHERE " GH_RUN_OPEN " AND NOT " GH_RUN_DEAD " ORDER BY k"));
+        c.ExecPrepared(
+            "reviews_waiting_keys",
+            "SELECT DISTINCT (r.subject || '/review/' || r.role) COLLATE \"C\" AS k" GH_RUN_JOIN
+            " WHERE " GH_RUN_OPEN " AND NOT " GH_RUN_DEAD " ORDER BY k"));
     out.clear();
     for (int i = 0; i < r.rows(); ++i) out.push_back(r.Text(i, 0));
     return Status::Ok();
@@ -291,10 +294,11 @@ Result<std::vector<std::string>> PgStore::WaitingWorkKeys() {
 Result<ReviewFunnel> PgStore::GetReviewFunnel() {
   ReviewFunnel f;
   Status s = Read([&](PgConn& c) -> Status {
-    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("reviews_funnel",
-                                                   "SELECT CASE WHEN " GH_RUN_DEAD
-                                                   " THEN 'dead' ELSE r.state END AS s, COUNT(*)"
-                                                   GH_RUN_JOIN " GROUP BY 1"));
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("reviews_funnel",
+                       "SELECT CASE WHEN " GH_RUN_DEAD
+                       " THEN 'dead' ELSE r.state END AS s, COUNT(*)" GH_RUN_JOIN " GROUP BY 1"));
     f = ReviewFunnel{};
     for (int i = 0; i < r.rows(); ++i) {
       RunState state = RunState::kQueued;
