@@ -175,6 +175,7 @@ void PgStore::StartListener() {
 
 void PgStore::ListenLoop() {
   std::chrono::milliseconds backoff{100};
+  bool lost_once = false;
   while (!stopping_.load()) {
     PgConnectOptions connect;
     connect.application_name = options_.application_name + "-listen";
@@ -183,9 +184,12 @@ void PgStore::ListenLoop() {
     if (s.ok()) s = (*conn)->Exec("LISTEN gatehouse_deliveries").status();
     if (s.ok()) {
       backoff = std::chrono::milliseconds{100};
-      // Whatever was notified while no one listened is gone: look once.
-      wakeups_.Notify(Wakeups::Topic::kWork);
-      wakeups_.Notify(Wakeups::Topic::kDeliveries);
+      // After a lost connection, whatever was notified while no one listened is gone: look
+      // once. (Before the first connection, polling covers the moments since the store opened.)
+      if (lost_once) {
+        wakeups_.Notify(Wakeups::Topic::kWork);
+        wakeups_.Notify(Wakeups::Topic::kDeliveries);
+      }
       std::vector<PgConn::Notification> notes;
       while (!stopping_.load() && s.ok()) {
         notes.clear();
@@ -201,6 +205,7 @@ void PgStore::ListenLoop() {
       }
     }
     if (stopping_.load()) break;
+    lost_once = true;
     Log(LogLevel::kWarn, "store.listen_lost")
         .Field("url", RedactPgUrl(url_))
         .Field("error", s.ToString())
