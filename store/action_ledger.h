@@ -43,7 +43,9 @@ struct HeadOccurrence {
 };
 
 enum class ActionState { kIntent, kDone, kFailed, kSuperseded };
-std::string_view ActionStateName(ActionState state);
+std::string_view ActionStateName(ActionState state);  // intent, done, failed, superseded
+// The inverse of ActionStateName; kIntent for any other text.
+ActionState ParseActionState(std::string_view text);
 
 struct ActionRecord {
   int64_t id = 0;

@@ -4,6 +4,28 @@
 
 namespace gatehouse {
 
+std::string_view ActionStateName(ActionState state) {
+  switch (state) {
+    case ActionState::kIntent:
+      return "intent";
+    case ActionState::kDone:
+      return "done";
+    case ActionState::kFailed:
+      return "failed";
+    case ActionState::kSuperseded:
+      return "superseded";
+  }
+  return "intent";
+}
+
+ActionState ParseActionState(std::string_view s) {
+  if (s == "done") return ActionState::kDone;
+  if (s == "failed") return ActionState::kFailed;
+  if (s == "superseded") return ActionState::kSuperseded;
+  return ActionState::kIntent;
+}
+
+
 std::string_view WorkStateName(WorkState state) {
   switch (state) {
     case WorkState::kIdle:

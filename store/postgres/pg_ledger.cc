@@ -13,29 +13,6 @@
 namespace gatehouse::postgres {
 namespace {
 
-ActionState ParseActionState(const std::string& s) {
-  if (s == "done") return ActionState::kDone;
-  if (s == "failed") return ActionState::kFailed;
-  if (s == "superseded") return ActionState::kSuperseded;
-  return ActionState::kIntent;
-}
-
-// The stored name of a state, as ActionStateName says it; local so that this backend does not
-// need the SQLite library, where ActionStateName is defined.
-std::string_view StateName(ActionState state) {
-  switch (state) {
-    case ActionState::kIntent:
-      return "intent";
-    case ActionState::kDone:
-      return "done";
-    case ActionState::kFailed:
-      return "failed";
-    case ActionState::kSuperseded:
-      return "superseded";
-  }
-  return "intent";
-}
-
 #define GH_ACTION_COLUMNS                                                             \
   "id, subject, kind, head_sha, detail, state, fence, attempts, result, created_at, " \
   "updated_at, head_occurrence"
@@ -155,7 +132,7 @@ Status PgStore::RecordOutcome(int64_t id, int64_t fence, ActionState outcome,
         PgResult u, c.ExecPrepared("ledger_outcome_update",
                                    "UPDATE actions SET state = $2, fence = $3, result = $4, "
                                    "updated_at = $5 WHERE id = $1 AND state = 'intent'",
-                                   {PgParam::Int(id), PgParam::Text(StateName(outcome)),
+                                   {PgParam::Int(id), PgParam::Text(ActionStateName(outcome)),
                                     PgParam::Int(fence), PgParam::Text(result), PgParam::At(now)}));
     if (u.affected() != 1) {
       GH_ASSIGN_OR_RETURN(PgResult st, c.ExecPrepared("ledger_outcome_state",
@@ -165,7 +142,7 @@ Status PgStore::RecordOutcome(int64_t id, int64_t fence, ActionState outcome,
       return FailedPrecondition("action " + std::to_string(id) + " is " + state +
                                 ", not an open intent");
     }
-    return Bump(c, std::string("ledger.") + std::string(StateName(outcome)), 1);
+    return Bump(c, std::string("ledger.") + std::string(ActionStateName(outcome)), 1);
   });
   return s.WithContext("recording the outcome of action " + std::to_string(id));
 }

@@ -8,13 +8,6 @@
 namespace gatehouse {
 namespace {
 
-ActionState ParseActionState(const std::string& s) {
-  if (s == "done") return ActionState::kDone;
-  if (s == "failed") return ActionState::kFailed;
-  if (s == "superseded") return ActionState::kSuperseded;
-  return ActionState::kIntent;
-}
-
 constexpr const char kActionColumns[] =
     "id, subject, kind, head_sha, detail, state, fence, attempts, result, created_at, "
     "updated_at, head_occurrence";
@@ -33,20 +26,6 @@ ActionRecord ReadAction(const sqlite::Stmt& q) {
 }
 
 }  // namespace
-
-std::string_view ActionStateName(ActionState state) {
-  switch (state) {
-    case ActionState::kIntent:
-      return "intent";
-    case ActionState::kDone:
-      return "done";
-    case ActionState::kFailed:
-      return "failed";
-    case ActionState::kSuperseded:
-      return "superseded";
-  }
-  return "intent";
-}
 
 Status SqliteStore::CheckFenceInTx(std::string_view subject, int64_t fence) {
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT 1 FROM work_items WHERE key = ?1 AND "
