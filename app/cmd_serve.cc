@@ -10,6 +10,7 @@
 
 #include "act/pr_pass.h"
 #include "app/commands.h"
+#include "app/clock_skew.h"
 #include "app/common.h"
 #include "app/db_pool.h"
 #include "app/gatehouse_server.h"
@@ -214,6 +215,11 @@ int RunServe(int argc, char** argv) {
                                   /*listen=*/true);
   if (!store.ok()) {
     PrintError("serve", store.status().ToString());
+    return kExitFailure;
+  }
+
+  if (Status skew = CheckClockSkew(**store, RealClock().Now(), options.engine.lease); !skew.ok()) {
+    PrintError("serve", skew.ToString());
     return kExitFailure;
   }
 

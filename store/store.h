@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "base/status.h"
 #include "store/action_ledger.h"
@@ -52,6 +53,10 @@ class Store {
 
   // The highest schema migration applied to the database (`gatehouse migrate` reports it).
   virtual Result<int> SchemaVersion() = 0;
+
+  // The database server's clock, for a node to compare its own with (docs/STORE.md, "Whose
+  // clock"); nullopt for an embedded database, which shares this host's clock.
+  virtual Result<std::optional<Time>> DatabaseTime() = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -212,6 +212,7 @@ class StoreWrapper : public Store {
   Result<Counters> GetCounters() override { return target_.GetCounters(); }
   Status CheckWritable() override { return target_.CheckWritable(); }
   Result<int> SchemaVersion() override { return target_.SchemaVersion(); }
+  Result<std::optional<Time>> DatabaseTime() override { return target_.DatabaseTime(); }
 
  private:
   Store& target_;

@@ -65,6 +65,11 @@ PgErrorKind ClassifySqlState(std::string_view sqlstate) {
   }
   if (sqlstate == "40001" || sqlstate == "40P01") return PgErrorKind::kSerialization;
   if (sqlstate == "23505") return PgErrorKind::kUniqueViolation;
+  // 55P03 lock_timeout, 57014 statement_timeout (or a cancel), 25P03 idle in transaction too
+  // long: a peer held a lock too long or the server was slow; nothing was written.
+  if (sqlstate == "55P03" || sqlstate == "57014" || sqlstate == "25P03") {
+    return PgErrorKind::kTimeout;
+  }
   return PgErrorKind::kOther;
 }
 
@@ -154,13 +159,38 @@ std::optional<Time> PgResult::OptTime(int row, int col) const {
 
 // --- PgConn ---
 
+namespace {
+
+// Session settings for every connection (libpq `options`; a URL's own `options` replaces
+// them): a statement over 60 s, a lock wait over 20 s, or a transaction left idle for 30 s
+// (its client hung or vanished) is ended by the server.
+constexpr const char kSessionOptions[] =
+    "-c statement_timeout=60000 -c lock_timeout=20000 "
+    "-c idle_in_transaction_session_timeout=30000";
+
+}  // namespace
+
 Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
                                                 const PgConnectOptions& options) {
   const std::string timeout = std::to_string(options.connect_timeout_seconds);
   // Later keywords win, and only the first dbname is expanded as a URL: the defaults come
   // first so that the URL overrides them, and the database override comes last.
-  std::vector<const char*> keys = {"connect_timeout", "application_name", "dbname"};
-  std::vector<const char*> values = {timeout.c_str(), options.application_name.c_str(),
+  // Bounded waits, so that no call hangs on a dead peer and no dead peer holds locks for
+  // long: TCP keepalives and a user timeout notice a vanished server (or client, on the
+  // server's side) within about half a minute, and the session's timeouts end a statement or
+  // a lock wait that runs far longer than any of gatehouse's (which never wait on anything
+  // outside the database inside a transaction). Each ends as a transient kUnavailable.
+  std::vector<const char*> keys = {"connect_timeout",  "application_name",    "keepalives",
+                                   "keepalives_idle",  "keepalives_interval", "keepalives_count",
+                                   "tcp_user_timeout", "options",             "dbname"};
+  std::vector<const char*> values = {timeout.c_str(),
+                                     options.application_name.c_str(),
+                                     "1",
+                                     "15",
+                                     "5",
+                                     "3",
+                                     "30000",
+                                     kSessionOptions,
                                      url.c_str()};
   if (!options.database.empty()) {
     keys.push_back("dbname");
@@ -251,6 +281,8 @@ Result<PgResult> PgConn::Finish(PGresult* res, std::string_view what) {
       return Unavailable("postgres serialization failure: " + where);
     case PgErrorKind::kUniqueViolation:
       return AlreadyExists("postgres unique violation: " + where);
+    case PgErrorKind::kTimeout:
+      return Unavailable("postgres timeout: " + where);
     case PgErrorKind::kNone:
     case PgErrorKind::kOther:
       break;

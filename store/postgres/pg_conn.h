@@ -13,6 +13,8 @@
 //                                         -> kUnavailable; the same connection may retry,
 //                                            and RunTransaction does so itself
 //     unique violation (23505)            -> kAlreadyExists
+//     lock / statement / idle timeout (55P03, 57014, 25P03)
+//                                         -> kUnavailable; nothing was written
 //     anything else                       -> kInternal, with the SQLSTATE and the message
 //   StatusCode has one "try again" code, so both transient kinds share kUnavailable;
 //   last_error_kind() tells them apart where it matters (the pool drops broken connections).
@@ -44,6 +46,7 @@ enum class PgErrorKind {
   kConnectionLost,   // reconnect; the statement may or may not have run (see RunTransaction)
   kSerialization,    // 40001 / 40P01: nothing was written; run the transaction again
   kUniqueViolation,  // 23505
+  kTimeout,          // 55P03 lock, 57014 statement, 25P03 idle-in-transaction timeout
   kOther,
 };
 

@@ -250,11 +250,10 @@ Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Del
     GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected", refused + conflict));
     any_accepted = accepted > 0;
     // Only new deliveries are news to the routers, as in SQLite.
-    if (any_accepted) GH_RETURN_IF_ERROR(NotifyInTx(c, Wakeups::Topic::kDeliveries));
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("accepting deliveries");
-  if (any_accepted) NotifyLocal(Wakeups::Topic::kDeliveries);
+  if (any_accepted) NotifyCommitted(Wakeups::Topic::kDeliveries);
   return out;
 }
 
@@ -432,7 +431,7 @@ Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now)
     GH_RETURN_IF_ERROR(Bump(c, "inbox.ignored", ignored));
     return Bump(c, "inbox.dead", dead);
   });
-  if (s.ok() && signalled) NotifyLocal(Wakeups::Topic::kWork);
+  if (s.ok() && signalled) NotifyCommitted(Wakeups::Topic::kWork);
   return s.WithContext("applying routing");
 }
 

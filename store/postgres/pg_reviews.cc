@@ -169,7 +169,7 @@ Result<ReviewRuns::Requested> PgStore::RequestRun(const ReviewRunKey& key,
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("requesting review " + key.role + " of " + key.subject);
-  if (out.created) NotifyLocal(Wakeups::Topic::kWork);
+  if (out.created) NotifyCommitted(Wakeups::Topic::kWork);
   return out;
 }
 

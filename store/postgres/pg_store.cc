@@ -91,10 +91,10 @@ PgStore::~PgStore() {
   stopping_.store(true);
   if (listener_.joinable()) {
     const uint64_t one = 1;
-    (void)!::write(stop_fd_, &one, sizeof(one));
+    (void)!::write(kick_fd_, &one, sizeof(one));
     listener_.join();
   }
-  if (stop_fd_ >= 0) ::close(stop_fd_);
+  if (kick_fd_ >= 0) ::close(kick_fd_);
 }
 
 Status PgStore::Write(Durability durability, const std::function<Status(PgConn&)>& body,
@@ -117,11 +117,35 @@ Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {
       .status();
 }
 
-Status PgStore::NotifyInTx(PgConn& c, Wakeups::Topic topic) {
-  const char* channel = topic == Wakeups::Topic::kWork ? kWorkChannel : kDeliveriesChannel;
-  return c.ExecPrepared("notify", "SELECT pg_notify($1, $2)",
-                        {PgParam::Text(channel), PgParam::Text(instance_token_)})
-      .status();
+void PgStore::NotifyCommitted(Wakeups::Topic topic) {
+  wakeups_.Notify(topic);
+  std::atomic<bool>& pending =
+      topic == Wakeups::Topic::kWork ? pending_work_ : pending_deliveries_;
+  if (pending.exchange(true)) return;  // the listener has not sent the last one yet
+  if (kick_fd_ >= 0) {
+    const uint64_t one = 1;
+    (void)!::write(kick_fd_, &one, sizeof(one));
+    return;
+  }
+  // No listener (a one-shot command): send it now, in autocommit, on a pooled connection. The
+  // caller's transaction is over, so this is not a nested acquire.
+  Status s = Read([this](PgConn& c) { return SendPendingNotifies(c); });
+  if (!s.ok()) Log(LogLevel::kDebug, "store.notify_failed").Field("error", s.ToString());
+}
+
+Status PgStore::SendPendingNotifies(PgConn& conn) {
+  for (auto [pending, channel] : {std::pair{&pending_work_, kWorkChannel},
+                                  std::pair{&pending_deliveries_, kDeliveriesChannel}}) {
+    if (!pending->exchange(false)) continue;
+    Status s = conn.ExecPrepared("notify", "SELECT pg_notify($1, $2)",
+                                 {PgParam::Text(channel), PgParam::Text(instance_token_)})
+                   .status();
+    if (!s.ok()) {
+      pending->store(true);  // send it after the reconnect
+      return s;
+    }
+  }
+  return Status::Ok();
 }
 
 Status PgStore::CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence) {
@@ -164,14 +188,37 @@ Result<int> PgStore::SchemaVersion() {
   return PgSchemaVersion(handle.conn());
 }
 
+Result<std::optional<Time>> PgStore::DatabaseTime() {
+  std::optional<Time> out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("database_time",
+                       "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT"));
+    out = r.TimeAt(0, 0);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading the database's clock");
+  return out;
+}
+
 void PgStore::StartListener() {
-  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd_ < 0) {
+  kick_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (kick_fd_ < 0) {
     Log(LogLevel::kWarn, "store.listen_failed").Field("reason", "eventfd failed");
     return;
   }
   listener_ = std::thread([this] { ListenLoop(); });
 }
+
+namespace {
+
+// How long the listener waits between looks, and after how much silence it pings its
+// connection, so that one that died without a word (a partition) is noticed and replaced.
+constexpr std::chrono::milliseconds kListenWait{1000};
+constexpr std::chrono::seconds kPingAfterSilence{10};
+
+}  // namespace
 
 void PgStore::ListenLoop() {
   std::chrono::milliseconds backoff{100};
@@ -179,8 +226,10 @@ void PgStore::ListenLoop() {
   while (!stopping_.load()) {
     PgConnectOptions connect;
     connect.application_name = options_.application_name + "-listen";
+    connect.connect_timeout_seconds = 3;  // the destructor may be waiting to join
     auto conn = PgConn::Connect(url_, connect);
-    Status s = conn.ok() ? (*conn)->Exec("LISTEN gatehouse_work").status() : conn.status();
+    Status s = conn.ok() ? (*conn)->Exec("SET synchronous_commit = off").status() : conn.status();
+    if (s.ok()) s = (*conn)->Exec("LISTEN gatehouse_work").status();
     if (s.ok()) s = (*conn)->Exec("LISTEN gatehouse_deliveries").status();
     if (s.ok()) {
       backoff = std::chrono::milliseconds{100};
@@ -191,17 +240,29 @@ void PgStore::ListenLoop() {
         wakeups_.Notify(Wakeups::Topic::kDeliveries);
       }
       std::vector<PgConn::Notification> notes;
+      auto heard = std::chrono::steady_clock::now();
       while (!stopping_.load() && s.ok()) {
+        uint64_t kicks = 0;
+        (void)!::read(kick_fd_, &kicks, sizeof(kicks));  // reset the eventfd
+        s = SendPendingNotifies(**conn);
+        if (!s.ok()) break;
         notes.clear();
-        s = (*conn)->WaitForNotifications(std::chrono::milliseconds{1000}, &notes, stop_fd_);
+        s = (*conn)->WaitForNotifications(kListenWait, &notes, kick_fd_);
+        if (!s.ok()) break;
         bool work = false, deliveries = false;
         for (const auto& n : notes) {
-          if (n.payload == instance_token_) continue;  // ours: Notify reached this process
+          if (n.payload == instance_token_) continue;  // ours: this process knew at once
           work = work || n.channel == kWorkChannel;
           deliveries = deliveries || n.channel == kDeliveriesChannel;
         }
         if (work) wakeups_.Notify(Wakeups::Topic::kWork);
         if (deliveries) wakeups_.Notify(Wakeups::Topic::kDeliveries);
+        const auto now = std::chrono::steady_clock::now();
+        if (!notes.empty()) heard = now;
+        if (now - heard >= kPingAfterSilence) {
+          heard = now;
+          s = (*conn)->ExecPrepared("listen_ping", "SELECT 1").status();
+        }
       }
     }
     if (stopping_.load()) break;
@@ -210,9 +271,18 @@ void PgStore::ListenLoop() {
         .Field("url", RedactPgUrl(url_))
         .Field("error", s.ToString())
         .Field("retry_ms", static_cast<int64_t>(backoff.count()));
-    // Wait for the backoff, or for the store to close.
-    pollfd p{stop_fd_, POLLIN, 0};
-    (void)::poll(&p, 1, static_cast<int>(backoff.count()));
+    // Wait for the backoff, or for the store to close. Kicks (commits wanting a NOTIFY) wake
+    // the wait too; their NOTIFYs stay pending until the next connection.
+    const auto until = std::chrono::steady_clock::now() + backoff;
+    while (!stopping_.load()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      uint64_t kicks = 0;
+      (void)!::read(kick_fd_, &kicks, sizeof(kicks));
+      pollfd p{kick_fd_, POLLIN, 0};
+      (void)::poll(&p, 1, static_cast<int>(left.count()));
+    }
     backoff = std::min(backoff * 2, std::chrono::milliseconds{5000});
   }
 }

@@ -12,11 +12,12 @@
 //   Serialization failures and deadlocks are retried by PgConn::RunTransaction; a lost
 //   connection is kUnavailable (the caller retries or answers non-2xx), and the pool
 //   reconnects on the next call.
-// - Wakeups: every commit of new work also sends NOTIFY on gatehouse_work or
-//   gatehouse_deliveries (inside the transaction, so it is delivered at commit); a listener
-//   thread on its own connection (not from the pool) LISTENs and wakes this process's
-//   subscribers, and after a reconnect wakes them all once, since notifications sent while it
-//   was away are gone. Polling stays the backstop.
+// - Wakeups: after every commit of new work, this process's subscribers are woken at once and
+//   a listener thread on its own connection (not from the pool) sends one NOTIFY on
+//   gatehouse_work or gatehouse_deliveries for the other processes (coalesced), and LISTENs for
+//   theirs. After a reconnect it wakes this process's subscribers once, since notifications
+//   sent while it was away are gone; it pings an idle connection so that a silently dead one
+//   is noticed. Polling stays the backstop: a lost notification delays, never loses.
 //
 // One class implements every concept's interface, each in its own .cc file
 // (store/postgres/pg_*.cc); the Store accessors hand out this object as each interface.
@@ -145,19 +146,22 @@ class PgStore final : public Store,
 
   // The highest applied migration.
   Result<int> SchemaVersion() override;
+  // The server's clock_timestamp().
+  Result<std::optional<Time>> DatabaseTime() override;
   PgPool& pool() { return *pool_; }
 
   // Shared by the concept files (pg_*.cc); each runs inside a transaction on `c`.
   //
   // Adds `delta` to counter `name` in this store's shard.
   Status Bump(PgConn& c, std::string_view name, int64_t delta);
-  // NOTIFY for `topic`, delivered when the transaction commits (to every listening process,
-  // this one included: the listener skips its own, which Notify reached already).
-  Status NotifyInTx(PgConn& c, Wakeups::Topic topic);
-  // Wakes this process's subscribers of `topic`; call after the commit.
-  void NotifyLocal(Wakeups::Topic topic) { wakeups_.Notify(topic); }
-  // The body of Enqueue (pg_work.cc): folds signals and bumps work.signals; NotifyInTx(kWork)
-  // included.
+  // After a commit of new work of `topic`: wakes this process's subscribers at once, and has
+  // the listener thread NOTIFY the other processes (coalesced: one NOTIFY per topic however
+  // many commits came meanwhile). Never inside a transaction: a NOTIFY queued in a
+  // transaction takes PostgreSQL's global notify lock at commit and would serialize every
+  // notifying commit of every node behind each other's WAL flush.
+  void NotifyCommitted(Wakeups::Topic topic);
+  // The body of Enqueue (pg_work.cc): folds signals and bumps work.signals. The caller calls
+  // NotifyCommitted(kWork) after the commit.
   Status EnqueueInTx(PgConn& c, std::span<const Signal> signals, Time now);
   // kFenceLost unless `subject`'s work item is running under `fence`; share-locks the item
   // until the transaction ends, so no claim can move the fence under the caller's write.
@@ -178,6 +182,8 @@ class PgStore final : public Store,
 
   void StartListener();
   void ListenLoop();
+  // Sends the pending NOTIFYs on `conn` (the listener's, or a pooled one without a listener).
+  Status SendPendingNotifies(PgConn& conn);
 
   const std::string url_;
   const PgStoreOptions options_;
@@ -188,7 +194,10 @@ class PgStore final : public Store,
   const std::string instance_token_;
   LocalWakeups wakeups_;
   std::atomic<bool> stopping_{false};
-  int stop_fd_ = -1;  // eventfd: written once to cut the listener's wait short
+  // Topics committed since the listener last sent NOTIFY for them.
+  std::atomic<bool> pending_work_{false};
+  std::atomic<bool> pending_deliveries_{false};
+  int kick_fd_ = -1;  // eventfd: cuts the listener's wait short (stop, or a NOTIFY to send)
   std::thread listener_;
 };
 

@@ -71,10 +71,9 @@ Status PgStore::Wake(std::span<const std::string> keys, Time now) {
     made_due = r.Int(0, 0);
     const int64_t marked = r.Int(0, 1);
     GH_RETURN_IF_ERROR(Bump(c, "work.woken", made_due + marked));
-    if (made_due > 0) return NotifyInTx(c, Wakeups::Topic::kWork);
     return Status::Ok();
   });
-  if (s.ok() && made_due > 0) NotifyLocal(Wakeups::Topic::kWork);
+  if (s.ok() && made_due > 0) NotifyCommitted(Wakeups::Topic::kWork);
   return s.WithContext("waking work items");
 }
 

@@ -265,7 +265,7 @@ Status PgStore::Enqueue(std::span<const Signal> signals, Time now, Durability du
   for (const Signal& sig : signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
   if (signals.empty()) return Status::Ok();
   Status s = Write(durability, [&](PgConn& c) -> Status { return EnqueueInTx(c, signals, now); });
-  if (s.ok()) NotifyLocal(Wakeups::Topic::kWork);
+  if (s.ok()) NotifyCommitted(Wakeups::Topic::kWork);
   return s;
 }
 
@@ -308,15 +308,23 @@ Status PgStore::EnqueueInTx(PgConn& c, std::span<const Signal> signals, Time now
                                                    : "enqueue " + std::to_string(keys.size()) +
                                                          " keys");
   }
-  GH_RETURN_IF_ERROR(Bump(c, "work.signals", static_cast<int64_t>(signals.size())));
-  return NotifyInTx(c, Wakeups::Topic::kWork);
+  return Bump(c, "work.signals", static_cast<int64_t>(signals.size()));
 }
+
+// A claim raises fences, and a fence must never be handed out twice. SQLite may commit a claim
+// recoverably because what loses it (power) also stops every process that saw it. Here the
+// database server can lose an unflushed commit (its own crash, `-m immediate`, a failover to
+// an asynchronous standby) while the gatehouse processes that saw the commit keep running:
+// the pass that holds fence N+1 would meet a second claim of N+1. So claims are flushed
+// (synchronous_commit=on). A claim that finds nothing writes nothing and flushes nothing, and
+// concurrent flushes share one WAL write (group commit).
+constexpr Durability kClaimDurability = Durability::kAcknowledged;
 
 Result<std::vector<Lease>> PgStore::Claim(std::string_view owner, size_t max_items, Duration lease,
                                           Time now) {
   std::vector<Lease> leases;
   if (max_items == 0) return leases;
-  Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
+  Status s = Write(kClaimDurability, [&](PgConn& c) -> Status {
     leases.clear();
     return ClaimInTx(c, counter_shard_, owner, max_items, lease, now, &leases);
   });
@@ -365,7 +373,8 @@ Result<WorkQueue::Cycle> PgStore::FinishAndClaim(std::span<const PassFinish> fin
                                                  Duration lease, Time now) {
   Cycle cycle;
   if (finishes.empty() && max_items == 0) return cycle;
-  Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
+  Status s = Write(max_items > 0 ? kClaimDurability : Durability::kRecoverable,
+                   [&](PgConn& c) -> Status {
     cycle.finished.clear();
     cycle.claimed.clear();
     GH_RETURN_IF_ERROR(FinishInTx(*this, c, finishes, now, &cycle.finished));
@@ -397,10 +406,9 @@ Status PgStore::Rearm(std::string_view key, Time now) {
                        " last_error = '', updated_at = $2::bigint WHERE key = $1::text",
                        {PgParam::Text(key), PgParam::At(now)})
             .status());
-    GH_RETURN_IF_ERROR(Bump(c, "work.rearmed", 1));
-    return NotifyInTx(c, Wakeups::Topic::kWork);
+    return Bump(c, "work.rearmed", 1);
   });
-  if (s.ok()) NotifyLocal(Wakeups::Topic::kWork);
+  if (s.ok()) NotifyCommitted(Wakeups::Topic::kWork);
   return s;
 }
 

@@ -122,6 +122,8 @@ class SqliteStore final : public Store,
 
   // The highest applied migration.
   Result<int> SchemaVersion() override;
+  // The file is on this host: its clock is ours.
+  Result<std::optional<Time>> DatabaseTime() override { return std::optional<Time>(); }
 
  private:
   friend Result<StorePtr> OpenSqliteStore(const std::string&, const SqliteStoreOptions&);
