@@ -64,7 +64,8 @@ class PoolDeadlockTest : public ::testing::Test {
     o.workers = 8;
     o.forward_webhooks = false;  // the test posts the deliveries itself, all at once
     o.store_url = db_.url;
-    o.store_options = StoreOptions{.pool_size = pool, .acquire_timeout = acquire_timeout};
+    o.store_options.pool_size = pool;
+    o.store_options.acquire_timeout = acquire_timeout;
     world_ = std::make_unique<ReviewWorld>(o);
     ASSERT_NO_FATAL_FAILURE(world_->Start());
   }
@@ -127,7 +128,9 @@ class PoolDeadlockTest : public ::testing::Test {
   // Work items that failed at least once with the pool exhausted (for the log: such failures
   // are transient and retried, so they may happen under load without losing anything).
   int PoolExhaustedItems() {
-    auto items = world_->store().work().ListWorkItems(WorkFilter{.limit = 10'000});
+    WorkFilter all;
+    all.limit = 10'000;
+    auto items = world_->store().work().ListWorkItems(all);
     if (!items.ok()) return -1;
     int n = 0;
     for (const WorkItem& item : *items) n += item.last_error.find("pool exhausted") != std::string::npos;
@@ -146,7 +149,9 @@ class PoolDeadlockTest : public ::testing::Test {
     EXPECT_EQ(reviews->done, kPulls);
     EXPECT_EQ(reviews->dead, 0);
     EXPECT_EQ(reviews->in_flight, 0);
-    auto dead = world_->store().work().ListWorkItems(WorkFilter{.state = WorkState::kDead});
+    WorkFilter dead_only;
+    dead_only.state = WorkState::kDead;
+    auto dead = world_->store().work().ListWorkItems(dead_only);
     ASSERT_TRUE(dead.ok()) << dead.status().ToString();
     EXPECT_TRUE(dead->empty()) << dead->front().key << ": " << dead->front().last_error;
     for (int n : numbers_) EXPECT_EQ(world_->RunReviews(n).size(), 1u) << "PR #" << n;

@@ -170,7 +170,10 @@ class ReviewWorld {
   // PostgreSQL: a pool of its own, apart from the server's).
   Store& store() {
     if (!reader_) {
-      auto s = OpenStore(db(), StoreOptions{.pool_size = 2, .listen = false});
+      StoreOptions reader;
+      reader.pool_size = 2;
+      reader.listen = false;
+      auto s = OpenStore(db(), reader);
       EXPECT_TRUE(s.ok()) << s.status().ToString();
       reader_ = std::move(s).value();
     }
