@@ -137,6 +137,17 @@ class PoolDeadlockTest : public ::testing::Test {
     return n;
   }
 
+  // For the log: transient failures the engine retried (such as an exhausted pool) and
+  // finishes refused by a moved fence; neither loses work.
+  void RecordCounters() {
+    RecordProperty("pool_exhausted_items", PoolExhaustedItems());
+    auto counters = world_->store().GetCounters();
+    ASSERT_TRUE(counters.ok()) << counters.status().ToString();
+    for (const char* name : {"work.passes_retried", "work.fence_rejections", "work.dead"}) {
+      RecordProperty(name, std::to_string((*counters)[name]));
+    }
+  }
+
   void ExpectEverythingCompleted() {
     auto funnel = world_->store().inbox().GetFunnel();
     ASSERT_TRUE(funnel.ok()) << funnel.status().ToString();
@@ -175,7 +186,7 @@ TEST_F(PoolDeadlockTest, TwoHundredConcurrentDeliveriesAndReviewsCompleteOnAPool
   }
   ASSERT_TRUE(world_->Settle([&] { return Drained(); })) << "the pool of 2 did not drain the work";
   ExpectEverythingCompleted();
-  RecordProperty("pool_exhausted_items", PoolExhaustedItems());
+  RecordCounters();
 }
 
 }  // namespace
