@@ -172,8 +172,10 @@ void WorkerPool::DispatcherLoop() {
     const Time now = clock_->Now();
     RenewLeases(now);
     // After a failed step, record the finishes alone first, so that a claim that keeps
-    // failing cannot keep finished passes from being recorded.
-    const size_t want = stopping || failed_steps_ > 0 ? 0 : idle;
+    // failing cannot keep finished passes from being recorded. With none to record, claim
+    // again (the backoff below has already paused): skipping the claim then would leave
+    // failed_steps_ set forever, and the pool would never claim again.
+    const size_t want = stopping || (failed_steps_ > 0 && !done.empty()) ? 0 : idle;
     const size_t claimed = Step(done, want, now);
     if (failed_steps_ > 0) {
       // The store is failing (busy past its timeout, disk full): pause before the next try.

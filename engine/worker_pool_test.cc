@@ -9,6 +9,7 @@
 
 #include "engine/engine_test_util.h"
 #include "store/sqlite/sqlite_store.h"
+#include "store/store_wrapper.h"
 #include "store/store_test_util.h"
 
 namespace gatehouse {
@@ -411,6 +412,44 @@ TEST_F(WorkerPoolTest, StopFinishesAndRecordsRunningPasses) {
   release.Open();
   stopper.join();
   ASSERT_EQ(rec_.Reports().size(), 1u);
+  EXPECT_EQ(Get("acme/app#1").state, WorkState::kIdle);
+}
+
+// A store step that fails with no finished pass to record (PostgreSQL's pool exhausted, a
+// lost connection) pauses the dispatcher, which then claims again. (It once skipped every
+// later claim: the record-only step it waited for never came, so the pool ran nothing more.)
+TEST_F(WorkerPoolTest, AFailedClaimWithNothingToRecordIsTriedAgain) {
+  class FailFirstCycle final : public WorkQueueWrapper {
+   public:
+    using WorkQueueWrapper::WorkQueueWrapper;
+    Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
+                                 size_t max_items, Duration lease, Time now) override {
+      if (calls.fetch_add(1) == 0) return Unavailable("postgres pool exhausted (injected)");
+      return WorkQueueWrapper::FinishAndClaim(finishes, owner, max_items, lease, now);
+    }
+    std::atomic<int> calls{0};
+  };
+  class FailingStore final : public StoreWrapper {
+   public:
+    explicit FailingStore(Store& target) : StoreWrapper(target), queue(target.work()) {}
+    WorkQueue& work() override { return queue; }
+    FailFirstCycle queue;
+  };
+  Signal("acme/app#1");
+  FailingStore store(*store_);
+  WorkerPool pool(
+      store, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_, rec_.Observer());
+  ASSERT_TRUE(pool.Start().ok());
+  // Moves the clock past the backoff until the pass has run (a few rounds at most).
+  bool ran = false;
+  for (int round = 0; round < 10 && !ran; ++round) {
+    clock_->Advance(seconds(1));
+    ran = rec_.WaitFor([](const std::vector<PassReport>& r) { return !r.empty(); },
+                       std::chrono::seconds(1));
+  }
+  pool.Stop();
+  ASSERT_TRUE(ran) << "the pool never claimed again after one failed step";
+  EXPECT_GE(store.queue.calls.load(), 2);
   EXPECT_EQ(Get("acme/app#1").state, WorkState::kIdle);
 }
 

@@ -1,5 +1,5 @@
 // ReviewWorld: gatehouse serve's whole wiring (app/gatehouse_server.h) in-process on 127.0.0.1:0
-// and a temporary SQLite file, acting as the App against the real simulator served in-process,
+// and a temporary SQLite file (or the store WorldOptions::store_url names), acting as the App against the real simulator served in-process,
 // with reviewers from a reviewers file whose executors are real (command scripts run as
 // processes, builtin:secrets, ...). The simulator's webhooks are signed and POSTed to the
 // server over loopback by the simulator's own WebhookSender, as gatehouse-sim does. Real HTTP
@@ -58,6 +58,11 @@ struct WorldOptions {
   std::vector<std::string> members = {"maintainer"};  // acme/app's users with write access
   // false: the simulator's webhooks are rendered (Rendered()) but not sent; the test posts them.
   bool forward_webhooks = true;
+  // The server's store (OpenStore's URL, e.g. a PostgreSQL test database) and its options;
+  // empty: a SQLite file in the world's temporary folder. The test's own handle (store())
+  // opens the same URL with a small pool of its own and no listener.
+  std::string store_url;
+  StoreOptions store_options;
 };
 
 class ReviewWorld {
@@ -122,7 +127,7 @@ class ReviewWorld {
       o.review_executors[r.name] = std::shared_ptr<review::ReviewExecutor>(std::move(*executor));
     }
     if (options_.sim_time) o.clock = clock_;
-    auto store = OpenStore(db());
+    auto store = OpenStore(db(), options_.store_options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     auto server = app::GatehouseServer::Create(std::move(o), std::move(store).value());
     ASSERT_TRUE(server.ok()) << server.status().ToString();
@@ -161,10 +166,14 @@ class ReviewWorld {
     return out;
   }
 
-  // A second handle on the server's database (SQLite: several handles may share the file).
+  // A second handle on the server's database (SQLite: several handles may share the file;
+  // PostgreSQL: a pool of its own, apart from the server's).
   Store& store() {
     if (!reader_) {
-      auto s = OpenStore(db());
+      StoreOptions reader;
+      reader.pool_size = 2;
+      reader.listen = false;
+      auto s = OpenStore(db(), reader);
       EXPECT_TRUE(s.ok()) << s.status().ToString();
       reader_ = std::move(s).value();
     }
@@ -207,7 +216,9 @@ class ReviewWorld {
   sim::Model& model() { return github_.model(); }
   sim::SimHandler& sim() { return github_.handler(); }  // e.g. sim().chat() scripts the fake
   app::GatehouseServer& server() { return *server_; }
-  std::string db() { return dir_.File("gatehouse.db"); }
+  std::string db() {
+    return options_.store_url.empty() ? dir_.File("gatehouse.db") : options_.store_url;
+  }
   std::string File(const std::string& name) { return dir_.File(name); }
 
  private:
