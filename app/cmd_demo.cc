@@ -18,10 +18,10 @@
 //   - every PR ended where its story says (merged, closed, or left open), by its story's
 //     action
 // The last line is machine-readable: `verdict: ok|FAIL deliveries= passes= actions=
-// duplicate_effects= stale_effects= lost= review_runs= duplicate_reviews= nodes= kills=`. Exit status 0 only
-// for `verdict: ok`. The world's first repository also has reviewers (app/demo_reviews.h): one
-// paused at the start and resumed mid-play, and a planted credential the secrets scanner
-// blocks.
+// duplicate_effects= stale_effects= lost= review_runs= duplicate_reviews= nodes= kills=`.
+// Exit status 0 only for `verdict: ok`. The world's first repository also has reviewers
+// (app/demo_reviews.h): one paused at the start and resumed mid-play, and a planted
+// credential the secrets scanner blocks.
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -61,9 +61,10 @@ namespace fs = std::filesystem;
 constexpr const char kDemoUsage[] = R"(Usage: gatehouse demo [options]
 
 Runs gatehouse end to end against a GitHub simulator on this machine: starts gatehouse-sim and
-gatehouse serve on a fresh SQLite file (or an empty database, --db), plays a built-in scenario (three repositories, dozens
-of pull requests, CI storms, pushes in the middle of decisions, reviews, a draft-dodge and a
-reopen, duplicated and reordered webhooks), shows a live progress line, and ends with a table
+gatehouse serve on a fresh SQLite file (or an empty database, --db; several nodes, --nodes),
+plays a built-in scenario (three repositories, dozens of pull requests, CI storms, pushes in
+the middle of decisions, reviews, a draft-dodge and a reopen, duplicated and reordered
+webhooks), shows a live progress line, and ends with a table
 of deliveries, passes and actions and the invariant verdict. The last line is
 machine-readable:
   verdict: ok|FAIL deliveries=N passes=N actions=N duplicate_effects=N stale_effects=N lost=N
@@ -182,16 +183,16 @@ void KillOneNode(DemoNodes& nodes, SimControl& control, double secs, bool tty,
   if (!PointWebhooksAt(control, nodes.WebhookUrls())) {
     problems->push_back("gatehouse-sim refused the webhook URLs " + nodes.WebhookUrls());
   }
-  std::fprintf(stderr, "%sgatehouse demo: [%5.1fs] %s; webhooks now to %s\n", tty ? "\n" : "",
-               secs, what.c_str(), nodes.WebhookUrls().c_str());
+  std::fprintf(stderr, "%sgatehouse demo: [%5.1fs] %s; webhooks now to %s\n", tty ? "\n" : "", secs,
+               what.c_str(), nodes.WebhookUrls().c_str());
 }
 
 }  // namespace
 
 int RunDemo(int argc, char** argv) {
-  Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes",
-               "kill-node-after-seconds"},
-              {});
+  Flags flags(
+      {"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes", "kill-node-after-seconds"},
+      {});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("demo",
@@ -216,8 +217,9 @@ int RunDemo(int argc, char** argv) {
   }
   const bool kill_a_node = flags.Has("kill-node-after-seconds");
   if (kill_a_node && *nodes_n < 2) {
-    PrintError("demo", "--kill-node-after-seconds needs --nodes 2 or more (the first is never "
-                       "killed)");
+    PrintError("demo",
+               "--kill-node-after-seconds needs --nodes 2 or more (the first is never "
+               "killed)");
     return kExitUsage;
   }
 
@@ -298,10 +300,11 @@ int RunDemo(int argc, char** argv) {
     PrintError("demo", empty.message());
     return kExitUsage;
   }
-  std::vector<std::string> serve_argv = {
-      self, "serve", "--db", db, "--debounce-ms", "300", "--workers", "4",
-      "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2", "--reviewers",
-      reviewers, "--log-level", "warn"};
+  std::vector<std::string> serve_argv;
+  serve_argv.insert(serve_argv.end(),
+                    {self, "serve", "--db", db, "--debounce-ms", "300", "--workers", "4",
+                     "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2",
+                     "--reviewers", reviewers, "--log-level", "warn"});
   // A killed node's leases must run out within the play, not a minute later.
   if (*nodes_n > 1) serve_argv.insert(serve_argv.end(), {"--lease-seconds", "4"});
   if (IsPostgresUrl(db)) serve_argv.insert(serve_argv.end(), {"--db-pool", "4"});
@@ -312,10 +315,11 @@ int RunDemo(int argc, char** argv) {
       return kExitFailure;
     }
   }
-  std::printf("gatehouse demo: gatehouse-sim on %s, %lld gatehouse node(s) on %s (webhooks "
-              "round-robin), database %s\n",
-              sim_url.c_str(), static_cast<long long>(*nodes_n), nodes.WebhookUrls().c_str(),
-              DescribeStoreUrl(db).c_str());
+  std::printf(
+      "gatehouse demo: gatehouse-sim on %s, %lld gatehouse node(s) on %s (webhooks "
+      "round-robin), database %s\n",
+      sim_url.c_str(), static_cast<long long>(*nodes_n), nodes.WebhookUrls().c_str(),
+      DescribeStoreUrl(db).c_str());
   std::fflush(stdout);
 
   auto sim_control = SimControl::Connect(sim_url);

@@ -28,8 +28,8 @@ Status DemoNodes::Start() {
   auto process = std::make_unique<ChildProcess>(argv, log);
   const std::string url = process->ok() ? UrlFromLine(process->ReadLine()) : "";
   if (url.empty()) {
-    return Unavailable("gatehouse serve (node " + std::to_string(number) +
-                       ") did not start; see " + log);
+    return Unavailable("gatehouse serve (node " + std::to_string(number) + ") did not start; see " +
+                       log);
   }
   nodes_.push_back(Node{number, std::move(process), url});
   return Status::Ok();
@@ -46,7 +46,8 @@ Status DemoNodes::KillAndReplace(size_t position, std::string* what) {
   ++kills_;
   Status started = Start();
   *what = "node " + std::to_string(victim.number) + " (pid " +
-          std::to_string(victim.process->pid()) + ", " + victim.webhook_url + ") killed with SIGKILL";
+          std::to_string(victim.process->pid()) + ", " + victim.webhook_url +
+          ") killed with SIGKILL";
   if (started.ok()) {
     *what += "; node " + std::to_string(nodes_.back().number) + " started on " +
              nodes_.back().webhook_url + " on the same database";

@@ -32,9 +32,9 @@ struct DemoRun {
 
 DemoRun RunDemo(const std::string& dir, const std::string& db) {
   testing::ChildProcess demo(
-      {GATEHOUSE_BIN, "demo", "--dir", dir, "--db", db, "--nodes", "3",
-       "--kill-node-after-seconds", std::to_string(kKillAfterSeconds), "--prs",
-       std::to_string(kPrsPerRepo), "--sim", GATEHOUSE_SIM_BIN, "--timeout-seconds", "90"},
+      {GATEHOUSE_BIN, "demo", "--dir", dir, "--db", db, "--nodes", "3", "--kill-node-after-seconds",
+       std::to_string(kKillAfterSeconds), "--prs", std::to_string(kPrsPerRepo), "--sim",
+       GATEHOUSE_SIM_BIN, "--timeout-seconds", "90"},
       dir + "/demo.stderr");
   DemoRun run;
   if (!demo.ok()) return run;
