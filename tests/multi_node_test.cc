@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
@@ -103,7 +104,12 @@ TEST_F(MultiNodeTest, ThreeNodesOneKilledMidPlayEndOkWithOneMergePerMergedPr) {
   EXPECT_EQ(v.count("stale_effects") ? v.at("stale_effects") : "", "0");
   EXPECT_EQ(v.count("lost") ? v.at("lost") : "", "0");
   EXPECT_EQ(v.count("duplicate_reviews") ? v.at("duplicate_reviews") : "", "0");
-  EXPECT_NE(run.output.find("killed with SIGKILL"), std::string::npos);
+  // The progress lines (stderr) say which node was killed and which replaced it.
+  std::ifstream progress(dir.path() + "/demo.stderr");
+  std::string progress_text;
+  for (std::string line; std::getline(progress, line);) progress_text += line + "\n";
+  EXPECT_NE(progress_text.find("killed with SIGKILL; node 4 started on"), std::string::npos)
+      << progress_text;
 
   // Every PR the world expects merged was merged by its story (the report's "merged M/M").
   std::smatch merged;
