@@ -1,7 +1,10 @@
 // gatehouse demo: the whole product on one machine, in about a minute.
 //
 // Starts `gatehouse-sim serve` (a GitHub simulator) and `gatehouse serve` (this binary, as a
-// child process, on a fresh SQLite file in a new directory), wires them to each other with a
+// child process, on a fresh SQLite file in a new directory, or on an empty database --db
+// names; --nodes N starts N of them on that one database, the simulator's webhooks spread over
+// them round-robin, and --kill-node-after-seconds kills one mid-play and starts a
+// replacement: app/demo_nodes.h), wires them to each other with a
 // real GitHub App key pair and a webhook secret, plays the built-in world (app/demo_world.h,
 // played by app/demo_sim.h: several repositories, dozens of PRs, CI storms, pushes in the
 // middle of decisions, reviews, a draft-dodge and a reopen; duplicated and reordered
@@ -15,10 +18,10 @@
 //   - every PR ended where its story says (merged, closed, or left open), by its story's
 //     action
 // The last line is machine-readable: `verdict: ok|FAIL deliveries= passes= actions=
-// duplicate_effects= stale_effects= lost= review_runs= duplicate_reviews=`. Exit status 0 only
-// for `verdict: ok`. The world's first repository also has reviewers (app/demo_reviews.h): one
-// paused at the start and resumed mid-play, and a planted credential the secrets scanner
-// blocks.
+// duplicate_effects= stale_effects= lost= review_runs= duplicate_reviews= nodes= kills=`.
+// Exit status 0 only for `verdict: ok`. The world's first repository also has reviewers
+// (app/demo_reviews.h): one paused at the start and resumed mid-play, and a planted
+// credential the secrets scanner blocks.
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -40,6 +43,7 @@
 #include "app/commands.h"
 #include "app/common.h"
 #include "app/demo_checks.h"
+#include "app/demo_nodes.h"
 #include "app/demo_reviews.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
@@ -57,17 +61,28 @@ namespace fs = std::filesystem;
 constexpr const char kDemoUsage[] = R"(Usage: gatehouse demo [options]
 
 Runs gatehouse end to end against a GitHub simulator on this machine: starts gatehouse-sim and
-gatehouse serve on a fresh SQLite file, plays a built-in scenario (three repositories, dozens
-of pull requests, CI storms, pushes in the middle of decisions, reviews, a draft-dodge and a
-reopen, duplicated and reordered webhooks), shows a live progress line, and ends with a table
+gatehouse serve on a fresh SQLite file (or an empty database, --db; several nodes, --nodes),
+plays a built-in scenario (three repositories, dozens of pull requests, CI storms, pushes in
+the middle of decisions, reviews, a draft-dodge and a reopen, duplicated and reordered
+webhooks), shows a live progress line, and ends with a table
 of deliveries, passes and actions and the invariant verdict. The last line is
 machine-readable:
   verdict: ok|FAIL deliveries=N passes=N actions=N duplicate_effects=N stale_effects=N lost=N
+           review_runs=N duplicate_reviews=N nodes=N kills=N
 Exit status 0 only for `verdict: ok`.
 
 Options:
   --dir DIR          where the database, keys and logs go (default: a new directory
                      /tmp/gatehouse-demo.XXXXXX; kept afterwards for inspection)
+  --db URL           the database every node uses: a SQLite path or a postgresql:// URL
+                     (default DIR/gatehouse.db, which must not exist yet); it must hold no
+                     work items and no deliveries, or the demo refuses to start
+  --nodes N          gatehouse serve processes on that one database (default 1; logs
+                     DIR/gatehouse-<i>.log when N > 1); the simulator's webhooks go to them
+                     round-robin, skipping a node that refuses the connection
+  --kill-node-after-seconds S
+                     S seconds into the play, SIGKILL one node (never the first) and start a
+                     replacement on the same database at once (needs --nodes 2 or more)
   --prs N            pull requests per repository (default 12; 3 repositories)
   --seed N           randomness of the CI storms (default 1)
   --sim PATH         the gatehouse-sim binary (default: next to this binary)
@@ -120,6 +135,28 @@ std::string UrlFromLine(const std::string& line) {
   return at == std::string::npos ? "" : line.substr(at);
 }
 
+// The demo's checks count everything in the database as the demo's own work: refuse one that
+// already holds work items or deliveries.
+Status CheckEmptyDatabase(Store& store, const std::string& db) {
+  auto funnel = store.inbox().GetFunnel();
+  if (!funnel.ok()) return funnel.status();
+  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1});
+  if (!items.ok()) return items.status();
+  if (funnel->received > 0 || !items->empty()) {
+    return FailedPrecondition(DescribeStoreUrl(db) +
+                              " already holds deliveries or work items; the demo needs an empty "
+                              "database (create a new one, or omit --db)");
+  }
+  return Status::Ok();
+}
+
+// The simulator's webhook target: every live node, round-robin.
+bool PointWebhooksAt(SimControl& control, const std::string& urls) {
+  auto [status, body] = control.Call("PUT", "/_sim/webhook-url",
+                                     boost::json::serialize(boost::json::object{{"url", urls}}));
+  return status >= 200 && status < 300;
+}
+
 // PRs with a pass to come for something other than the periodic sweep (which keeps revisiting
 // every open PR and, on a settled world, changes nothing) or its own timers.
 int64_t ActiveItems(const std::vector<WorkItem>& items) {
@@ -135,10 +172,27 @@ int64_t ActiveItems(const std::vector<WorkItem>& items) {
   return active;
 }
 
+// SIGKILLs the second live node, starts its replacement and points the simulator's webhooks
+// at the live nodes; a replacement that does not start, or a simulator that refuses the new
+// list, is a problem.
+void KillOneNode(DemoNodes& nodes, SimControl& control, double secs, bool tty,
+                 std::vector<std::string>* problems) {
+  std::string what;
+  Status replaced = nodes.KillAndReplace(1, &what);
+  if (!replaced.ok()) problems->push_back(replaced.message());
+  if (!PointWebhooksAt(control, nodes.WebhookUrls())) {
+    problems->push_back("gatehouse-sim refused the webhook URLs " + nodes.WebhookUrls());
+  }
+  std::fprintf(stderr, "%sgatehouse demo: [%5.1fs] %s; webhooks now to %s\n", tty ? "\n" : "", secs,
+               what.c_str(), nodes.WebhookUrls().c_str());
+}
+
 }  // namespace
 
 int RunDemo(int argc, char** argv) {
-  Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds"}, {});
+  Flags flags(
+      {"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes", "kill-node-after-seconds"},
+      {});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("demo",
@@ -153,11 +207,20 @@ int RunDemo(int argc, char** argv) {
   auto prs_per_repo = flags.GetInt("prs", 12, 1, 200);
   auto seed = flags.GetInt("seed", 1, 0, INT64_MAX);
   auto timeout_s = flags.GetInt("timeout-seconds", 120, 5, 3600);
-  for (const auto* r : {&prs_per_repo, &seed, &timeout_s}) {
+  auto nodes_n = flags.GetInt("nodes", 1, 1, 16);
+  auto kill_after_s = flags.GetInt("kill-node-after-seconds", 0, 0, 3600);
+  for (const auto* r : {&prs_per_repo, &seed, &timeout_s, &nodes_n, &kill_after_s}) {
     if (!r->ok()) {
       PrintError("demo", r->status().message());
       return kExitUsage;
     }
+  }
+  const bool kill_a_node = flags.Has("kill-node-after-seconds");
+  if (kill_a_node && *nodes_n < 2) {
+    PrintError("demo",
+               "--kill-node-after-seconds needs --nodes 2 or more (the first is never "
+               "killed)");
+    return kExitUsage;
   }
 
   // Where everything goes.
@@ -172,11 +235,12 @@ int RunDemo(int argc, char** argv) {
   } else {
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (fs::exists(dir + "/gatehouse.db")) {
+    if (!flags.Has("db") && fs::exists(dir + "/gatehouse.db")) {
       PrintError("demo", dir + "/gatehouse.db exists; the demo needs a fresh database");
       return kExitUsage;
     }
   }
+  const std::string db = flags.Get("db", dir + "/gatehouse.db");
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const std::string sim_bin =
       flags.Get("sim", (fs::path(self).parent_path() / "gatehouse-sim").string());
@@ -222,18 +286,40 @@ int RunDemo(int argc, char** argv) {
   unsetenv("GATEHOUSE_GITHUB_TOKEN");
   unsetenv("GATEHOUSE_GITHUB_TOKEN_FILE");
   unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY");
-  ChildProcess serve(
-      {self, "serve", "--db", dir + "/gatehouse.db", "--listen", "127.0.0.1:0", "--debounce-ms",
-       "300", "--workers", "4", "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2",
-       "--reviewers", reviewers, "--log-level", "warn"},
-      dir + "/gatehouse.log");
-  const std::string webhook_url = serve.ok() ? UrlFromLine(serve.ReadLine()) : "";
-  if (webhook_url.empty()) {
-    PrintError("demo", "gatehouse serve did not start; see " + dir + "/gatehouse.log");
+  // The demo's own view of the database (migrated here, before any node opens it), which
+  // must be empty: its checks count everything in it.
+  StoreOptions store_options;
+  store_options.pool_size = 2;
+  store_options.listen = false;
+  auto store = OpenStore(db, store_options);
+  if (!store.ok()) {
+    PrintError("demo", store.status().ToString());
     return kExitFailure;
   }
-  std::printf("gatehouse demo: gatehouse-sim on %s, gatehouse on %s\n", sim_url.c_str(),
-              webhook_url.c_str());
+  if (Status empty = CheckEmptyDatabase(**store, db); !empty.ok()) {
+    PrintError("demo", empty.message());
+    return kExitUsage;
+  }
+  std::vector<std::string> serve_argv;
+  serve_argv.insert(serve_argv.end(),
+                    {self, "serve", "--db", db, "--debounce-ms", "300", "--workers", "4",
+                     "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2",
+                     "--reviewers", reviewers, "--log-level", "warn"});
+  // A killed node's leases must run out within the play, not a minute later.
+  if (*nodes_n > 1) serve_argv.insert(serve_argv.end(), {"--lease-seconds", "4"});
+  if (IsPostgresUrl(db)) serve_argv.insert(serve_argv.end(), {"--db-pool", "4"});
+  DemoNodes nodes(serve_argv, dir, *nodes_n == 1);
+  for (int64_t i = 0; i < *nodes_n; ++i) {
+    if (Status started = nodes.Start(); !started.ok()) {
+      PrintError("demo", started.message());
+      return kExitFailure;
+    }
+  }
+  std::printf(
+      "gatehouse demo: gatehouse-sim on %s, %lld gatehouse node(s) on %s (webhooks "
+      "round-robin), database %s\n",
+      sim_url.c_str(), static_cast<long long>(*nodes_n), nodes.WebhookUrls().c_str(),
+      DescribeStoreUrl(db).c_str());
   std::fflush(stdout);
 
   auto sim_control = SimControl::Connect(sim_url);
@@ -247,12 +333,7 @@ int RunDemo(int argc, char** argv) {
   const DemoWorld world =
       BuildDemoWorld(static_cast<int>(*prs_per_repo), static_cast<uint64_t>(*seed));
   DemoPlayer player(control, world);
-  player.SetUp(webhook_url);
-  auto store = OpenStore(dir + "/gatehouse.db");
-  if (!store.ok()) {
-    PrintError("demo", store.status().ToString());
-    return kExitFailure;
-  }
+  player.SetUp(nodes.WebhookUrls());
   // One reviewer is paused before anything is reviewed and resumed mid-play: its runs wait
   // (unavailable, not failed) and then run once each.
   bool paused = (*store)->reviews().SetPaused(kDemoPausedReviewer, true, RealClock().Now()).ok();
@@ -275,6 +356,7 @@ int RunDemo(int argc, char** argv) {
   int progress_ticks = 0;
   Funnel funnel;
   Counters counters;
+  std::vector<std::string> problems_seen;
   while (Steady::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     auto f = (*store)->inbox().GetFunnel();
@@ -287,6 +369,9 @@ int RunDemo(int argc, char** argv) {
     if (c.ok()) counters = *c;
     const int64_t active = busy.ok() ? ActiveItems(*busy) : 0;
     const double secs = std::chrono::duration<double>(Steady::now() - play_start).count();
+    if (kill_a_node && nodes.kills() == 0 && secs >= static_cast<double>(*kill_after_s)) {
+      KillOneNode(nodes, control, secs, tty, &problems_seen);
+    }
     if (paused && secs >= kResumeAfterSeconds) {
       paused = !(*store)->reviews().SetPaused(kDemoPausedReviewer, false, RealClock().Now()).ok();
       act::WakeWaitingRuns(**store, RealClock().Now());
@@ -323,8 +408,7 @@ int RunDemo(int argc, char** argv) {
   const ReviewChecks reviews_seen = CheckReviews(**store, control, world);
 
   // 6. Stop both, gatehouse first (it finishes its passes), then read its database.
-  serve.Signal(SIGTERM);
-  const int serve_exit = serve.Wait();
+  const int serve_exit = nodes.StopAll();
   sim.Signal(SIGTERM);
   sim.Wait();
   if (auto f = (*store)->inbox().GetFunnel(); f.ok()) funnel = *f;
@@ -333,6 +417,7 @@ int RunDemo(int argc, char** argv) {
   CheckStoryActions(**store, world, &checks);
   const int64_t lost = funnel.in_flight + funnel.dead;
   std::vector<std::string> problems = player.problems();
+  problems.insert(problems.end(), problems_seen.begin(), problems_seen.end());
   problems.insert(problems.end(), ledger.problems.begin(), ledger.problems.end());
   problems.insert(problems.end(), checks.problems.begin(), checks.problems.end());
   problems.insert(problems.end(), reviews_seen.problems.begin(), reviews_seen.problems.end());
@@ -393,19 +478,21 @@ int RunDemo(int argc, char** argv) {
   }
   if (!settled) problems.push_back("gatehouse did not settle within the timeout");
   if (serve_exit != 0)
-    problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
+    problems.push_back("a gatehouse serve node exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());
   const bool ok = problems.empty() && checks.duplicate_effects == 0 && checks.stale_effects == 0 &&
                   lost == 0 && player.step_failures() == 0 && reviews_seen.duplicate_reviews == 0;
   std::printf(
       "\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "
-      "stale_effects=%lld lost=%lld review_runs=%lld duplicate_reviews=%lld\n",
+      "stale_effects=%lld lost=%lld review_runs=%lld duplicate_reviews=%lld nodes=%lld "
+      "kills=%d\n",
       ok ? "ok" : "FAIL",
       static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
       static_cast<long long>(passes), static_cast<long long>(ledger.actions),
       static_cast<long long>(checks.duplicate_effects),
       static_cast<long long>(checks.stale_effects), static_cast<long long>(lost),
-      static_cast<long long>(rf.requested), static_cast<long long>(reviews_seen.duplicate_reviews));
+      static_cast<long long>(rf.requested), static_cast<long long>(reviews_seen.duplicate_reviews),
+      static_cast<long long>(*nodes_n), nodes.kills());
   std::fflush(stdout);
   return ok ? kExitOk : kExitFailure;
 }
