@@ -364,6 +364,7 @@ Status PgConn::RunTransaction(Durability durability, const std::function<Status(
 
 Status PgConn::RunOnce(Durability durability, const std::function<Status(PgConn&)>& body,
                        PgIsolation isolation) {
+  commit_outcome_unknown_ = false;
   Result<PgResult> begun = Finish(PQexec(conn_, BeginSql(isolation, durability)), "BEGIN");
   if (!begun.ok()) {
     if (!broken()) Rollback();
@@ -390,6 +391,7 @@ Status PgConn::Commit() {
   Result<PgResult> r = Finish(res, "COMMIT");
   if (!r.ok()) {
     if (last_error_kind_ == PgErrorKind::kConnectionLost) {
+      commit_outcome_unknown_ = true;
       return r.status().WithContext("commit outcome unknown");
     }
     return r.status();

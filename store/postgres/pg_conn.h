@@ -173,6 +173,11 @@ class PgConn {
   Status WaitForNotifications(std::chrono::milliseconds timeout, std::vector<Notification>* out,
                               int interrupt_fd = -1);
 
+  // True when the last RunTransaction lost the connection while its COMMIT was under way, so
+  // the transaction may or may not have committed. False when it was lost before: then the
+  // server rolled it back.
+  bool commit_outcome_unknown() const { return commit_outcome_unknown_; }
+
   // True when the connection cannot be used again: drop it and connect anew.
   bool broken() const;
   PgErrorKind last_error_kind() const { return last_error_kind_; }
@@ -199,6 +204,7 @@ class PgConn {
   PgErrorKind last_error_kind_ = PgErrorKind::kNone;
   bool lost_ = false;  // a statement reported the connection lost
   bool in_transaction_ = false;
+  bool commit_outcome_unknown_ = false;
 };
 
 }  // namespace gatehouse::postgres

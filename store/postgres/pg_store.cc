@@ -99,13 +99,34 @@ PgStore::~PgStore() {
 
 Status PgStore::Write(Durability durability, const std::function<Status(PgConn&)>& body,
                       const PgTransactionOptions& options) {
-  GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
-  return handle->RunTransaction(durability, body, options);
+  // A pooled connection can have died while it was idle (a server restart, a failover, an
+  // idle timeout): the first statement on it fails. When the connection was lost before the
+  // COMMIT went out, the server rolled the transaction back and nothing of it exists, so it
+  // runs again on a fresh connection (the broken one is dropped as its handle goes back)
+  // instead of failing a call — a 503 to GitHub — for a connection nobody was using. A loss
+  // during COMMIT leaves the outcome unknown and is the caller's to handle (kUnavailable).
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
+    Status s = handle->RunTransaction(durability, body, options);
+    if (s.ok() || attempt == kAttempts || !handle->broken() || handle->commit_outcome_unknown()) {
+      return s;
+    }
+    Log(LogLevel::kInfo, "store.reconnect")
+        .Field("attempt", attempt)
+        .Field("error", s.message());
+  }
 }
 
 Status PgStore::Read(const std::function<Status(PgConn&)>& body) {
-  GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
-  return body(handle.conn());
+  // As Write: a read that met a connection that died while idle runs again on a fresh one
+  // (reads are safe to repeat).
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
+    Status s = body(handle.conn());
+    if (s.ok() || attempt == kAttempts || !handle->broken()) return s;
+  }
 }
 
 Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,15 +155,19 @@ constexpr const char kClaimSql[] =
 
 // Rule 3 (and rule 5's fence): a completed pass. Dirty (signals arrived meanwhile): pending,
 // due when its signals asked or now; otherwise idle. Budgets and backoff reset.
+// Every completed finish of a batch in one statement (keys distinct, sorted, so that
+// concurrent batches lock rows in one order); RETURNING names the ones whose fence held.
 constexpr const char kFinishCompletedSql[] =
-    "UPDATE work_items SET done_gen = claimed_gen, claimed_reasons = '',"
-    " state = CASE WHEN requested_gen > claimed_gen THEN 'pending' ELSE 'idle' END,"
-    " due_at = CASE WHEN requested_gen > claimed_gen THEN COALESCE(due_at, $3::bigint)"
+    "UPDATE work_items w SET done_gen = w.claimed_gen, claimed_reasons = '',"
+    " state = CASE WHEN w.requested_gen > w.claimed_gen THEN 'pending' ELSE 'idle' END,"
+    " due_at = CASE WHEN w.requested_gen > w.claimed_gen THEN COALESCE(w.due_at, $3::bigint)"
     "  ELSE NULL END,"
     " lease_owner = NULL, lease_until = NULL, attempts = 0,"
     " availability_since = NULL, backoff_until = NULL, last_error = '',"
     " woken = false, updated_at = $3::bigint "
-    "WHERE key = $1::text AND fence = $2::bigint AND state = 'running'";
+    "FROM unnest($1::text[], $2::bigint[]) AS f(key, fence) "
+    "WHERE w.key = f.key AND w.fence = f.fence AND w.state = 'running' "
+    "RETURNING w.key";
 
 // Rule 6: a retry. Woken while running (Wake): the resource it waited for is back, so it is
 // due at once instead of at retry_at. Only an unavailable retry ($8) is hurried: a transient or
@@ -213,45 +218,67 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
 Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishes, Time now,
                   std::vector<Status>* out) {
   int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+  // The completed finishes first, together: the steady state of a busy pool. Each key appears
+  // once per batch (a pool holds one lease per item), so their order relative to the retries
+  // and deaths of other keys does not matter.
+  std::map<std::string, int64_t> done;  // key -> fence, sorted
   for (const PassFinish& f : finishes) {
-    Result<PgResult> u = Internal("unreachable");
+    if (f.kind == PassFinish::Kind::kCompleted) done.emplace(f.key, f.fence);
+  }
+  std::set<std::string> held;  // completed keys whose fence held
+  if (!done.empty()) {
+    std::vector<std::string> keys;
+    std::vector<int64_t> fences;
+    for (const auto& [key, fence] : done) {
+      keys.push_back(key);
+      fences.push_back(fence);
+    }
+    GH_ASSIGN_OR_RETURN(PgResult r,
+                        c.ExecPrepared("work.finish_completed", kFinishCompletedSql,
+                                       {PgParam::Text(TextArray(keys)),
+                                        PgParam::Text(IntArray(fences)), PgParam::At(now)}));
+    for (int i = 0; i < r.rows(); ++i) held.insert(r.Text(i, 0));
+  }
+  for (const PassFinish& f : finishes) {
+    bool ok = false;
     switch (f.kind) {
-      case PassFinish::Kind::kCompleted:
-        u = c.ExecPrepared("work.finish_completed", kFinishCompletedSql,
-                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(now)});
+      case PassFinish::Kind::kCompleted: {
+        // A key finished twice in one batch: only the finish the statement applied counts.
+        auto it = done.find(f.key);
+        ok = it != done.end() && it->second == f.fence && held.erase(f.key) == 1;
         break;
-      case PassFinish::Kind::kRetry:
-        u = c.ExecPrepared(
-            "work.finish_retry", kFinishRetrySql,
-            {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(f.retry_at),
-             PgParam::Int(f.attempts), PgParam::At(f.availability_since), PgParam::Text(f.error),
-             PgParam::At(now), PgParam::Text(f.unavailable ? "true" : "false")});
+      }
+      case PassFinish::Kind::kRetry: {
+        GH_ASSIGN_OR_RETURN(
+            PgResult u,
+            c.ExecPrepared("work.finish_retry", kFinishRetrySql,
+                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::At(f.retry_at),
+                            PgParam::Int(f.attempts), PgParam::At(f.availability_since),
+                            PgParam::Text(f.error), PgParam::At(now),
+                            PgParam::Text(f.unavailable ? "true" : "false")}));
+        ok = u.affected() == 1;
         break;
-      case PassFinish::Kind::kDead:
-        u = c.ExecPrepared("work.finish_dead", kFinishDeadSql,
+      }
+      case PassFinish::Kind::kDead: {
+        GH_ASSIGN_OR_RETURN(
+            PgResult u,
+            c.ExecPrepared("work.finish_dead", kFinishDeadSql,
                            {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::Int(f.attempts),
                             PgParam::At(f.availability_since), PgParam::Text(f.error),
-                            PgParam::At(now)});
+                            PgParam::At(now)}));
+        ok = u.affected() == 1;
         break;
+      }
     }
-    if (!u.ok()) return u.status();
-    if (u->affected() != 1) {
+    if (!ok) {
       ++rejected;
       out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
       continue;
     }
     out->push_back(Status::Ok());
-    switch (f.kind) {
-      case PassFinish::Kind::kCompleted:
-        ++completed;
-        break;
-      case PassFinish::Kind::kRetry:
-        ++retried;
-        break;
-      case PassFinish::Kind::kDead:
-        ++dead;
-        break;
-    }
+    if (f.kind == PassFinish::Kind::kCompleted) ++completed;
+    if (f.kind == PassFinish::Kind::kRetry) ++retried;
+    if (f.kind == PassFinish::Kind::kDead) ++dead;
   }
   GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_completed", completed));
   GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_retried", retried));
