@@ -21,6 +21,8 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -149,20 +151,20 @@ struct Answer {
   int status = 0;  // 0: no complete response (closed, reset, or the 30 s safety timeout)
 };
 
-// Posts `deliveries` in order over one keep-alive connection to `port`, reconnecting after a
-// connection the server closed; every delivery gets exactly one Answer.
-std::vector<Answer> PostAll(uint16_t port, const std::vector<Outgoing>& deliveries,
+// Posts deliveries over one keep-alive connection to `port` (reconnecting after a connection
+// the server closed) until `next` returns none; every delivery gets exactly one Answer.
+std::vector<Answer> PostAll(uint16_t port, const std::function<std::optional<Outgoing>()>& next,
                             std::atomic<int>* sent) {
   std::vector<Answer> out;
   std::unique_ptr<TestConnection> conn;
-  for (const Outgoing& d : deliveries) {
+  for (std::optional<Outgoing> d = next(); d; d = next()) {
     if (!conn) conn = TestConnection::Connect(port);
-    Answer a{d.id, 0};
+    Answer a{d->id, 0};
     if (conn && conn->Send(BuildRequest("POST", "/webhook",
                                         {{"X-GitHub-Event", "pull_request"},
-                                         {"X-GitHub-Delivery", d.id},
-                                         {"X-Hub-Signature-256", d.signature}},
-                                        d.body))) {
+                                         {"X-GitHub-Delivery", d->id},
+                                         {"X-Hub-Signature-256", d->signature}},
+                                        d->body))) {
       a.status = conn->Read().status;
     }
     if (a.status == 0) conn.reset();
@@ -195,32 +197,41 @@ TEST(PgRestartTest, RestartMidStormLosesNoAcknowledgedDelivery) {
   ASSERT_NE(nodes[0].port, 0) << "first gatehouse serve did not start";
   ASSERT_NE(nodes[1].port, 0) << "second gatehouse serve did not start";
 
-  // The storm: kThreads senders, alternating between the nodes, each with its own PRs.
+  // The storm: kThreads senders, alternating between the nodes, each with its own PRs. Each
+  // sends until the restart is over and it has sent kAfterRestart more (a bound of kMaxPerThread
+  // ends it regardless: while the server is down, refusals come fast).
   constexpr int kThreads = 6;
-  constexpr int kPerThread = 80;  // 480 deliveries in the first wave
-  constexpr int kRestartAfter = 160;
-  std::vector<std::vector<Outgoing>> storm(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    for (int i = 0; i < kPerThread; ++i) {
-      const int pr = 1000 + t * kPerThread + i;
-      storm[t].push_back(MakeDelivery(fixture, "storm-" + std::to_string(pr), pr));
-    }
-  }
+  constexpr int kRestartAfter = 160;  // deliveries sent before the restart begins
+  constexpr int kAfterRestart = 40;   // per thread, once the restart has finished
+  constexpr int kMaxPerThread = 20000;
   std::atomic<int> sent{0};
+  std::atomic<bool> restart_done{false};
   std::vector<std::vector<Answer>> answers(kThreads);
   std::vector<std::thread> senders;
   for (int t = 0; t < kThreads; ++t) {
-    senders.emplace_back(
-        [&, t] { answers[t] = PostAll(nodes[t % 2].port, storm[t], &sent); });
+    senders.emplace_back([&, t] {
+      int i = 0, after = 0;
+      auto next = [&]() -> std::optional<Outgoing> {
+        if (restart_done.load() && after++ >= kAfterRestart) return std::nullopt;
+        if (i >= kMaxPerThread) return std::nullopt;
+        const int pr = 100000 + t * kMaxPerThread + i++;
+        return MakeDelivery(fixture, "storm-" + std::to_string(pr), pr);
+      };
+      answers[t] = PostAll(nodes[t % 2].port, next, &sent);
+    });
   }
-  // Restart while the senders are about a third through; they keep sending during and after.
+  // Restart while the senders are busy; they keep sending during and after it.
   while (sent.load() < kRestartAfter) std::this_thread::yield();
   const int sent_before_restart = sent.load();
   const bool restarted = cluster.Restart();
   const int sent_after_restart = sent.load();
+  restart_done = true;
   for (auto& t : senders) t.join();
   ASSERT_TRUE(restarted) << "scripts/pg-cluster.sh restart failed";
-  EXPECT_LT(sent_after_restart, kThreads * kPerThread) << "the storm ended before the restart did";
+  for (const auto& per_thread : answers) {
+    EXPECT_LT(per_thread.size(), static_cast<size_t>(kMaxPerThread))
+        << "a sender hit its bound before the restart ended";
+  }
 
   std::vector<std::string> acked;
   int refused = 0;
@@ -250,13 +261,14 @@ TEST(PgRestartTest, RestartMidStormLosesNoAcknowledgedDelivery) {
   std::vector<std::thread> second;
   std::vector<std::vector<Answer>> answers2(kThreads);
   for (int t = 0; t < kThreads; ++t) {
-    std::vector<Outgoing> wave;
-    for (int i = 0; i < 20; ++i) {
-      const int pr = 5000 + t * 20 + i;
-      wave.push_back(MakeDelivery(fixture, "after-" + std::to_string(pr), pr));
-    }
-    second.emplace_back([&, t, wave = std::move(wave)] {
-      answers2[t] = PostAll(nodes[t % 2].port, wave, &sent);
+    second.emplace_back([&, t] {
+      int i = 0;
+      auto next = [&]() -> std::optional<Outgoing> {
+        if (i >= 20) return std::nullopt;
+        const int pr = 900000 + t * 20 + i++;
+        return MakeDelivery(fixture, "after-" + std::to_string(pr), pr);
+      };
+      answers2[t] = PostAll(nodes[t % 2].port, next, &sent);
     });
   }
   for (auto& t : second) t.join();
