@@ -301,6 +301,16 @@ TEST(PgRestartTest, RestartMidStormLosesNoAcknowledgedDelivery) {
     if (!drained) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(drained) << "in_flight " << f.in_flight << " after 60 s";
+  if (!drained) {  // what the nodes said, for the failure's reader
+    for (int i = 0; i < 2; ++i) {
+      bool ok = false;
+      std::printf("--- serve%d.log (last lines) ---\n%s\n", i,
+                  RunClusterScript("--help >/dev/null; tail -n 15 '" +
+                                       dir.File("serve" + std::to_string(i) + ".log") + "' >&2",
+                                   &ok)
+                      .c_str());
+    }
+  }
   EXPECT_EQ(f.dead, 0);
   for (const std::string& id : acked) {
     auto d = (*store)->inbox().GetDelivery(id);
@@ -313,7 +323,7 @@ TEST(PgRestartTest, RestartMidStormLosesNoAcknowledgedDelivery) {
   EXPECT_GE(static_cast<int64_t>(items.size()), static_cast<int64_t>(acked.size()));
   for (const WorkItem& w : items) {
     EXPECT_NE(w.state, WorkState::kDead) << w.key << ": " << w.last_error;
-    EXPECT_EQ(w.done_gen, w.requested_gen) << w.key;
+    EXPECT_EQ(w.done_gen, w.requested_gen) << w.key << " " << WorkStateName(w.state);
   }
   std::printf("after the drain: %zu acknowledged in all, funnel received %lld routed %lld, %zu "
               "work items\n",
