@@ -172,9 +172,10 @@ void WorkerPool::DispatcherLoop() {
     const Time now = clock_->Now();
     RenewLeases(now);
     // After a failed step, record the finishes alone first, so that a claim that keeps
-    // failing cannot keep finished passes from being recorded. With none to record, claim
-    // again (the backoff below has already paused): skipping the claim then would leave
-    // failed_steps_ set forever, and the pool would never claim again.
+    // failing cannot keep finished passes from being recorded. With no finish to record, the
+    // claim itself is the try: a step of nothing returns without touching the store, so
+    // failed_steps_ would never go back to 0 and this pool would never claim again (found by
+    // tests/pg_restart_test.cc: every item stayed pending after a database restart).
     const size_t want = stopping || (failed_steps_ > 0 && !done.empty()) ? 0 : idle;
     const size_t claimed = Step(done, want, now);
     if (failed_steps_ > 0) {

@@ -256,6 +256,18 @@ Status PgConn::WaitForNotifications(std::chrono::milliseconds timeout,
 
 bool PgConn::broken() const { return lost_ || PQstatus(conn_) != CONNECTION_OK; }
 
+bool PgConn::CheckAtRest() {
+  if (broken()) return false;
+  const int fd = PQsocket(conn_);
+  pollfd p{fd, POLLIN, 0};
+  if (fd >= 0 && ::poll(&p, 1, 0) == 0) return true;  // nothing arrived: usable as far as known
+  // Readable (a termination notice, EOF, a reset) or unpollable: not worth a statement to find
+  // out which; a new connection is cheap.
+  lost_ = true;
+  last_error_kind_ = PgErrorKind::kConnectionLost;
+  return false;
+}
+
 Result<PgResult> PgConn::Finish(PGresult* res, std::string_view what) {
   const ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {

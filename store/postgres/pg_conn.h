@@ -180,6 +180,14 @@ class PgConn {
 
   // True when the connection cannot be used again: drop it and connect anew.
   bool broken() const;
+  // For a connection at rest (outside a transaction, no statement running, not LISTENing):
+  // looks, without blocking, whether the server has already given up on it. A server that
+  // restarts or terminates the backend sends FATAL (57P01) and closes the socket while the
+  // connection sits idle, and libpq notices only at the next statement, which would then fail.
+  // Anything readable on a resting connection means that (or something unexpected), so it
+  // marks the connection lost (broken() turns true) and returns false. True says only that
+  // nothing has arrived: a server that vanished silently is still found by the next statement.
+  bool CheckAtRest();
   PgErrorKind last_error_kind() const { return last_error_kind_; }
   // The server process serving this connection (pg_terminate_backend takes it).
   int backend_pid() const { return PQbackendPID(conn_); }

@@ -205,6 +205,31 @@ TEST_F(PgServerTest, TerminatedBackendIsUnavailableAndThePoolReconnects) {
   EXPECT_EQ(SelectInt(h->conn(), "SELECT 1"), 1);
 }
 
+// What a database restart does to a pool: every idle connection's backend ends while the
+// connection rests. The pool replaces such a connection when it is next taken, so the caller's
+// first statement works instead of failing with "server closed the connection".
+TEST_F(PgServerTest, IdleConnectionTheServerClosedIsReplacedBeforeItIsLent) {
+  auto pool = Pool(1);
+  int old_pid = 0;
+  {
+    auto h = pool->Acquire();
+    ASSERT_TRUE(h.ok()) << h.status().ToString();
+    old_pid = (*h)->backend_pid();
+    EXPECT_TRUE((*h)->CheckAtRest());  // nothing arrived on a healthy connection
+  }
+  ASSERT_EQ(pool->idle(), 1);
+  // Waits until the backend has exited, so its FATAL and EOF are on the idle socket.
+  auto killed = admin_->Exec("SELECT pg_terminate_backend($1, 10000)", {PgParam::Int(old_pid)});
+  ASSERT_TRUE(killed.ok()) << killed.status().ToString();
+  ASSERT_TRUE(killed->Bool(0, 0));
+
+  auto h = pool->Acquire();
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_NE((*h)->backend_pid(), old_pid);
+  EXPECT_EQ(SelectInt(h->conn(), "SELECT 1"), 1);
+  EXPECT_TRUE((*h)->CheckAtRest());
+}
+
 TEST_F(PgServerTest, TransactionSetsSynchronousCommitFromDurability) {
   auto conn = Connect();
   ASSERT_NE(conn, nullptr);

@@ -62,6 +62,12 @@ Result<PgPool::Handle> PgPool::AcquireUntil(CondVar::Steady::time_point deadline
     ++in_use_;
     holders_.insert(self);
   }
+  // A connection that rested in the pool while the server restarted (or terminated its
+  // backend) is dead though libpq does not know it yet: lending it would fail the caller's
+  // next statement, so every idle connection the restart killed would cost one failed store
+  // call (a 503 for a batch of webhooks). Replace it now instead. Outside the lock, like
+  // connecting.
+  if (conn && !conn->CheckAtRest()) conn.reset();
   // Connect outside the lock: other threads keep taking and returning connections meanwhile.
   if (!conn) {
     Result<std::unique_ptr<PgConn>> made = PgConn::Connect(options_.url, options_.connect);

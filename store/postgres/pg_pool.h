@@ -4,7 +4,9 @@
 // scope. When all `size` connections are in use, Acquire blocks until one comes back or its
 // deadline passes (then kUnavailable "pool exhausted"). Connections are made lazily, outside
 // the pool's lock; a connection that broke while it was used (PgConn::broken()) is dropped
-// when its handle goes back, and a new one is made by the next Acquire that needs it.
+// when its handle goes back, and a new one is made by the next Acquire that needs it. An idle
+// connection the server closed while it rested (a restart, a terminated backend) is found by
+// PgConn::CheckAtRest when it is next taken, and replaced by a new one before it is lent.
 //
 // No self-deadlock: a thread that holds a handle and calls Acquire again would wait for
 // itself once the pool is small enough, so a nested acquire is a bug and aborts at once, at
