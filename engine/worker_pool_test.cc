@@ -70,45 +70,6 @@ TEST_F(WorkerPoolTest, RunsAPassForEachDueItem) {
   EXPECT_EQ(rec_.Reports().size(), 20u) << "no key ran twice";
 }
 
-// A store whose first FinishAndClaim fails as a lost database connection does.
-class FirstStepFails : public WorkQueueWrapper {
- public:
-  using WorkQueueWrapper::WorkQueueWrapper;
-  Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
-                               size_t max_items, Duration lease, Time now) override {
-    if (!failed_.exchange(true)) return Unavailable("connection lost (injected)");
-    return WorkQueueWrapper::FinishAndClaim(finishes, owner, max_items, lease, now);
-  }
-
- private:
-  std::atomic<bool> failed_{false};
-};
-class FirstStepFailsStore : public StoreWrapper {
- public:
-  explicit FirstStepFailsStore(Store& target) : StoreWrapper(target), queue_(target.work()) {}
-  WorkQueue& work() override { return queue_; }
-
- private:
-  FirstStepFails queue_;
-};
-
-// A failed claim with no finish to record (the database restarted while the pool was idle)
-// is followed by claims again once the pause is over: the pool does not stop claiming for good.
-TEST_F(WorkerPoolTest, AFailedClaimIsTriedAgainAfterThePause) {
-  Signal("acme/app#1");
-  FirstStepFailsStore failing(*store_);
-  WorkerPool pool(
-      failing, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_, rec_.Observer());
-  ASSERT_TRUE(pool.Start().ok());
-  for (int i = 0; i < 200 && rec_.Reports().empty(); ++i) {
-    clock_->AwaitWaiters(1);  // the dispatcher pauses (or polls) on the clock
-    clock_->Advance(seconds(1));
-  }
-  ASSERT_TRUE(rec_.WaitForCount(1));
-  pool.Stop();
-  EXPECT_EQ(Get("acme/app#1").state, WorkState::kIdle);
-}
-
 // The poll is measured on the pool's clock: an item that comes due later, signalled where the
 // pool does not hear it (as from another process), is found once the clock passes the poll's
 // deadline, with no Wake().
