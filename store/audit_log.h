@@ -43,4 +43,7 @@ class AuditLog {
   virtual Result<std::vector<AuditEntry>> ListAudit(std::string_view subject, size_t limit) = 0;
 };
 
+// Validation shared by every backend: a subject, and a kind of [a-z_]{1,64}.
+Status ValidateAuditEntry(const AuditEntry& entry);
+
 }  // namespace gatehouse

@@ -1,6 +1,8 @@
 // The backend-neutral parts of store/review_runs.h: state names and the review work key.
 #include "store/review_runs.h"
 
+#include "store/reviewer_choice.h"
+
 namespace gatehouse {
 namespace {
 
@@ -76,6 +78,33 @@ Status ValidateReviewRunKey(const ReviewRunKey& key) {
   }
   if (key.head_sha.empty()) return InvalidArgument("a review run needs a head SHA");
   if (key.trigger.empty()) return InvalidArgument("a review run needs a trigger");
+  return Status::Ok();
+}
+
+const ReviewerCandidate* ChooseReviewer(const std::vector<ReviewerCandidate>& candidates, std::string_view affinity,
+                        bool* by_affinity) {
+  *by_affinity = false;
+  const ReviewerCandidate* best = nullptr;
+  for (const ReviewerCandidate& c : candidates) {
+    if (c.paused) continue;
+    if (!affinity.empty() && c.spec->name == affinity) {
+      *by_affinity = true;
+      return &c;
+    }
+    if (best == nullptr || c.Free() > best->Free()) best = &c;
+  }
+  return best;
+}
+
+Status ValidateReviewerCandidates(std::span<const ReviewerSlotSpec> candidates) {
+  if (candidates.empty()) return InvalidArgument("assigning a review run needs candidates");
+  for (const ReviewerSlotSpec& c : candidates) {
+    if (c.name.empty()) return InvalidArgument("a candidate reviewer has no name");
+    if (c.concurrency < 1) {
+      return InvalidArgument("reviewer " + c.name + ": concurrency must be >= 1, got " +
+                             std::to_string(c.concurrency));
+    }
+  }
   return Status::Ok();
 }
 

@@ -103,4 +103,16 @@ std::string UnionReasons(std::string_view a, std::string_view b) {
   return JoinReasons(all);
 }
 
+Status ValidateAuditEntry(const AuditEntry& e) {
+  if (e.subject.empty()) return InvalidArgument("an audit entry needs a subject");
+  const bool kind_ok = !e.kind.empty() && e.kind.size() <= 64 &&
+                       std::all_of(e.kind.begin(), e.kind.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+  if (!kind_ok) {
+    return InvalidArgument("audit kind '" + e.kind.substr(0, 64) + "' of " + e.subject +
+                           " is not [a-z_]+");
+  }
+  return Status::Ok();
+}
+
 }  // namespace gatehouse

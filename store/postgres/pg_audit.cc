@@ -8,21 +8,6 @@
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
-namespace {
-
-Status ValidateAuditEntry(const AuditEntry& e) {
-  if (e.subject.empty()) return InvalidArgument("an audit entry needs a subject");
-  const bool kind_ok = !e.kind.empty() && e.kind.size() <= 64 &&
-                       std::all_of(e.kind.begin(), e.kind.end(),
-                                   [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
-  if (!kind_ok) {
-    return InvalidArgument("audit kind '" + e.kind.substr(0, 64) + "' of " + e.subject +
-                           " is not [a-z_]+");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status PgStore::AppendAudit(std::span<const AuditEntry> entries, Durability durability) {
   for (const AuditEntry& e : entries) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "store/reviewer_choice.h"
 #include "store/postgres/pg_reviews_internal.h"
 
 namespace gatehouse::postgres {
@@ -27,45 +28,6 @@ namespace {
 // second is hashtext(reviewer). The two-key form never meets the one-key (bigint) locks the
 // schema migration takes.
 constexpr int64_t kReviewerLockSpace = 0x67687276;
-
-// What the assignment knows about one candidate. A work item holds at most one slot of a
-// reviewer: while it holds one for another run, it has none free for this one.
-struct Candidate {
-  const ReviewerSlotSpec* spec = nullptr;
-  bool paused = false;
-  int busy = 0;
-  bool held_here = false;
-  int Free() const { return held_here ? 0 : spec->concurrency - busy; }
-};
-
-// Affinity first (waited for when busy), else the most free slots, file order breaking ties.
-// nullptr when every candidate is paused.
-const Candidate* Choose(const std::vector<Candidate>& candidates, std::string_view affinity,
-                        bool* by_affinity) {
-  *by_affinity = false;
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates) {
-    if (c.paused) continue;
-    if (!affinity.empty() && c.spec->name == affinity) {
-      *by_affinity = true;
-      return &c;
-    }
-    if (best == nullptr || c.Free() > best->Free()) best = &c;
-  }
-  return best;
-}
-
-Status ValidateCandidates(std::span<const ReviewerSlotSpec> candidates) {
-  if (candidates.empty()) return InvalidArgument("assigning a review run needs candidates");
-  for (const ReviewerSlotSpec& c : candidates) {
-    if (c.name.empty()) return InvalidArgument("a candidate reviewer has no name");
-    if (c.concurrency < 1) {
-      return InvalidArgument("reviewer " + c.name + ": concurrency must be >= 1, got " +
-                             std::to_string(c.concurrency));
-    }
-  }
-  return Status::Ok();
-}
 
 // Serializes this assignment with every other one that may take a slot of these candidates,
 // in any process. Unlike SQLite, PostgreSQL at READ COMMITTED lets two transactions count a
@@ -148,7 +110,7 @@ Status RecordAssignmentInTx(PgStore& store, PgConn& c, int64_t id, std::string_v
 Result<Assignment> PgStore::AssignAndClaimSlot(int64_t id,
                                                std::span<const ReviewerSlotSpec> candidates,
                                                int64_t fence, Time now) {
-  GH_RETURN_IF_ERROR(ValidateCandidates(candidates));
+  GH_RETURN_IF_ERROR(ValidateReviewerCandidates(candidates));
   Assignment out;
   // Acknowledged: the assignment is recorded durably before the executor starts.
   Status s = Write(Durability::kAcknowledged, [&](PgConn& c) -> Status {
@@ -176,13 +138,13 @@ Result<Assignment> PgStore::AssignAndClaimSlot(int64_t id,
       return Status::Ok();
     }
     GH_RETURN_IF_ERROR(LockCandidatesInTx(c, candidates));
-    std::vector<Candidate> states;
+    std::vector<ReviewerCandidate> states;
     for (const ReviewerSlotSpec& spec : candidates) {
       GH_ASSIGN_OR_RETURN(ReviewerLoad load, ReviewerLoadInTx(c, spec.name, key, now));
-      states.push_back(Candidate{&spec, load.paused, load.busy, load.held_here});
+      states.push_back(ReviewerCandidate{&spec, load.paused, load.busy, load.held_here});
     }
     bool by_affinity = false;
-    const Candidate* chosen = Choose(states, affinity, &by_affinity);
+    const ReviewerCandidate* chosen = ChooseReviewer(states, affinity, &by_affinity);
     if (chosen == nullptr) {
       out = Assignment{Assignment::Kind::kPaused, "", false};
       return Bump(c, "reviews.assign_paused", 1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "store/reviewer_choice.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
@@ -19,51 +20,12 @@ namespace {
   ".holder_key AND"                                        \
   " w.state = 'running' AND w.fence = " slot ".fence AND w.lease_until > " now ")"
 
-// What the assignment knows about one candidate. A work item holds at most one slot of a
-// reviewer: while it holds one for another run, it has none free for this one.
-struct Candidate {
-  const ReviewerSlotSpec* spec = nullptr;
-  bool paused = false;
-  int busy = 0;
-  bool held_here = false;
-  int Free() const { return held_here ? 0 : spec->concurrency - busy; }
-};
-
-// Affinity first (waited for when busy), else the most free slots, file order breaking ties.
-// nullptr when every candidate is paused.
-const Candidate* Choose(const std::vector<Candidate>& candidates, std::string_view affinity,
-                        bool* by_affinity) {
-  *by_affinity = false;
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates) {
-    if (c.paused) continue;
-    if (!affinity.empty() && c.spec->name == affinity) {
-      *by_affinity = true;
-      return &c;
-    }
-    if (best == nullptr || c.Free() > best->Free()) best = &c;
-  }
-  return best;
-}
-
-Status ValidateCandidates(std::span<const ReviewerSlotSpec> candidates) {
-  if (candidates.empty()) return InvalidArgument("assigning a review run needs candidates");
-  for (const ReviewerSlotSpec& c : candidates) {
-    if (c.name.empty()) return InvalidArgument("a candidate reviewer has no name");
-    if (c.concurrency < 1) {
-      return InvalidArgument("reviewer " + c.name + ": concurrency must be >= 1, got " +
-                             std::to_string(c.concurrency));
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<Assignment> SqliteStore::AssignAndClaimSlot(int64_t id,
                                                    std::span<const ReviewerSlotSpec> candidates,
                                                    int64_t fence, Time now) {
-  GH_RETURN_IF_ERROR(ValidateCandidates(candidates));
+  GH_RETURN_IF_ERROR(ValidateReviewerCandidates(candidates));
   Assignment out;
   MutexLock lock(&mu_);
   // Acknowledged: the assignment is recorded durably before the executor starts.
@@ -88,13 +50,13 @@ Result<Assignment> SqliteStore::AssignAndClaimSlot(int64_t id,
       return Status::Ok();
     }
     held.reset();
-    std::vector<Candidate> states;
+    std::vector<ReviewerCandidate> states;
     for (const ReviewerSlotSpec& spec : candidates) {
       GH_ASSIGN_OR_RETURN(ReviewerLoad load, ReviewerLoadInTx(spec.name, key, now));
-      states.push_back(Candidate{&spec, load.paused, load.busy, load.held_here});
+      states.push_back(ReviewerCandidate{&spec, load.paused, load.busy, load.held_here});
     }
     bool by_affinity = false;
-    const Candidate* chosen = Choose(states, affinity, &by_affinity);
+    const ReviewerCandidate* chosen = ChooseReviewer(states, affinity, &by_affinity);
     if (chosen == nullptr) {
       out = Assignment{Assignment::Kind::kPaused, "", false};
       return Bump("reviews.assign_paused", 1);
