@@ -186,6 +186,47 @@ TEST_P(LearnedContractTest, WhatADecisionLearnedCommitsWithItOrNotAtAll) {
   EXPECT_TRUE(item->has_value());
 }
 
+// One batch of decisions leaves repositories, facts and heads as applying the decisions one
+// by one, in order, would: a backend may fold the batch into a few statements (PostgreSQL
+// does), and this is the rule the fold must keep.
+TEST_P(LearnedContractTest, OneBatchLearnsAsTheDecisionsAppliedOneByOne) {
+  ASSERT_TRUE(Route({Learn({{"acme/kept", 3}, {"acme/gone", 4}})}).ok());
+  RouteDecision a = Learn({{"acme/app", 7}, {"acme/kept", std::nullopt}}, {"acme/gone"},
+                          {{"acme/app#1", "closed_by", "late", kT0 + seconds(5)}});
+  a.heads = {{"acme/app#1", "sha1"}, {"acme/app#2", "sha1"}};
+  RouteDecision b = Learn({{"acme/app", std::nullopt}, {"acme/gone", std::nullopt}}, {"acme/web"},
+                          {{"acme/app#1", "closed_by", "early", kT0 + seconds(1)},
+                           {"acme/app#2", "closed_by", "first", kT0}});
+  b.heads = {{"acme/app#1", "sha2"}, {"acme/app#2", ""}};
+  RouteDecision c = Learn({{"acme/web", 9}}, {"acme/app"},
+                          {{"acme/app#2", "closed_by", "second", kT0}});
+  c.heads = {{"acme/app#3", "sha1"}};
+  RouteDecision d = Learn({{"acme/app", std::nullopt}});
+  ASSERT_TRUE(Route({a, b, c, d}).ok());
+  // Removed by c, then known again by d without an installation: none.
+  EXPECT_TRUE(Known("acme/app"));
+  EXPECT_EQ(InstallationOf("acme/app"), std::nullopt);
+  // A payload without an installation keeps the known one.
+  EXPECT_EQ(InstallationOf("acme/kept"), 3);
+  // Removed by a, known again by b without an installation.
+  EXPECT_EQ(InstallationOf("acme/gone"), std::nullopt);
+  // Removed by b (unknown then), then learned by c.
+  EXPECT_EQ(InstallationOf("acme/web"), 9);
+  // Later by time wins; of equal times, the one applied last.
+  std::vector<PrFact> one = Facts("acme/app#1");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].value, "late");
+  std::vector<PrFact> two = Facts("acme/app#2");
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].value, "second");
+  auto sha1 = store_->repos().PullRequestsWithHead("acme/app", "sha1");
+  ASSERT_TRUE(sha1.ok());
+  EXPECT_EQ(*sha1, std::vector<std::string>{"acme/app#3"});
+  auto sha2 = store_->repos().PullRequestsWithHead("acme/app", "sha2");
+  ASSERT_TRUE(sha2.ok());
+  EXPECT_EQ(*sha2, std::vector<std::string>{"acme/app#1"});
+}
+
 // A decision for a delivery another router already decided is skipped whole, what it learned
 // included: the first decision's view stands.
 TEST_P(LearnedContractTest, ADecisionForAClosedDeliveryLearnsNothing) {

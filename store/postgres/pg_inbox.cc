@@ -2,15 +2,17 @@
 // else routing learned is applied by pg_repos.cc in the same transaction. The semantics are
 // SQLite's (store/sqlite/sqlite_inbox.cc); what differs is how they hold up when several
 // processes write at once, noted where it matters.
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "base/compress.h"
 #include "base/subject.h"
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
@@ -45,61 +47,6 @@ InboxState ParseInboxState(const std::string& s) {
 bool IsTerminal(InboxState s) {
   return s == InboxState::kRouted || s == InboxState::kIgnored || s == InboxState::kDead;
 }
-
-// A one-dimensional array parameter in PostgreSQL's binary format (array_recv), sent as a
-// binary PgParam: the SQL casts the parameter ($n::text[], ::bytea[], ::int8[]) so the server
-// knows its type, and the element type written here must be that type's. No value is ever
-// escaped or spliced into SQL.
-class BinaryArray {
- public:
-  static constexpr uint32_t kInt8 = 20, kText = 25, kBytea = 17;
-
-  explicit BinaryArray(uint32_t element_oid) : oid_(element_oid) {}
-
-  void Add(std::string_view bytes) {
-    Put32(static_cast<uint32_t>(bytes.size()));
-    elements_.append(bytes.data(), bytes.size());
-    ++count_;
-  }
-  void AddInt(int64_t v) {
-    Put32(8);
-    const uint64_t u = static_cast<uint64_t>(v);
-    Put32(static_cast<uint32_t>(u >> 32));
-    Put32(static_cast<uint32_t>(u));
-    ++count_;
-  }
-  void AddNull() {
-    Put32(0xFFFFFFFFu);  // length -1
-    has_null_ = true;
-    ++count_;
-  }
-
-  PgParam Param() const {
-    std::string out;
-    auto put = [&out](uint32_t v) {
-      const uint32_t n = htonl(v);
-      out.append(reinterpret_cast<const char*>(&n), 4);
-    };
-    put(1);  // dimensions
-    put(has_null_ ? 1 : 0);
-    put(oid_);
-    put(static_cast<uint32_t>(count_));
-    put(1);  // lower bound
-    out += elements_;
-    return PgParam::Bytes(out);
-  }
-
- private:
-  void Put32(uint32_t v) {
-    const uint32_t n = htonl(v);
-    elements_.append(reinterpret_cast<const char*>(&n), 4);
-  }
-
-  uint32_t oid_;
-  std::string elements_;
-  size_t count_ = 0;
-  bool has_null_ = false;
-};
 
 // Inserts `firsts` (each delivery id once) in their order, skipping ids already stored, and
 // returns the ids it inserted. One statement for the batch. ORDER BY ord makes seq follow the
@@ -243,11 +190,11 @@ Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Del
       refused += n;
       GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected." + reason, n));
     }
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.received", accepted + duplicate + conflict + refused));
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.accepted", accepted));
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.duplicate", duplicate));
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected.conflict", conflict));
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.rejected", refused + conflict));
+    GH_RETURN_IF_ERROR(Bumps(c, {{"inbox.received", accepted + duplicate + conflict + refused},
+                                 {"inbox.accepted", accepted},
+                                 {"inbox.duplicate", duplicate},
+                                 {"inbox.rejected.conflict", conflict},
+                                 {"inbox.rejected", refused + conflict}}));
     any_accepted = accepted > 0;
     // Only new deliveries are news to the routers, as in SQLite.
     return Status::Ok();
@@ -369,24 +316,85 @@ Status ValidateDecisions(std::span<const RouteDecision> decisions) {
   return Status::Ok();
 }
 
-Status ApplyHeads(PgConn& c, const RouteDecision& d, Time now) {
-  for (const auto& [key, sha] : d.heads) {
+// The heads the applied decisions name, as applying them one after another would leave
+// them: per key the last decision's sha wins, and an empty sha forgets the head. One delete
+// and one upsert for the batch, keys in byte order (row locks taken in one order).
+Status ApplyHeadsInTx(PgConn& c, const std::vector<const RouteDecision*>& applied, Time now) {
+  std::map<std::string, std::string> last;
+  for (const RouteDecision* d : applied) {
+    for (const auto& [key, sha] : d->heads) last[key] = sha;
+  }
+  if (last.empty()) return Status::Ok();
+  BinaryArray forget(BinaryArray::kText), keys(BinaryArray::kText), repos(BinaryArray::kText),
+      shas(BinaryArray::kText);
+  for (const auto& [key, sha] : last) {
     if (sha.empty()) {
-      GH_RETURN_IF_ERROR(c.ExecPrepared("inbox_head_forget", "DELETE FROM pr_heads WHERE key = $1",
-                                        {PgParam::Text(key)})
-                             .status());
+      forget.Add(key);
       continue;
     }
-    GH_RETURN_IF_ERROR(
-        c.ExecPrepared("inbox_head_upsert",
-                       "INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
-                       "VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET "
-                       "head_sha = excluded.head_sha, updated_at = excluded.updated_at",
-                       {PgParam::Text(key), PgParam::Text(RepoOfSubjectKey(key)),
-                        PgParam::Text(sha), PgParam::At(now)})
-            .status());
+    keys.Add(key);
+    repos.Add(RepoOfSubjectKey(key));
+    shas.Add(sha);
   }
-  return Status::Ok();
+  if (forget.size() > 0) {
+    GH_RETURN_IF_ERROR(c.ExecPrepared("inbox_heads_forget",
+                                      "DELETE FROM pr_heads WHERE key = ANY($1::text[])",
+                                      {forget.Param()})
+                           .status());
+  }
+  if (keys.size() == 0) return Status::Ok();
+  return c
+      .ExecPrepared("inbox_heads_upsert",
+                    "INSERT INTO pr_heads (key, repo, head_sha, updated_at) "
+                    "SELECT t.key, t.repo, t.sha, $4::BIGINT "
+                    "FROM unnest($1::text[], $2::text[], $3::text[]) AS t(key, repo, sha) "
+                    "ON CONFLICT (key) DO UPDATE SET "
+                    "head_sha = excluded.head_sha, updated_at = excluded.updated_at",
+                    {keys.Param(), repos.Param(), shas.Param(), PgParam::At(now)})
+      .status();
+}
+
+// Closes (or releases as unresolved) every decided delivery whose claim is still the one the
+// decision was made under and which is still open, in one statement, and returns the seqs it
+// changed. The claim check and the state change are one statement: a concurrent claim of the
+// same row (which bumps `claim`) either commits first, and this UPDATE, re-checking the row's
+// latest version, skips it; or waits for this transaction, and then finds the delivery closed
+// or released. The rows are locked in seq order first (`locked`: ORDER BY runs before the
+// row locks), so two routers whose batches overlap cannot deadlock.
+Result<std::unordered_set<int64_t>> CloseDecided(PgConn& c,
+                                                 const std::vector<const RouteDecision*>& decided,
+                                                 Time now) {
+  BinaryArray seqs(BinaryArray::kInt8), states(BinaryArray::kText), reasons(BinaryArray::kText),
+      finished(BinaryArray::kInt8), claims(BinaryArray::kInt8);
+  for (const RouteDecision* d : decided) {
+    seqs.AddInt(d->seq);
+    states.Add(StateText(d->state));
+    reasons.Add(d->reason);
+    if (IsTerminal(d->state)) {
+      finished.AddInt(ToMicros(now));
+    } else {
+      finished.AddNull();
+    }
+    claims.AddInt(d->claim);
+  }
+  GH_ASSIGN_OR_RETURN(
+      PgResult r,
+      c.ExecPrepared(
+          "inbox_route_batch",
+          "WITH t AS (SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::int8[], "
+          "$5::int8[]) AS t(seq, state, reason, finished_at, claim)), "
+          "locked AS (SELECT i.seq FROM inbox i JOIN t ON i.seq = t.seq "
+          "WHERE i.claim = t.claim AND i.state IN ('accepted', 'unresolved') "
+          "ORDER BY i.seq FOR UPDATE OF i) "
+          "UPDATE inbox SET state = t.state, state_reason = t.reason, "
+          "attempts = inbox.attempts + 1, finished_at = t.finished_at, claim_owner = NULL, "
+          "claim_until = NULL FROM t, locked WHERE inbox.seq = t.seq AND locked.seq = t.seq "
+          "AND inbox.claim = t.claim AND inbox.state IN ('accepted', 'unresolved') "
+          "RETURNING inbox.seq",
+          {seqs.Param(), states.Param(), reasons.Param(), finished.Param(), claims.Param()}));
+  std::unordered_set<int64_t> closed;
+  for (int i = 0; i < r.rows(); ++i) closed.insert(r.Int(i, 0));
+  return closed;
 }
 
 }  // namespace
@@ -394,42 +402,43 @@ Status ApplyHeads(PgConn& c, const RouteDecision& d, Time now) {
 Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
   GH_RETURN_IF_ERROR(ValidateDecisions(decisions));
   if (decisions.empty()) return Status::Ok();
+  // A seq decided twice in one batch: as applied one by one, the first closes the delivery and
+  // the second finds it closed.
+  std::vector<const RouteDecision*> decided;
+  {
+    std::unordered_set<int64_t> seen;
+    for (const RouteDecision& d : decisions) {
+      if (seen.insert(d.seq).second) decided.push_back(&d);
+    }
+  }
   bool signalled = false;
   // Recoverable: the inbox row is already durable; if this is lost, the delivery is still
   // open and is routed again (and signals are idempotent in effect: one more pass at most).
+  // The whole batch is a handful of statements, whatever its size: one closes the decided
+  // deliveries, one enqueues all their signals, and one or two per table apply what they
+  // learned, folded as applying the decisions one by one, in order, would leave it.
   Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
     signalled = false;
+    GH_ASSIGN_OR_RETURN(std::unordered_set<int64_t> closed, CloseDecided(c, decided, now));
+    // No longer open, or claimed since by another router, which decides it: skipped.
+    std::vector<const RouteDecision*> applied;
+    std::vector<Signal> signals;
     int64_t routed = 0, ignored = 0, dead = 0;
-    for (const RouteDecision& d : decisions) {
-      // The claim check and the state change are one statement: a concurrent claim of the
-      // same row (which bumps `claim`) either commits first, and this UPDATE, re-checking the
-      // row's latest version, changes nothing; or waits for this transaction, and then finds
-      // the delivery closed or released.
-      GH_ASSIGN_OR_RETURN(
-          PgResult u,
-          c.ExecPrepared(
-              "inbox_route",
-              "UPDATE inbox SET state = $2, state_reason = $3, "
-              "attempts = attempts + 1, finished_at = $4, claim_owner = NULL, "
-              "claim_until = NULL WHERE seq = $1 AND claim = $5 AND "
-              "state IN ('accepted', 'unresolved')",
-              {PgParam::Int(d.seq), PgParam::Text(StateText(d.state)), PgParam::Text(d.reason),
-               IsTerminal(d.state) ? PgParam::At(now) : PgParam::Null(), PgParam::Int(d.claim)}));
-      // No longer open, or claimed since by another router, which decides it.
-      if (u.affected() != 1) continue;
-      if (!d.signals.empty()) {
-        GH_RETURN_IF_ERROR(EnqueueInTx(c, d.signals, now));
-        signalled = true;
-      }
-      GH_RETURN_IF_ERROR(ApplyHeads(c, d, now));
-      GH_RETURN_IF_ERROR(ApplyLearnedInTx(c, d, now));
-      routed += d.state == InboxState::kRouted;
-      ignored += d.state == InboxState::kIgnored;
-      dead += d.state == InboxState::kDead;
+    for (const RouteDecision* d : decided) {
+      if (!closed.count(d->seq)) continue;
+      applied.push_back(d);
+      signals.insert(signals.end(), d->signals.begin(), d->signals.end());
+      routed += d->state == InboxState::kRouted;
+      ignored += d->state == InboxState::kIgnored;
+      dead += d->state == InboxState::kDead;
     }
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.routed", routed));
-    GH_RETURN_IF_ERROR(Bump(c, "inbox.ignored", ignored));
-    return Bump(c, "inbox.dead", dead);
+    if (!signals.empty()) {
+      GH_RETURN_IF_ERROR(EnqueueInTx(c, signals, now));
+      signalled = true;
+    }
+    GH_RETURN_IF_ERROR(ApplyHeadsInTx(c, applied, now));
+    GH_RETURN_IF_ERROR(ApplyLearnedInTx(c, applied, now));
+    return Bumps(c, {{"inbox.routed", routed}, {"inbox.ignored", ignored}, {"inbox.dead", dead}});
   });
   if (s.ok() && signalled) NotifyCommitted(Wakeups::Topic::kWork);
   return s.WithContext("applying routing");

@@ -1,10 +1,16 @@
 // PgStore: what routing learns besides signals — the repositories gatehouse covers (with
 // their App installation), small per-PR facts, and the PR heads used to resolve commits. As
-// SQLite (store/sqlite/sqlite_repos.cc). Every write is one upsert or delete by key, atomic on
-// its own, so concurrent writers need no locks beyond the row locks these statements take.
+// SQLite (store/sqlite/sqlite_repos.cc). Every write is an upsert or delete by key over a batch,
+// atomic on its own, so concurrent writers need no locks beyond the row locks these
+// statements take (in key order).
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/ascii.h"
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
@@ -19,37 +25,85 @@ RepoInstallation ReadRepo(const PgResult& r, int row) {
 
 }  // namespace
 
-Status PgStore::ApplyLearnedInTx(PgConn& c, const RouteDecision& d, Time now) {
-  for (const RepoInstallation& r : d.repos) {
-    // COALESCE: a payload without `installation` says nothing about it, so a known id stays.
+Status PgStore::ApplyLearnedInTx(PgConn& c, const std::vector<const RouteDecision*>& decisions,
+                                 Time now) {
+  // Folded per key as applying the decisions one by one (each: repos, then repos_removed,
+  // then facts) would leave the rows, so each table takes at most two statements per batch.
+  // std::map keeps keys in byte order: every writer locks rows in one order.
+  struct RepoFold {
+    bool deleted = false;   // a removal came; rows before it are gone
+    bool upserted = false;  // an upsert came after the last removal
+    std::optional<int64_t> installation;  // the last known id since the last removal
+  };
+  std::map<std::string, RepoFold> repos;
+  std::map<std::pair<std::string, std::string>, const PrFact*> facts;
+  for (const RouteDecision* d : decisions) {
+    for (const RepoInstallation& r : d->repos) {
+      RepoFold& f = repos[AsciiLower(r.repo)];
+      f.upserted = true;
+      // COALESCE: a payload without `installation` says nothing about it, so a known id stays.
+      if (r.installation_id) f.installation = r.installation_id;
+    }
+    for (const std::string& repo : d->repos_removed) {
+      RepoFold& f = repos[AsciiLower(repo)];
+      f = RepoFold{};
+      f.deleted = true;
+    }
+    for (const PrFact& fact : d->facts) {
+      // Deliveries may be routed out of order; the fact learned later (by `at`) wins, and of
+      // two learned at the same moment the one applied last.
+      const PrFact*& slot = facts[{fact.subject, fact.name}];
+      if (slot == nullptr || fact.at >= slot->at) slot = &fact;
+    }
+  }
+  BinaryArray removed(BinaryArray::kText), names(BinaryArray::kText),
+      installations(BinaryArray::kInt8);
+  for (const auto& [repo, f] : repos) {
+    if (f.deleted) removed.Add(repo);
+    if (!f.upserted) continue;
+    names.Add(repo);
+    if (f.installation) {
+      installations.AddInt(*f.installation);
+    } else {
+      installations.AddNull();
+    }
+  }
+  if (removed.size() > 0) {
+    Result<PgResult> del =
+        c.ExecPrepared("repos_delete_batch", "DELETE FROM repositories WHERE repo = ANY($1::text[])",
+                       {removed.Param()});
+    GH_RETURN_IF_ERROR(del.status().WithContext("forgetting repositories"));
+  }
+  if (names.size() > 0) {
     Result<PgResult> up = c.ExecPrepared(
-        "repos_upsert",
-        "INSERT INTO repositories (repo, installation_id, updated_at) VALUES ($1, $2, $3) "
+        "repos_upsert_batch",
+        "INSERT INTO repositories (repo, installation_id, updated_at) "
+        "SELECT t.repo, t.installation_id, $3::BIGINT "
+        "FROM unnest($1::text[], $2::int8[]) AS t(repo, installation_id) "
         "ON CONFLICT (repo) DO UPDATE SET "
         "installation_id = COALESCE(excluded.installation_id, repositories.installation_id), "
         "updated_at = excluded.updated_at",
-        {PgParam::Text(AsciiLower(r.repo)),
-         r.installation_id ? PgParam::Int(*r.installation_id) : PgParam::Null(), PgParam::At(now)});
-    GH_RETURN_IF_ERROR(up.status().WithContext("recording repository " + r.repo));
+        {names.Param(), installations.Param(), PgParam::At(now)});
+    GH_RETURN_IF_ERROR(up.status().WithContext("recording repositories"));
   }
-  for (const std::string& repo : d.repos_removed) {
-    Result<PgResult> del =
-        c.ExecPrepared("repos_delete", "DELETE FROM repositories WHERE repo = $1",
-                       {PgParam::Text(AsciiLower(repo))});
-    GH_RETURN_IF_ERROR(del.status().WithContext("forgetting repository " + repo));
+  if (facts.empty()) return Status::Ok();
+  BinaryArray subjects(BinaryArray::kText), fact_names(BinaryArray::kText),
+      values(BinaryArray::kText), ats(BinaryArray::kInt8);
+  for (const auto& [key, f] : facts) {
+    subjects.Add(f->subject);
+    fact_names.Add(f->name);
+    values.Add(f->value);
+    ats.AddInt(ToMicros(f->at));
   }
-  for (const PrFact& f : d.facts) {
-    // Deliveries may be routed out of order; the fact learned later (by `at`) wins.
-    Result<PgResult> up = c.ExecPrepared(
-        "facts_upsert",
-        "INSERT INTO pr_facts (subject, name, value, at) VALUES ($1, $2, $3, $4) "
-        "ON CONFLICT (subject, name) DO UPDATE SET value = excluded.value, at = excluded.at "
-        "WHERE excluded.at >= pr_facts.at",
-        {PgParam::Text(f.subject), PgParam::Text(f.name), PgParam::Text(f.value),
-         PgParam::At(f.at)});
-    GH_RETURN_IF_ERROR(up.status().WithContext("recording fact " + f.name + " of " + f.subject));
-  }
-  return Status::Ok();
+  Result<PgResult> up = c.ExecPrepared(
+      "facts_upsert_batch",
+      "INSERT INTO pr_facts (subject, name, value, at) "
+      "SELECT t.subject, t.name, t.value, t.at "
+      "FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) AS t(subject, name, value, at) "
+      "ON CONFLICT (subject, name) DO UPDATE SET value = excluded.value, at = excluded.at "
+      "WHERE excluded.at >= pr_facts.at",
+      {subjects.Param(), fact_names.Param(), values.Param(), ats.Param()});
+  return up.status().WithContext("recording pull request facts");
 }
 
 Status PgStore::RecordLearned(std::span<const RepoInstallation> repos,
@@ -67,7 +121,7 @@ Status PgStore::RecordLearned(std::span<const RepoInstallation> repos,
   }
   if (learned.repos.empty() && learned.facts.empty()) return Status::Ok();
   return Write(Durability::kRecoverable,
-               [&](PgConn& c) -> Status { return ApplyLearnedInTx(c, learned, now); })
+               [&](PgConn& c) -> Status { return ApplyLearnedInTx(c, {&learned}, now); })
       .WithContext("recording what was learned");
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "base/log.h"
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_schema.h"
 
 namespace gatehouse::postgres {
@@ -135,6 +136,30 @@ Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {
                         "INSERT INTO counter_shards (name, shard, value) VALUES ($1, $2, $3) "
                         "ON CONFLICT (name, shard) DO UPDATE SET value = counter_shards.value + $3",
                         {PgParam::Text(name), PgParam::Int(counter_shard_), PgParam::Int(delta)})
+      .status();
+}
+
+Status PgStore::Bumps(PgConn& c, std::initializer_list<CounterDelta> deltas) {
+  BinaryArray names(BinaryArray::kText), values(BinaryArray::kInt8);
+  const CounterDelta* only = nullptr;
+  for (const CounterDelta& d : deltas) {
+    if (d.delta == 0) continue;
+    only = &d;
+    names.Add(d.name);
+    values.AddInt(d.delta);
+  }
+  if (names.size() == 0) return Status::Ok();
+  if (names.size() == 1) return Bump(c, only->name, only->delta);
+  // Names in byte order: every writer locks its shard's rows in one order.
+  return c
+      .ExecPrepared("counter_bumps",
+                    "INSERT INTO counter_shards (name, shard, value) "
+                    "SELECT t.name, $3::BIGINT, t.value "
+                    "FROM unnest($1::text[], $2::int8[]) AS t(name, value) "
+                    "ORDER BY t.name COLLATE \"C\" "
+                    "ON CONFLICT (name, shard) DO UPDATE SET "
+                    "value = counter_shards.value + excluded.value",
+                    {names.Param(), values.Param(), PgParam::Int(counter_shard_)})
       .status();
 }
 

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <thread>
@@ -154,6 +155,12 @@ class PgStore final : public Store,
   //
   // Adds `delta` to counter `name` in this store's shard.
   Status Bump(PgConn& c, std::string_view name, int64_t delta);
+  // Several counters in one statement (zero deltas are skipped; names must differ).
+  struct CounterDelta {
+    std::string_view name;
+    int64_t delta;
+  };
+  Status Bumps(PgConn& c, std::initializer_list<CounterDelta> deltas);
   // After a commit of new work of `topic`: wakes this process's subscribers at once, and has
   // the listener thread NOTIFY the other processes (coalesced: one NOTIFY per topic however
   // many commits came meanwhile). Never inside a transaction: a NOTIFY queued in a
@@ -166,8 +173,10 @@ class PgStore final : public Store,
   // kFenceLost unless `subject`'s work item is running under `fence`; share-locks the item
   // until the transaction ends, so no claim can move the fence under the caller's write.
   Status CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence);
-  // Applies what a routing decision learned (repos, repos_removed, facts) (pg_repos.cc).
-  Status ApplyLearnedInTx(PgConn& c, const RouteDecision& decision, Time now);
+  // Applies what routing decisions learned (repos, repos_removed, facts), as applying them
+  // one by one in this order would (pg_repos.cc).
+  Status ApplyLearnedInTx(PgConn& c, const std::vector<const RouteDecision*>& decisions,
+                          Time now);
 
   // Runs `body` in one write transaction on a pooled connection.
   Status Write(Durability durability, const std::function<Status(PgConn&)>& body,

@@ -280,10 +280,10 @@ Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishe
     if (f.kind == PassFinish::Kind::kRetry) ++retried;
     if (f.kind == PassFinish::Kind::kDead) ++dead;
   }
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_completed", completed));
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.passes_retried", retried));
-  GH_RETURN_IF_ERROR(store.Bump(c, "work.dead", dead));
-  return store.Bump(c, "work.fence_rejections", rejected);
+  return store.Bumps(c, {{"work.passes_completed", completed},
+                         {"work.passes_retried", retried},
+                         {"work.dead", dead},
+                         {"work.fence_rejections", rejected}});
 }
 
 }  // namespace
