@@ -103,6 +103,20 @@ TEST_F(PrPassTest, ARepositoryWithoutAKnownInstallationIsAuditedNotCalled) {
   EXPECT_NE(errors[0].summary.find("no installation known"), std::string::npos);
 }
 
+// A payload may name an installation GitHub does not know (a forged or stale payload that
+// passed the signature check, an App uninstalled since): the token exchange is refused, and
+// the pass reports it without a call on the PR and without crashing.
+TEST_F(PrPassTest, AnInstallationGitHubDoesNotKnowIsAnAuditedErrorAndNoEffect) {
+  ReadyPull({{".github/gatehouse.yml", kAutoPolicy}}, /*known=*/false);
+  const RepoInstallation stale{kFullName, 999'999};
+  ASSERT_TRUE(store_->repos().RecordLearned({&stale, 1}, {}, clock_->Now()).ok());
+  PassOutcome outcome = RunPass(PassConfig{});
+  EXPECT_TRUE(AppEffects().empty());
+  auto errors = Audit("error");
+  ASSERT_FALSE(errors.empty()) << outcome.error;
+  EXPECT_NE(errors.back().summary.find("999999"), std::string::npos) << errors.back().summary;
+}
+
 TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
   // An earlier holder recorded a merge intent, merged, and died before recording it.

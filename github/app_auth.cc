@@ -130,6 +130,15 @@ GitHubResult<std::string> InstallationTokenCache::Exchange(int64_t installation_
   call.headers.emplace_back("Authorization", "Bearer " + *jwt);
   auto reply = transport_.Send(call);
   if (!reply.ok()) return ErrorFromTransport(reply.status(), what);
+  if (reply->status == 404) {
+    // Not the 404 of the call the token was wanted for: reported as kNotFound it would read
+    // as "the pull request is gone" or "the label is already absent". The App cannot act
+    // there at all, which is an authorization failure.
+    return GitHubError{GitHubErrorKind::kUnauthorized, 404, {},
+                       "installation " + std::to_string(installation_id) +
+                           " is not known to GitHub (the App is not installed there, or was "
+                           "uninstalled): " + what + " answered 404"};
+  }
   if (reply->status != 201 && reply->status != 200) {
     return ErrorFromReply(*reply, clock_->Now(), what);
   }

@@ -190,6 +190,14 @@ TEST_F(TokenCacheTest, FailedExchangesAreTyped) {
   EXPECT_EQ(r.error().kind, GitHubErrorKind::kUnauthorized);
   EXPECT_NE(r.error().message.find("could not be decoded"), std::string::npos);
 
+  // An installation GitHub does not know: not kNotFound, which callers read as "the
+  // resource they asked for is gone".
+  fake_.SetRoute([](const HttpRequest&) { return JsonError(404, "Not Found"); });
+  r = cache_->Token(7);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, GitHubErrorKind::kUnauthorized);
+  EXPECT_NE(r.error().message.find("installation 7 is not known"), std::string::npos);
+
   fake_.SetRoute([](const HttpRequest&) { return JsonResponse(201, R"({"token":"x"})"); });
   r = cache_->Token(7);
   ASSERT_FALSE(r.ok());
