@@ -6,113 +6,18 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "engine/engine_test_util.h"
-#include "engine/inbox_router.h"
-#include "engine/inbox_writer.h"
-#include "github/signature.h"
-#include "http/server.h"
-#include "http/test_client.h"
-#include "http/webhook_handler.h"
-#include "store/sqlite/sqlite_store.h"
-#include "store/store_test_util.h"
+#include "tests/ingress_harness.h"
 
 namespace gatehouse {
 namespace {
 
 namespace fs = std::filesystem;
-using http_testing::BuildRequest;
 using http_testing::ClientResponse;
-using http_testing::RoundTrip;
+using ingress_testing::ExpectBalanced;
+using ingress_testing::Ingress;
+using ingress_testing::ReadFile;
 
-constexpr char kSecret[] = "ingress-test-secret";
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Ingress {
- public:
-  Ingress() {
-    auto s = OpenSqliteStore(dir_.File("g.db"));
-    if (!s.ok()) std::abort();
-    store_ = std::move(s).value();
-    RouterOptions ro;
-    ro.debounce = Duration(0);
-    ro.poll_interval = std::chrono::milliseconds(5);
-    ro.on_batch = [this] { batches_.Add(); };
-    router_ = std::make_unique<InboxRouter>(*store_, clock_, ro);
-    writer_ = std::make_unique<InboxWriter>(*store_, clock_, [this] { router_->Wake(); });
-    WebhookOptions wo;
-    wo.secrets = {kSecret};
-    handler_ = std::make_unique<WebhookHandler>(wo, *writer_, *clock_);
-    HttpServerOptions ho;
-    ho.listen = "127.0.0.1:0";
-    ho.on_body_too_large = [this] { handler_->OnBodyTooLarge(); };
-    router_->Start();
-    writer_->Start();
-    auto server = HttpServer::Start(ho, *handler_);
-    if (!server.ok()) std::abort();
-    server_ = std::move(server).value();
-  }
-  ~Ingress() {
-    server_->Stop(std::chrono::seconds(5));
-    writer_->Stop();
-    router_->Stop();
-  }
-
-  ClientResponse Post(const std::string& event, const std::string& id, const std::string& body,
-                      const std::string& secret = kSecret) {
-    return RoundTrip(server_->port(),
-                     BuildRequest("POST", "/webhook",
-                                  {{"X-GitHub-Event", event},
-                                   {"X-GitHub-Delivery", id},
-                                   {"X-Hub-Signature-256", "sha256=" + HmacSha256Hex(secret, body)},
-                                   {"Content-Type", "application/json"}},
-                                  body));
-  }
-
-  // Waits until no delivery is left in 'accepted' (routing may leave some 'unresolved').
-  // A delivery is answered 2xx only after its commit, and the commit wakes the router; so
-  // while one is still open, the router has a batch to come that routes it.
-  bool WaitRouted() {
-    while (true) {
-      const int64_t seen = batches_.count();
-      // Read without claiming: a claim here would take deliveries from the router.
-      auto funnel = store_->inbox().GetFunnel();
-      if (!funnel.ok()) return false;
-      if (funnel->in_flight == funnel->unresolved) return true;
-      if (!batches_.AwaitAtLeast(seen + 1)) return false;  // the safety net ran out
-    }
-  }
-
-  InboxEntry Delivery(const std::string& id) {
-    auto d = store_->inbox().GetDelivery(id);
-    EXPECT_TRUE(d.ok() && d->has_value()) << id;
-    return d.ok() && d->has_value() ? **d : InboxEntry{};
-  }
-
-  Store& store() { return *store_; }
-
- private:
-  testing::TempDir dir_;
-  testing::EventCount batches_;  // batches the router's loop applied
-  ClockPtr clock_ = std::make_shared<RealClock>();
-  StorePtr store_;
-  std::unique_ptr<InboxRouter> router_;
-  std::unique_ptr<InboxWriter> writer_;
-  std::unique_ptr<WebhookHandler> handler_;
-  std::unique_ptr<HttpServer> server_;
-};
-
-void ExpectBalanced(const Funnel& f) {
-  EXPECT_EQ(f.received, f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight);
-}
 
 TEST(IngressTest, EveryFixtureIsAcceptedAndEndsRoutedIgnoredOrVisiblyUnresolved) {
   Ingress ingress;
