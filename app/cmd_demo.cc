@@ -22,9 +22,6 @@
 // Exit status 0 only for `verdict: ok`. The world's first repository also has reviewers
 // (app/demo_reviews.h): one paused at the start and resumed mid-play, and a planted
 // credential the secrets scanner blocks.
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rsa.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +42,7 @@
 #include "app/demo_checks.h"
 #include "app/demo_nodes.h"
 #include "app/demo_reviews.h"
+#include "app/demo_rig.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
 #include "base/child_process.h"
@@ -91,96 +89,17 @@ Options:
   -h, --help         this text
 )";
 
-constexpr char kSecret[] = "gatehouse-demo-webhook-secret";
-constexpr int64_t kAppId = 4242;
-// The App's slug in the simulator: gatehouse must discover its login (GET /app) to find and
-// edit its one summary comment per PR.
-constexpr char kAppSlug[] = "gatehouse-demo";
-constexpr char kOpenAiKey[] = "demo-openai-key";
 constexpr double kResumeAfterSeconds = 4.0;
-
-// ---- small helpers ----
-
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-// A fresh 2048-bit RSA key pair as PEM (private PKCS#8, public SPKI).
-bool MakeAppKeys(std::string* private_pem, std::string* public_pem) {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
-  if (key == nullptr) return false;
-  auto to_pem = [key](bool priv) {
-    BIO* bio = BIO_new(BIO_s_mem());
-    if (priv) {
-      PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-    } else {
-      PEM_write_bio_PUBKEY(bio, key);
-    }
-    char* data = nullptr;
-    long len = BIO_get_mem_data(bio, &data);  // NOLINT(google-runtime-int): OpenSSL's type
-    std::string pem(data, static_cast<size_t>(len));
-    BIO_free(bio);
-    return pem;
-  };
-  *private_pem = to_pem(true);
-  *public_pem = to_pem(false);
-  EVP_PKEY_free(key);
-  return !private_pem->empty() && !public_pem->empty();
-}
-
-std::string UrlFromLine(const std::string& line) {
-  const size_t at = line.find("http://");
-  return at == std::string::npos ? "" : line.substr(at);
-}
-
-// The demo's checks count everything in the database as the demo's own work: refuse one that
-// already holds work items or deliveries.
-Status CheckEmptyDatabase(Store& store, const std::string& db) {
-  auto funnel = store.inbox().GetFunnel();
-  if (!funnel.ok()) return funnel.status();
-  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1});
-  if (!items.ok()) return items.status();
-  if (funnel->received > 0 || !items->empty()) {
-    return FailedPrecondition(DescribeStoreUrl(db) +
-                              " already holds deliveries or work items; the demo needs an empty "
-                              "database (create a new one, or omit --db)");
-  }
-  return Status::Ok();
-}
-
-// The simulator's webhook target: every live node, round-robin.
-bool PointWebhooksAt(SimControl& control, const std::string& urls) {
-  auto [status, body] = control.Call("PUT", "/_sim/webhook-url",
-                                     boost::json::serialize(boost::json::object{{"url", urls}}));
-  return status >= 200 && status < 300;
-}
-
-// PRs with a pass to come for something other than the periodic sweep (which keeps revisiting
-// every open PR and, on a settled world, changes nothing) or its own timers.
-int64_t ActiveItems(const std::vector<WorkItem>& items) {
-  int64_t active = 0;
-  for (const WorkItem& w : items) {
-    if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
-    const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
-    const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
-      return r == decide::kReasonSwept || r == decide::kReasonTimer;
-    });
-    if (!sweep_only || why.empty()) ++active;
-  }
-  return active;
-}
 
 // SIGKILLs the second live node, starts its replacement and points the simulator's webhooks
 // at the live nodes; a replacement that does not start, or a simulator that refuses the new
 // list, is a problem.
-void KillOneNode(DemoNodes& nodes, SimControl& control, double secs, bool tty,
-                 std::vector<std::string>* problems) {
+void KillOneNode(DemoRig& rig, double secs, bool tty, std::vector<std::string>* problems) {
+  DemoNodes& nodes = rig.nodes();
   std::string what;
   Status replaced = nodes.KillAndReplace(1, &what);
   if (!replaced.ok()) problems->push_back(replaced.message());
-  if (!PointWebhooksAt(control, nodes.WebhookUrls())) {
+  if (!rig.PointWebhooks()) {
     problems->push_back("gatehouse-sim refused the webhook URLs " + nodes.WebhookUrls());
   }
   std::fprintf(stderr, "%sgatehouse demo: [%5.1fs] %s; webhooks now to %s\n", tty ? "\n" : "", secs,
@@ -249,85 +168,34 @@ int RunDemo(int argc, char** argv) {
     return kExitFailure;
   }
 
-  std::string private_pem, public_pem;
-  if (!MakeAppKeys(&private_pem, &public_pem) ||
-      !WriteFile(dir + "/app.private-key.pem", private_pem) ||
-      !WriteFile(dir + "/app.public-key.pem", public_pem)) {
-    PrintError("demo", "cannot create the App key pair in " + dir);
-    return kExitFailure;
-  }
-  ::chmod((dir + "/app.private-key.pem").c_str(), 0600);
   std::printf("gatehouse demo: working in %s (database, keys, logs)\n", dir.c_str());
-
-  // 1. The simulator, with the App's public key and no webhook target yet.
-  setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-  setenv(kDemoOpenAiKeyEnv, kOpenAiKey, 1);
-  ChildProcess sim(
-      {sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
-       "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug, "--openai-api-key",
-       kOpenAiKey, "--mergeable-delay-ms", "300", "--log-level", "warn"},
-      dir + "/gatehouse-sim.log");
-  const std::string sim_url = sim.ok() ? UrlFromLine(sim.ReadLine()) : "";
-  if (sim_url.empty()) {
-    PrintError("demo", "gatehouse-sim did not start; see " + dir + "/gatehouse-sim.log");
-    return kExitFailure;
-  }
-
-  // 2. gatehouse, as the App, against the simulator's REST API, with reviewers: a command
-  // script, the builtin secrets scanner and a model on the simulator's chat endpoint.
-  const std::string reviewers = WriteDemoReviewers(dir, sim_url);
-  if (reviewers.empty()) {
-    PrintError("demo", "cannot write the reviewers file in " + dir);
-    return kExitFailure;
-  }
-  setenv("GATEHOUSE_GITHUB_APP_ID", std::to_string(kAppId).c_str(), 1);
-  setenv("GATEHOUSE_GITHUB_PRIVATE_KEY_FILE", (dir + "/app.private-key.pem").c_str(), 1);
-  setenv("GATEHOUSE_GITHUB_API_URL", sim_url.c_str(), 1);
-  unsetenv("GATEHOUSE_GITHUB_TOKEN");
-  unsetenv("GATEHOUSE_GITHUB_TOKEN_FILE");
-  unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY");
-  // The demo's own view of the database (migrated here, before any node opens it), which
-  // must be empty: its checks count everything in it.
-  StoreOptions store_options;
-  store_options.pool_size = 2;
-  store_options.listen = false;
-  auto store = OpenStore(db, store_options);
-  if (!store.ok()) {
-    PrintError("demo", store.status().ToString());
-    return kExitFailure;
-  }
-  if (Status empty = CheckEmptyDatabase(**store, db); !empty.ok()) {
-    PrintError("demo", empty.message());
-    return kExitUsage;
-  }
-  std::vector<std::string> serve_argv;
-  serve_argv.insert(serve_argv.end(),
-                    {self, "serve", "--db", db, "--debounce-ms", "300", "--workers", "4",
-                     "--sweep-interval-seconds", "4", "--resolve-interval-seconds", "2",
-                     "--reviewers", reviewers, "--log-level", "warn"});
+  DemoRigOptions rig_options;
+  rig_options.dir = dir;
+  rig_options.db = db;
+  rig_options.self = self;
+  rig_options.sim_bin = sim_bin;
+  rig_options.nodes = *nodes_n;
+  rig_options.serve_flags = {"--debounce-ms",          "300", "--workers", "4",
+                             "--sweep-interval-seconds", "4",   "--resolve-interval-seconds",
+                             "2",                        "--log-level", "warn"};
   // A killed node's leases must run out within the play, not a minute later.
-  if (*nodes_n > 1) serve_argv.insert(serve_argv.end(), {"--lease-seconds", "4"});
-  if (IsPostgresUrl(db)) serve_argv.insert(serve_argv.end(), {"--db-pool", "4"});
-  DemoNodes nodes(serve_argv, dir, *nodes_n == 1);
-  for (int64_t i = 0; i < *nodes_n; ++i) {
-    if (Status started = nodes.Start(); !started.ok()) {
-      PrintError("demo", started.message());
-      return kExitFailure;
-    }
+  if (*nodes_n > 1) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--lease-seconds", "4"});
+  if (IsPostgresUrl(db)) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});
+  auto started = DemoRig::Start(rig_options);
+  if (!started.ok()) {
+    PrintError("demo", started.status().message());
+    return started.status().code() == StatusCode::kFailedPrecondition ? kExitUsage : kExitFailure;
   }
+  DemoRig& rig = **started;
+  DemoNodes& nodes = rig.nodes();
+  SimControl& control = rig.control();
+  Store* store = &rig.store();
   std::printf(
       "gatehouse demo: gatehouse-sim on %s, %lld gatehouse node(s) on %s (webhooks "
       "round-robin), database %s\n",
-      sim_url.c_str(), static_cast<long long>(*nodes_n), nodes.WebhookUrls().c_str(),
+      rig.sim_url().c_str(), static_cast<long long>(*nodes_n), nodes.WebhookUrls().c_str(),
       DescribeStoreUrl(db).c_str());
   std::fflush(stdout);
-
-  auto sim_control = SimControl::Connect(sim_url);
-  if (!sim_control.ok()) {
-    PrintError("demo", sim_control.status().ToString());
-    return kExitFailure;
-  }
-  SimControl& control = **sim_control;
 
   // 3. The world: repositories with their policy files, faults, then every PR in order.
   const DemoWorld world =
@@ -336,7 +204,7 @@ int RunDemo(int argc, char** argv) {
   player.SetUp(nodes.WebhookUrls());
   // One reviewer is paused before anything is reviewed and resumed mid-play: its runs wait
   // (unavailable, not failed) and then run once each.
-  bool paused = (*store)->reviews().SetPaused(kDemoPausedReviewer, true, RealClock().Now()).ok();
+  bool paused = store->reviews().SetPaused(kDemoPausedReviewer, true, RealClock().Now()).ok();
   if (paused) {
     std::printf("gatehouse demo: reviewer %s paused; it is resumed %.0f s into the play\n",
                 kDemoPausedReviewer, kResumeAfterSeconds);
@@ -359,9 +227,9 @@ int RunDemo(int argc, char** argv) {
   std::vector<std::string> problems_seen;
   while (Steady::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    auto f = (*store)->inbox().GetFunnel();
-    auto c = (*store)->GetCounters();
-    auto busy = (*store)->work().ListWorkItems(WorkFilter{});
+    auto f = store->inbox().GetFunnel();
+    auto c = store->GetCounters();
+    auto busy = store->work().ListWorkItems(WorkFilter{});
     json::value effects = control.GetJson("/_sim/effects");
     const int64_t n_effects =
         effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
@@ -370,11 +238,11 @@ int RunDemo(int argc, char** argv) {
     const int64_t active = busy.ok() ? ActiveItems(*busy) : 0;
     const double secs = std::chrono::duration<double>(Steady::now() - play_start).count();
     if (kill_a_node && nodes.kills() == 0 && secs >= static_cast<double>(*kill_after_s)) {
-      KillOneNode(nodes, control, secs, tty, &problems_seen);
+      KillOneNode(rig, secs, tty, &problems_seen);
     }
     if (paused && secs >= kResumeAfterSeconds) {
-      paused = !(*store)->reviews().SetPaused(kDemoPausedReviewer, false, RealClock().Now()).ok();
-      act::WakeWaitingRuns(**store, RealClock().Now());
+      paused = !store->reviews().SetPaused(kDemoPausedReviewer, false, RealClock().Now()).ok();
+      act::WakeWaitingRuns(*store, RealClock().Now());
       std::fprintf(stderr, "%sgatehouse demo: reviewer %s resumed\n", tty ? "\n" : "",
                    kDemoPausedReviewer);
     }
@@ -405,16 +273,14 @@ int RunDemo(int argc, char** argv) {
   player.Join();
   // The simulator's own checker, on the world at rest, before it stops.
   WorldChecks checks = CheckWorld(control, world);
-  const ReviewChecks reviews_seen = CheckReviews(**store, control, world);
+  const ReviewChecks reviews_seen = CheckReviews(*store, control, world);
 
   // 6. Stop both, gatehouse first (it finishes its passes), then read its database.
-  const int serve_exit = nodes.StopAll();
-  sim.Signal(SIGTERM);
-  sim.Wait();
-  if (auto f = (*store)->inbox().GetFunnel(); f.ok()) funnel = *f;
-  if (auto c = (*store)->GetCounters(); c.ok()) counters = *c;
-  const LedgerSummary ledger = SummarizeLedger(**store);
-  CheckStoryActions(**store, world, &checks);
+  const int serve_exit = rig.Stop();
+  if (auto f = store->inbox().GetFunnel(); f.ok()) funnel = *f;
+  if (auto c = store->GetCounters(); c.ok()) counters = *c;
+  const LedgerSummary ledger = SummarizeLedger(*store);
+  CheckStoryActions(*store, world, &checks);
   const int64_t lost = funnel.in_flight + funnel.dead;
   std::vector<std::string> problems = player.problems();
   problems.insert(problems.end(), problems_seen.begin(), problems_seen.end());

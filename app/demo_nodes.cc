@@ -35,7 +35,7 @@ Status DemoNodes::Start() {
   return Status::Ok();
 }
 
-Status DemoNodes::KillAndReplace(size_t position, std::string* what) {
+Status DemoNodes::Kill(size_t position, std::string* what) {
   if (position >= nodes_.size()) {
     return InvalidArgument("no live node at position " + std::to_string(position));
   }
@@ -44,15 +44,26 @@ Status DemoNodes::KillAndReplace(size_t position, std::string* what) {
   victim.process->Signal(SIGKILL);
   victim.process->Wait();
   ++kills_;
-  Status started = Start();
   *what = "node " + std::to_string(victim.number) + " (pid " +
           std::to_string(victim.process->pid()) + ", " + victim.webhook_url +
           ") killed with SIGKILL";
+  return Status::Ok();
+}
+
+Status DemoNodes::KillAndReplace(size_t position, std::string* what) {
+  GH_RETURN_IF_ERROR(Kill(position, what));
+  Status started = Start();
   if (started.ok()) {
     *what += "; node " + std::to_string(nodes_.back().number) + " started on " +
              nodes_.back().webhook_url + " on the same database";
   }
   return started;
+}
+
+bool DemoNodes::Signal(size_t position, int sig) {
+  if (position >= nodes_.size()) return false;
+  nodes_[position].process->Signal(sig);
+  return true;
 }
 
 std::string DemoNodes::WebhookUrls() const {

@@ -35,6 +35,11 @@ class DemoNodes {
   // position out of range; Start()'s error if the replacement does not come up (the killed
   // node stays dead). `what` gets a line saying what happened.
   Status KillAndReplace(size_t position, std::string* what);
+  // SIGKILLs and reaps the live node at `position` without a replacement (Start() one when
+  // it should come back). `what` gets a line saying what happened.
+  Status Kill(size_t position, std::string* what);
+  // Sends `sig` (SIGSTOP, SIGCONT) to the live node at `position`; false if there is none.
+  bool Signal(size_t position, int sig);
 
   // The live nodes' webhook URLs, comma-separated, in start order.
   std::string WebhookUrls() const;
