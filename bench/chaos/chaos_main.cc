@@ -49,7 +49,7 @@ Options:
   --seed N           the fault schedule and the world's randomness (default 1)
   --kills N          SIGKILLs of gatehouse during the play (default 50)
   --prs N            pull requests per repository (default 10; 3 repositories)
-  --play-seconds S   how long faults are injected (default: 0.8 s per kill, at least 20)
+  --play-seconds S   how long faults are injected (default: 2 s per kill, at least 20)
   --nodes N          gatehouse serve processes on one database (default 1)
   --db URL           a SQLite path or postgresql:// URL of an empty database
                      (default DIR/gatehouse.db)
@@ -120,7 +120,7 @@ void Inject(const ChaosEvent& e, DemoRig& rig, Run* run) {
 bool Settle(DemoRig& rig, const app::DemoPlayer& player, const app::DemoWorld& world,
             Steady::time_point deadline) {
   int64_t last_effects = -1;
-  int quiet_polls = 0;
+  int quiet_polls = 0, polls = 0;
   while (Steady::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     auto f = rig.store().inbox().GetFunnel();
@@ -134,6 +134,13 @@ bool Settle(DemoRig& rig, const app::DemoPlayer& player, const app::DemoWorld& w
     quiet_polls = quiet ? quiet_polls + 1 : 0;
     last_effects = n_effects;
     if (quiet_polls >= 4) return true;
+    if (++polls % 4 == 0) {
+      std::fprintf(stderr, "settling: scripts %d/%zu  in flight %lld  active PRs %lld  effects %lld\n",
+                   player.scripts_done(), world.prs.size(),
+                   static_cast<long long>(f.ok() ? f->in_flight : -1),
+                   static_cast<long long>(busy.ok() ? app::ActiveItems(*busy) : -1),
+                   static_cast<long long>(n_effects));
+    }
   }
   return false;
 }
@@ -165,7 +172,7 @@ int RunChaos(int argc, char** argv) {
       return app::kExitUsage;
     }
   }
-  auto play_s = flags.GetInt("play-seconds", std::max<long long>(20, *kills * 4 / 5), 1, 24 * 3600);
+  auto play_s = flags.GetInt("play-seconds", std::max<long long>(20, *kills * 2), 1, 24 * 3600);
   if (!play_s.ok()) {
     app::PrintError("chaos", play_s.status().message());
     return app::kExitUsage;
