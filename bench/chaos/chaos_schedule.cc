@@ -32,65 +32,48 @@ class Dice {
   std::mt19937_64 rng_;
 };
 
-ChaosEvent RestBurst(Dice& dice, ChaosSchedule* s) {
+// One counter of PUT /_sim/faults set to `n` (plus `extra` fields), tallied as `tally`.
+ChaosEvent Counter(ChaosFault kind, const std::string& field, int64_t n, const std::string& tally,
+                   int64_t tally_n, ChaosSchedule* s, const std::string& extra = "") {
   ChaosEvent e;
-  e.kind = ChaosFault::kRestFaults;
-  const int64_t n = dice.Between(1, 3);
-  switch (dice.Between(0, 3)) {
-    case 0:
-      e.label = "server_errors=" + std::to_string(n);
-      e.faults_json = R"({"server_errors": )" + std::to_string(n) + "}";
-      s->injected["server_errors"] += n;
-      break;
-    case 1:
-      e.label = "connection_resets=" + std::to_string(n);
-      e.faults_json = R"({"connection_resets": )" + std::to_string(n) + "}";
-      s->injected["connection_resets"] += n;
-      break;
-    case 2:
-      e.label = "secondary_rate_limits=" + std::to_string(n);
-      e.faults_json = R"({"secondary_rate_limits": )" + std::to_string(n) +
-                      R"(, "retry_after_seconds": 1})";
-      s->injected["secondary_rate_limits"] += n;
-      break;
-    default: {
-      const int64_t secs = dice.Between(1, 2);
-      e.label = "primary_exhausted_seconds=" + std::to_string(secs);
-      e.faults_json = R"({"primary_exhausted_seconds": )" + std::to_string(secs) + "}";
-      s->injected["primary_rate_limits"] += 1;
-      break;
-    }
-  }
+  e.kind = kind;
+  e.label = field + "=" + std::to_string(n);
+  e.faults_json = "{\"" + field + "\": " + std::to_string(n) + extra + "}";
+  s->injected[tally] += tally_n;
   return e;
 }
 
+ChaosEvent RestBurst(Dice& dice, ChaosSchedule* s) {
+  const ChaosFault k = ChaosFault::kRestFaults;
+  const int64_t n = dice.Between(1, 3);
+  switch (dice.Between(0, 3)) {
+    case 0:
+      return Counter(k, "server_errors", n, "server_errors", n, s);
+    case 1:
+      return Counter(k, "connection_resets", n, "connection_resets", n, s);
+    case 2:
+      return Counter(k, "secondary_rate_limits", n, "secondary_rate_limits", n, s,
+                     ", \"retry_after_seconds\": 1");
+    default:
+      return Counter(k, "primary_exhausted_seconds", dice.Between(1, 2), "primary_rate_limits", 1,
+                     s);
+  }
+}
+
 ChaosEvent DeliveryBurst(Dice& dice, ChaosSchedule* s) {
-  ChaosEvent e;
-  e.kind = ChaosFault::kDeliveryFaults;
+  const ChaosFault k = ChaosFault::kDeliveryFaults;
   switch (dice.Between(0, 2)) {
     case 0: {
       const int64_t n = dice.Between(1, 6);
-      e.label = "webhook_duplicates=" + std::to_string(n);
-      e.faults_json = R"({"webhook_duplicates": )" + std::to_string(n) + "}";
-      s->injected["webhook_duplicates"] += n;
-      break;
+      return Counter(k, "webhook_duplicates", n, "webhook_duplicates", n, s);
     }
     case 1: {
       const int64_t n = dice.Between(1, 4);
-      e.label = "webhook_reorders=" + std::to_string(n);
-      e.faults_json = R"({"webhook_reorders": )" + std::to_string(n) + "}";
-      s->injected["webhook_reorders"] += n;
-      break;
+      return Counter(k, "webhook_reorders", n, "webhook_reorders", n, s);
     }
-    default: {
-      const int64_t ms = dice.Between(20, 200);
-      e.label = "webhook_delay_ms=" + std::to_string(ms);
-      e.faults_json = R"({"webhook_delay_ms": )" + std::to_string(ms) + "}";
-      s->injected["webhook_delays"] += 1;
-      break;
-    }
+    default:
+      return Counter(k, "webhook_delay_ms", dice.Between(20, 200), "webhook_delays", 1, s);
   }
-  return e;
 }
 
 ChaosEvent LostAnswer(Dice& dice, ChaosSchedule* s) {
