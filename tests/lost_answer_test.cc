@@ -46,12 +46,12 @@ class LostAnswerTest : public pass_testing::PassFixture,
   }
   // The next call `method` `path` (a glob) takes effect, and its answer is lost.
   void LoseAnswerOf(const std::string& method, const std::string& path) {
-    ASSERT_NO_FATAL_FAILURE(SetFaults(R"({"aimed":[{"method":")" + method + R"(","path":")" +
-                                      path + R"(","fault":")" + GetParam() + R"("}]})"));
+    ASSERT_NO_FATAL_FAILURE(SetFaults(R"({"aimed":[{"method":")" + method + R"(","path":")" + path +
+                                      R"(","fault":")" + GetParam() + R"("}]})"));
   }
   bool FaultTaken() {
-    HttpRequest req{.method = "GET", .target = "/_sim/faults", .headers = {}, .body = "",
-                    .peer = "test"};
+    HttpRequest req{
+        .method = "GET", .target = "/_sim/faults", .headers = {}, .body = "", .peer = "test"};
     return boost::json::parse(github_.handler().Serve(req).body).at("aimed").as_array().empty();
   }
   PassOutcome Pass() {
@@ -190,8 +190,7 @@ actions:
 )";
   ReadyPull({{".github/gatehouse.yml", policy}});
   ASSERT_TRUE(github_.model().MoveBase(kFullName, 1, /*conflicted=*/false).ok());
-  LoseThenSettle("PUT", "/repos/acme/app/pulls/1/update-branch", "update_branch",
-                 "update_branch");
+  LoseThenSettle("PUT", "/repos/acme/app/pulls/1/update-branch", "update_branch", "update_branch");
 }
 
 // A command comment's reaction and reply, whose answers are lost, settled by a later pass that
@@ -199,9 +198,9 @@ actions:
 TEST_P(LostAnswerTest, ReactionAndReplySettledFromTheirKeys) {
   ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}});
   sim::Comment command;
-  ASSERT_TRUE(
-      github_.model().AddComment("maintainer", kFullName, 1, "/gatehouse frobnicate", &command)
-          .ok());
+  ASSERT_TRUE(github_.model()
+                  .AddComment("maintainer", kFullName, 1, "/gatehouse frobnicate", &command)
+                  .ok());
   const std::string id = std::to_string(command.id);
   Signal s{kSubject, "pushed", {}};
   ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kRecoverable).ok());
