@@ -46,6 +46,10 @@ void AnsweredComments(const std::vector<ReviewRun>& runs,
 
 }  // namespace
 
+std::string ReplyMarker(int64_t comment_id) {
+  return "<!-- gatehouse:reply " + std::to_string(comment_id) + " -->";
+}
+
 std::string ReviewRunDetail(const std::string& role, const std::string& trigger) {
   return role + ":" + trigger;
 }
@@ -180,7 +184,7 @@ std::vector<PlannedAction> PlanReviewActions(
     }
     if (!accepted && state.replied.count(d.comment_id) == 0) {
       PlannedAction reply = make(ActionKind::kComment, "reply:" + id, "reply to comment " + id);
-      reply.body = d.reply;
+      reply.body = d.reply + "\n\n" + ReplyMarker(d.comment_id);
       actions.push_back(std::move(reply));
     }
   }

@@ -67,6 +67,10 @@ std::optional<PassOutcome> CancelStaleRuns(Store& store, const std::string& subj
                                            const std::vector<ReviewRun>& runs, Time now,
                                            std::vector<std::string>* cancelled_keys);
 
+// The hidden last line of gatehouse's reply to command comment `comment_id`: how a reply whose
+// answer was lost is found again when its intent is settled without its body (act/reconcile.h).
+std::string ReplyMarker(int64_t comment_id);
+
 // "role:trigger" <-> its parts (the review_run action's detail).
 std::string ReviewRunDetail(const std::string& role, const std::string& trigger);
 bool ParseReviewRunDetail(std::string_view detail, std::string* role, std::string* trigger);

@@ -1,6 +1,9 @@
 // Reconciliation of an open intent. See act/reconcile.h.
 #include "act/reconcile.h"
 
+#include "act/pass_reviews.h"
+#include "decide/digest.h"
+#include "decide/generations.h"
 #include "decide/labels.h"
 #include "decide/pr_facts.h"
 #include "decide/review_body.h"
@@ -19,6 +22,62 @@ Evidence Absent(std::string detail) { return {Evidence::Verdict::kCall, std::mov
 bool IsCloseKind(std::string_view kind_name) {
   auto kind = decide::ParseActionKind(kind_name);
   return kind && decide::ClassOf(*kind) == decide::ActionClass::kClose;
+}
+
+// The decimal id right after `prefix` in `text` ("summary:12:ab" after "summary:" is 12).
+std::optional<int64_t> IdAfter(std::string_view text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return std::nullopt;
+  text.remove_prefix(prefix.size());
+  int64_t id = 0;
+  size_t digits = 0;
+  for (; digits < text.size() && digits < 18 && text[digits] >= '0' && text[digits] <= '9';
+       ++digits) {
+    id = id * 10 + (text[digits] - '0');
+  }
+  if (digits == 0 || (digits < text.size() && text[digits] != ':')) return std::nullopt;
+  return id;
+}
+
+// The comment kinds (docs/ACTIONS.md, "Reconciliation"). A settled intent (reconcile_only)
+// carries only its key, no body: the summary's creation is found by its marker, an edit by
+// the body digest its key holds, a reply by the marker its body ends with.
+Evidence CommentEvidence(const decide::PlannedAction& a, const std::vector<IssueComment>& comments,
+                         const std::string& me) {
+  const std::string detail = decide::BaseDetail(a.detail);
+  if (detail == "summary:new") {
+    // Planned only when no summary comment of gatehouse's was there; one there now is it.
+    for (const IssueComment& c : comments) {
+      if (c.user != me) continue;
+      if (c.body.starts_with(decide::kSummaryMarker) || (!a.body.empty() && c.body == a.body)) {
+        return Exists("summary comment " + std::to_string(c.id));
+      }
+    }
+    return Absent("no summary comment by " + me);
+  }
+  const std::optional<int64_t> edited = a.comment_id ? a.comment_id : IdAfter(detail, "summary:");
+  if (edited) {
+    const size_t colon = detail.rfind(':');
+    const std::string digest = colon == std::string::npos ? "" : detail.substr(colon + 1);
+    for (const IssueComment& c : comments) {
+      if (c.id != *edited) continue;
+      const bool has = a.body.empty() ? decide::StableDigest(c.body) == digest : c.body == a.body;
+      if (has) return Exists("comment " + std::to_string(c.id) + " has the body");
+      return Absent("comment " + std::to_string(c.id) + " has another body");
+    }
+    return Absent("no comment " + std::to_string(*edited));
+  }
+  const std::optional<int64_t> replied = IdAfter(detail, "reply:");
+  for (const IssueComment& c : comments) {
+    if (c.user != me) continue;
+    if (!a.body.empty() && c.body == a.body) {
+      return Exists("comment " + std::to_string(c.id) + " has the body");
+    }
+    if (replied && c.body.ends_with(ReplyMarker(*replied))) {
+      return Exists("comment " + std::to_string(c.id) + " replies to comment " +
+                    std::to_string(*replied));
+    }
+  }
+  return Absent("no comment with the body");
 }
 
 }  // namespace
@@ -127,13 +186,7 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
     case ActionKind::kComment: {
       auto comments = context.github.ListIssueComments(ctx, repo, n);
       if (!comments.ok()) return comments.error();
-      for (const IssueComment& c : *comments) {
-        const bool candidate = a.comment_id ? c.id == *a.comment_id : c.user == me;
-        if (candidate && c.body == a.body) {
-          return Exists("comment " + std::to_string(c.id) + " has the body");
-        }
-      }
-      return Absent("no comment with the body");
+      return CommentEvidence(a, *comments, me);
     }
     case ActionKind::kCheckRun: {
       auto runs = context.github.ListCheckRuns(ctx, repo, a.head_sha);
@@ -163,15 +216,18 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       // The store makes a run once per key: asking again finds it if it was made.
       return Absent("a run request is idempotent");
     case ActionKind::kReaction: {
-      if (!a.comment_id) return Absent("no comment id");
-      auto reactions = context.github.ListReactions(ctx, repo, *a.comment_id);
+      // Settling an intent knows the comment from the detail ("comment:<id>") only.
+      const std::optional<int64_t> comment =
+          a.comment_id ? a.comment_id : IdAfter(decide::BaseDetail(a.detail), "comment:");
+      if (!comment) return Absent("no comment id");
+      auto reactions = context.github.ListReactions(ctx, repo, *comment);
       if (!reactions.ok()) return reactions.error();
+      // gatehouse reacts once per command comment: any reaction of its own is this one (the
+      // command may be judged otherwise now, which must not add a second reaction).
       for (const Reaction& r : *reactions) {
-        if (r.user == me && r.content == a.reaction) {
-          return Exists("reaction " + std::to_string(r.id) + " " + r.content);
-        }
+        if (r.user == me) return Exists("reaction " + std::to_string(r.id) + " " + r.content);
       }
-      return Absent("no reaction " + a.reaction + " by " + me);
+      return Absent("no reaction by " + me + " on comment " + std::to_string(*comment));
     }
   }
   return GitHubError{GitHubErrorKind::kPermanent, 0, {}, "unknown action kind"};

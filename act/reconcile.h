@@ -4,7 +4,11 @@
 // the effect exists — merged? gatehouse's review of that commit beyond those the ledger has
 // done? the label? a comment with that body? the check run with the action's external_id?
 // closed, or closed by gatehouse more often than the ledger knows? — so that a call is never
-// made twice.
+// made twice. The commonest open intent is a lost answer (GitHub applied the call; the answer
+// never arrived). An intent settled from its ledger key alone (ExecutorOptions::reconcile_only)
+// carries no body, comment id or reaction: each kind is decided from what the key holds too
+// (the summary marker, the body digest in an edit's detail, a reply's marker, the comment id in
+// a reaction's detail).
 //
 // Thread-safety: a free function over thread-safe Store and GitHub implementations.
 #pragma once

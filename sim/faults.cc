@@ -23,6 +23,8 @@ constexpr std::string_view kTopKeys[] = {"connection_resets",
                                          "primary_exhausted_seconds",
                                          "latency_ms",
                                          "push_on_merge",
+                                         "lost_answer_resets",
+                                         "lost_answer_502s",
                                          "aimed",
                                          "webhook_duplicates",
                                          "webhook_reorders",
@@ -32,7 +34,8 @@ constexpr std::string_view kAimedKeys[] = {"method", "path",   "fault",
                                            "count",  "status", "retry_after_seconds"};
 constexpr std::string_view kRuleKeys[] = {"event", "action", "pr", "drop", "delay_ms", "count"};
 constexpr std::string_view kAimedFaults[] = {"server_error", "connection_reset",
-                                             "secondary_rate_limit"};
+                                             "secondary_rate_limit", "lost_answer_reset",
+                                             "lost_answer_502"};
 
 template <size_t N>
 bool Known(std::string_view key, const std::string_view (&keys)[N]) {
@@ -122,8 +125,9 @@ Result<AimedFault> ParseAimed(const json::value& v, const std::string& where) {
   GH_RETURN_IF_ERROR(ReadString(o, "path", at, true, &rule.path));
   GH_RETURN_IF_ERROR(ReadString(o, "fault", at, true, &rule.fault));
   if (!Known(rule.fault, kAimedFaults)) {
-    return InvalidArgument(at + "fault must be server_error, connection_reset or " +
-                           "secondary_rate_limit, not \"" + rule.fault + "\"");
+    return InvalidArgument(at + "fault must be server_error, connection_reset, " +
+                           "secondary_rate_limit, lost_answer_reset or lost_answer_502, not \"" +
+                           rule.fault + "\"");
   }
   GH_RETURN_IF_ERROR(ReadPositive(o, "count", at, &rule.count));
   if (o.contains("status") && rule.fault != "server_error") {
@@ -223,6 +227,23 @@ bool AimedFault::Matches(std::string_view m, std::string_view p) const {
   return fnmatch(path.c_str(), std::string(p).c_str(), 0) == 0;
 }
 
+LostAnswer LostAnswerOf(const AimedFault& rule) {
+  if (rule.fault == "lost_answer_reset") return LostAnswer::kReset;
+  if (rule.fault == "lost_answer_502") return LostAnswer::kBadGateway;
+  return LostAnswer::kNone;
+}
+
+bool IsMutatingMethod(std::string_view method) {
+  auto is = [&](std::string_view name) {
+    if (method.size() != name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (std::toupper(static_cast<unsigned char>(method[i])) != name[i]) return false;
+    }
+    return true;
+  };
+  return !is("GET") && !is("HEAD");
+}
+
 bool WebhookRule::Matches(std::string_view e, const DeliveryMeta& meta) const {
   if (e != event) return false;
   if (!action.empty() && action != meta.action) return false;
@@ -245,6 +266,8 @@ Result<FaultSettings> ParseFaultSettings(const json::object& body, int64_t now_e
   if (exhausted_s > 0) f.primary_exhausted_until_s = now_epoch_s + exhausted_s;
   GH_RETURN_IF_ERROR(ReadCount(body, "latency_ms", "", &f.latency_ms));
   GH_RETURN_IF_ERROR(ReadCount(body, "push_on_merge", "", &f.push_on_merge));
+  GH_RETURN_IF_ERROR(ReadCount(body, "lost_answer_resets", "", &f.lost_answer_resets));
+  GH_RETURN_IF_ERROR(ReadCount(body, "lost_answer_502s", "", &f.lost_answer_502s));
   GH_RETURN_IF_ERROR(ParseRules<AimedFault>(body, "aimed", &ParseAimed, &f.aimed));
   GH_RETURN_IF_ERROR(ReadCount(body, "webhook_duplicates", "", &d.duplicates));
   GH_RETURN_IF_ERROR(ReadCount(body, "webhook_reorders", "", &d.reorders));
@@ -269,6 +292,8 @@ json::object RenderFaultSettings(const Faults& rest, const DeliveryFaults& deliv
            std::max<int64_t>(0, rest.primary_exhausted_until_s - now_epoch_s)},
           {"latency_ms", rest.latency_ms},
           {"push_on_merge", rest.push_on_merge},
+          {"lost_answer_resets", rest.lost_answer_resets},
+          {"lost_answer_502s", rest.lost_answer_502s},
           {"aimed", std::move(aimed)},
           {"webhook_duplicates", delivery.duplicates},
           {"webhook_reorders", delivery.reorders},

@@ -22,13 +22,26 @@ struct AimedFault {
   std::string method;  // upper case; "" matches any
   // fnmatch(3) glob over the request path without the query; `*` also matches `/`.
   std::string path;
-  std::string fault;                 // server_error, connection_reset, secondary_rate_limit
+  // server_error, connection_reset, secondary_rate_limit: the call is refused (no effect);
+  // lost_answer_reset, lost_answer_502: the call takes effect, then its answer is lost.
+  std::string fault;
   int64_t count = 1;                 // calls left to fault; a rule is dropped when it reaches 0
   int status = 502;                  // server_error: the status answered
   int64_t retry_after_seconds = 60;  // secondary_rate_limit: the Retry-After header
 
   bool Matches(std::string_view method, std::string_view path) const;
 };
+
+// How the answer of a call that took effect is lost (the lost-answer faults): the connection
+// is reset once the call's effect is applied, or a 502 is answered in its place.
+enum class LostAnswer { kNone, kReset, kBadGateway };
+
+// The lost answer an aimed rule's fault asks for; kNone for the faults that refuse the call.
+LostAnswer LostAnswerOf(const AimedFault& rule);
+
+// Whether a call with this method may change GitHub (everything but GET and HEAD): the
+// lost-answer counters spend themselves on those only.
+bool IsMutatingMethod(std::string_view method);
 
 // Injected REST faults; each counter is consumed by one REST request.
 struct Faults {
@@ -46,6 +59,11 @@ struct Faults {
   // arrived (a `synchronize` webhook, mergeable unknown again), so a merge bound to the old
   // head is refused with 409: the stale-plan race, made deterministic.
   int64_t push_on_merge = 0;
+  // The next N mutating calls (IsMutatingMethod) that are admitted take effect, and then their
+  // answer is lost: the connection is reset (lost_answer_resets) or a 502 answered in its
+  // place (lost_answer_502s). Resets are taken first.
+  int64_t lost_answer_resets = 0;
+  int64_t lost_answer_502s = 0;
   // Checked before every counter above, first matching rule first.
   std::vector<AimedFault> aimed{};
 };

@@ -171,7 +171,8 @@ void SimHandler::SettleExhaustionLocked(int64_t now_s) {
 }
 
 bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
-                       std::vector<std::pair<std::string, std::string>>* headers) {
+                       std::vector<std::pair<std::string, std::string>>* headers,
+                       LostAnswer* lost) {
   MutexLock lock(&mu_);
   const int64_t now_s = NowEpochSeconds();
   SettleExhaustionLocked(now_s);
@@ -197,8 +198,18 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
     *out = GitHubError(502, "connection reset by the simulator");
     out->reset_connection = true;
   };
+  *lost = LostAnswer::kNone;
+  auto admit = [&] {
+    if (w.remaining > 0) --w.remaining;
+    refused = false;
+  };
   if (auto aimed = TakeAimedFault(&faults_.aimed, request.method, request.Path())) {
-    if (aimed->fault == "connection_reset") {
+    if (LostAnswerOf(*aimed) != LostAnswer::kNone) {
+      // The call goes through (as aimed rules come before the limit, even on an exhausted
+      // window); only its answer is lost.
+      *lost = LostAnswerOf(*aimed);
+      admit();
+    } else if (aimed->fault == "connection_reset") {
       reset_connection();
     } else if (aimed->fault == "secondary_rate_limit") {
       secondary(aimed->retry_after_seconds);
@@ -217,8 +228,14 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
     --faults_.server_errors;
     *out = GitHubError(faults_.server_error_status, "Server Error");
   } else {
-    --w.remaining;
-    refused = false;
+    admit();
+    if (IsMutatingMethod(request.method) && faults_.lost_answer_resets > 0) {
+      --faults_.lost_answer_resets;
+      *lost = LostAnswer::kReset;
+    } else if (IsMutatingMethod(request.method) && faults_.lost_answer_502s > 0) {
+      --faults_.lost_answer_502s;
+      *lost = LostAnswer::kBadGateway;
+    }
   }
   const int64_t remaining = exhausted ? 0 : w.remaining;
   headers->emplace_back("X-RateLimit-Limit", std::to_string(options_.rate_limit));
@@ -244,6 +261,21 @@ std::optional<HttpResponse> SimHandler::CheckAppJwt(const HttpRequest& request) 
     return GitHubError(401, "the simulator has no App public key configured");
   }
   return std::nullopt;
+}
+
+HttpResponse LoseAnswer(LostAnswer how) {
+  if (how == LostAnswer::kReset) {
+    HttpResponse out = GitHubError(502, "connection reset by the simulator after the call");
+    out.reset_connection = true;
+    return out;
+  }
+  // What a proxy in front of GitHub answers when GitHub's own answer did not reach it: no
+  // rate-limit headers, no JSON from GitHub.
+  return HttpResponse{.status = 502,
+                      .content_type = "text/html",
+                      .body = "<html><body><h1>502 Bad Gateway</h1></body></html>",
+                      .headers = {},
+                      .reset_connection = false};
 }
 
 HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t installation_id) {
@@ -325,9 +357,12 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
 
   HttpResponse refused;
   std::vector<std::pair<std::string, std::string>> headers;
-  bool admitted = Admit(request, caller.installation_id, &refused, &headers);
+  LostAnswer lost = LostAnswer::kNone;
+  bool admitted = Admit(request, caller.installation_id, &refused, &headers, &lost);
   HttpResponse response =
       admitted ? ServeRepo(request, caller, parts, ParseQuery(request.target)) : refused;
+  // The call has taken effect (the model applied it and logged it); its answer never arrives.
+  if (lost != LostAnswer::kNone) return LoseAnswer(lost);
   if (request.method == "GET" && response.status == 200) {
     std::string etag = "W/\"" + Sha256Hex(response.body).substr(0, 40) + "\"";
     if (request.Header("If-None-Match") == etag) {

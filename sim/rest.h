@@ -87,9 +87,11 @@ class SimHandler final : public HttpHandler {
   std::optional<HttpResponse> CheckAppJwt(const HttpRequest& request);
   // Applies faults (aimed rules first, then the counters) and the primary limit; fills `out`
   // and returns false when the request is refused. Adds the X-RateLimit-* headers to
-  // `headers` either way. A refused request does not count against the limit.
+  // `headers` either way. A refused request does not count against the limit. An admitted
+  // request whose answer a lost-answer fault takes sets `*lost`: it is served (its effect is
+  // applied and counts against the limit), and then its answer is replaced (LoseAnswer).
   bool Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
-             std::vector<std::pair<std::string, std::string>>* headers);
+             std::vector<std::pair<std::string, std::string>>* headers, LostAnswer* lost);
   // When a timed exhaustion (primary_exhausted_until_s) has passed: every installation's
   // window starts afresh, as at GitHub's reset, and the fault is over.
   void SettleExhaustionLocked(int64_t now_s) REQUIRES(mu_);
@@ -111,6 +113,9 @@ int ToNumber(const std::string& s);
 // The model's outcome as a response: its error, or `body` with its status.
 HttpResponse FromOutcome(const Outcome& o, const boost::json::value& body);
 HttpResponse GitHubError(int status, std::string_view message);
+// The answer of a call whose answer a lost-answer fault takes (the call itself was served):
+// kReset resets the connection without a response; kBadGateway is a bare 502 page.
+HttpResponse LoseAnswer(LostAnswer how);
 HttpResponse JsonValueResponse(int status, const boost::json::value& v);
 std::vector<std::string> SplitPath(std::string_view path);
 std::map<std::string, std::string> ParseQuery(std::string_view target);
