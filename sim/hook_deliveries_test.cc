@@ -160,7 +160,8 @@ TEST_F(HookDeliveriesTest, ListIsNewestFirstWithCursorPagesAndValidatesPerPage) 
   for (int page = 0; page < 10 && !target.empty(); ++page) {
     HttpResponse r = Get(target);
     ASSERT_EQ(r.status, 200) << r.body;
-    for (const auto& item : json::parse(r.body).as_array()) {
+    const json::value parsed = json::parse(r.body);
+    for (const auto& item : parsed.as_array()) {
       const json::object& o = item.as_object();
       seen.push_back(o.at("id").as_int64());
       EXPECT_EQ(o.at("status").as_string(), "failed to connect");
