@@ -51,6 +51,11 @@ TEST(CliTest, HelpEverywhere) {
   CliRun bad_workers = Gatehouse("serve --workers lots");
   EXPECT_EQ(bad_workers.code, 2);
   EXPECT_NE(bad_workers.out.find("not an integer"), std::string::npos);
+  CliRun serve_help = Gatehouse("serve --help");
+  EXPECT_NE(serve_help.out.find("--recover-interval-seconds"), std::string::npos);
+  EXPECT_NE(serve_help.out.find("0 turns recovery off"), std::string::npos) << serve_help.out;
+  CliRun bad_recover = Gatehouse("serve --recover-interval-seconds 99999999");
+  EXPECT_EQ(bad_recover.code, 2) << bad_recover.out;
   CliRun bad_autonomy = Gatehouse("serve --insecure-no-signature --autonomy yolo");
   EXPECT_EQ(bad_autonomy.code, 2);
   EXPECT_NE(bad_autonomy.out.find("--autonomy must be observe, suggest or auto"), std::string::npos)

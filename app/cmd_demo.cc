@@ -295,9 +295,10 @@ int RunDemo(int argc, char** argv) {
       "webhook deliveries accepted",
       static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
       static_cast<long long>(funnel.duplicate), static_cast<long long>(funnel.rejected));
-  std::printf("%-28s routed %lld, ignored %lld, in flight %lld, dead %lld\n", "  of which",
-              static_cast<long long>(funnel.routed), static_cast<long long>(funnel.ignored),
-              static_cast<long long>(funnel.in_flight), static_cast<long long>(funnel.dead));
+  std::printf("%-28s routed %lld, ignored %lld, in flight %lld, dead %lld; recovered %lld\n",
+              "  of which", static_cast<long long>(funnel.routed),
+              static_cast<long long>(funnel.ignored), static_cast<long long>(funnel.in_flight),
+              static_cast<long long>(funnel.dead), static_cast<long long>(funnel.recovered));
   std::printf("%-28s %lld (dead work items: %lld)\n", "passes", static_cast<long long>(passes),
               static_cast<long long>(ledger.dead_items));
   std::printf("%-28s %lld done", "actions (ledger)", static_cast<long long>(ledger.actions));

@@ -67,6 +67,10 @@ Options:
   --resolve-interval-seconds S
                          ask GitHub which PRs contain the commits of unresolved deliveries
                          this often (default 30)
+  --recover-interval-seconds S
+                         list the App's webhook deliveries GitHub could not make (gatehouse
+                         down, unreachable) and accept the missed ones, at start-up and then
+                         this often (default 60; 0 turns recovery off; App mode only)
   --reviewers FILE       the reviewers (AI agents, linters, scripts) review runs are
                          dispatched to, their roles, executors, concurrency and timeouts
                          (docs/REVIEWERS.md; checked by `gatehouse config check --reviewers`)
@@ -98,7 +102,8 @@ int RunServe(int argc, char** argv) {
   Flags flags(
       {"db", "db-pool", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
        "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
-       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds", "reviewers"},
+       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds",
+       "recover-interval-seconds", "reviewers"},
       {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
@@ -122,8 +127,9 @@ int RunServe(int argc, char** argv) {
   auto debounce_ms = flags.GetInt("debounce-ms", 1000, 0, 3600LL * 1000);
   auto sweep_s = flags.GetInt("sweep-interval-seconds", 600, 0, 7 * 24 * 3600);
   auto resolve_s = flags.GetInt("resolve-interval-seconds", 30, 1, 24 * 3600);
+  auto recover_s = flags.GetInt("recover-interval-seconds", 60, 0, 24 * 3600);
   for (const auto* r : {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads,
-                        &debounce_ms, &sweep_s, &resolve_s}) {
+                        &debounce_ms, &sweep_s, &resolve_s, &recover_s}) {
     if (!r->ok()) return UsageError(r->status().message());
   }
   ServerOptions options;
@@ -133,6 +139,7 @@ int RunServe(int argc, char** argv) {
   options.debounce = std::chrono::milliseconds(*debounce_ms);
   options.sweep_interval = std::chrono::seconds(*sweep_s);
   options.resolve_interval = std::chrono::seconds(*resolve_s);
+  options.recover_interval = std::chrono::seconds(*recover_s);
 
   WebhookOptions& webhook = options.webhook;
   webhook.path = flags.Get("webhook-path", "/webhook");

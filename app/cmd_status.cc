@@ -75,6 +75,7 @@ int RunStatus(int argc, char** argv) {
   if (flags.Has("json")) {
     boost::json::object o;
     o["received"] = f.received;
+    o["recovered"] = f.recovered;
     o["routed"] = f.routed;
     o["ignored"] = f.ignored;
     o["duplicate"] = f.duplicate;
@@ -99,7 +100,8 @@ int RunStatus(int argc, char** argv) {
     std::printf("%s\n", boost::json::serialize(o).c_str());
     return kExitOk;
   }
-  std::printf("deliveries received  %lld\n", static_cast<long long>(f.received));
+  std::printf("deliveries received  %lld  (recovered %lld)\n", static_cast<long long>(f.received),
+              static_cast<long long>(f.recovered));
   std::printf("  routed             %lld\n", static_cast<long long>(f.routed));
   std::printf("  ignored            %lld\n", static_cast<long long>(f.ignored));
   std::printf("  duplicate          %lld\n", static_cast<long long>(f.duplicate));

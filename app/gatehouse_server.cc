@@ -8,12 +8,14 @@
 
 #include "base/log.h"
 #include "decide/reasons.h"
+#include "engine/delivery_recovery.h"
 #include "engine/delivery_resolver.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
 #include "engine/sweeper.h"
 #include "github/app_auth.h"
 #include "github/client.h"
+#include "github/hook_deliveries_client.h"
 #include "github/transport.h"
 
 namespace gatehouse::app {
@@ -117,6 +119,13 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
       s.sweeper_ =
           std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
     }
+    if (s.hook_deliveries_) {
+      DeliveryRecoveryOptions recover;
+      recover.interval = s.options_.recover_interval;
+      // Recovered deliveries wake the router through the store's kDeliveries wake-up.
+      s.recovery_ =
+          std::make_unique<DeliveryRecovery>(st.inbox(), *s.hook_deliveries_, s.clock_, recover);
+    }
   }
   s.handler_ = std::make_unique<WebhookHandler>(s.options_.webhook, *s.inbox_, *s.clock_);
   WebhookHandler* handler = s.handler_.get();
@@ -138,16 +147,28 @@ Status GatehouseServer::WireGitHub() {
   tokens_ = std::move(tokens).value();
   github_ = std::make_unique<GitHubClient>(*transport_, *tokens_, clock_);
 
+  if (config.app_mode()) {
+    auto signer = AppJwtSigner::Create(config.app_id, config.private_key_pem);
+    if (!signer.ok()) return InvalidArgument(signer.status().message());
+    app_signer_ = std::shared_ptr<AppJwtSigner>(std::move(signer).value());
+    if (options_.recover_interval > Duration::zero()) {
+      hook_deliveries_ =
+          std::make_unique<AppWebhookDeliveriesClient>(*transport_, *app_signer_, clock_);
+    }
+  } else if (options_.recover_interval > Duration::zero()) {
+    Log(LogLevel::kWarn, "serve.no_recovery")
+        .Field("note",
+               "a personal token cannot read the App's webhook deliveries: deliveries GitHub "
+               "fails to make while gatehouse is down are not recovered (the sweep remains)");
+  }
+
   act::PassConfig pass = options_.pass;
   pass.app_mode = config.app_mode();
   if (options_.discover_login) {
     // gatehouse's login as GitHub shows it, asked once by the first pass that needs it: the
     // App's "<slug>[bot]" (GET /app with an App JWT), or the personal token's user.
     if (config.app_mode()) {
-      auto signer = AppJwtSigner::Create(config.app_id, config.private_key_pem);
-      if (!signer.ok()) return InvalidArgument(signer.status().message());
-      pass.discover_login = [signer = std::shared_ptr<AppJwtSigner>(std::move(signer).value()),
-                             transport = transport_.get(), clock = clock_] {
+      pass.discover_login = [signer = app_signer_, transport = transport_.get(), clock = clock_] {
         return FetchAppLogin(*transport, *signer, clock->Now());
       };
     } else {
@@ -204,6 +225,8 @@ Status GatehouseServer::Start() {
     return http.status();
   }
   http_ = std::move(http).value();
+  // After the front door: deliveries arriving now are taken live while the first round runs.
+  if (recovery_) recovery_->Start();
   return Status::Ok();
 }
 
@@ -221,6 +244,7 @@ void GatehouseServer::BeginStop() {
   engine_stopped_ = stopped.get_future();
   stopper_ = std::thread([this, stopped = std::move(stopped)]() mutable {
     // Each may wait for one GitHub call.
+    if (recovery_) recovery_->Stop();
     if (sweeper_) sweeper_->Stop();
     if (resolver_) resolver_->Stop();
     pool_->Stop();

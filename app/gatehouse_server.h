@@ -34,6 +34,9 @@
 
 namespace gatehouse {
 class GitHubClient;
+class AppJwtSigner;
+class AppWebhookDeliveriesClient;
+class DeliveryRecovery;
 class DeliveryResolver;
 class InboxRouter;
 class InboxWriter;
@@ -58,6 +61,10 @@ struct ServerOptions {
   Duration sweep_interval = std::chrono::minutes(10);  // zero: no sweeper
   // Between the resolver's rounds (unresolved deliveries looked up on GitHub); positive.
   Duration resolve_interval = std::chrono::seconds(30);
+  // Between rounds of recovering deliveries GitHub failed to deliver (engine/delivery_recovery.h;
+  // the first round runs at start-up). Zero: none. App mode only: the deliveries API needs an
+  // App JWT.
+  Duration recover_interval = std::chrono::seconds(60);
   ClockPtr clock;  // null: the real clock
   // The reviewers file (`--reviewers`, docs/REVIEWERS.md) and one executor per reviewer; no
   // reviewers: no review runs are requested. pass.served_roles is set from it.
@@ -74,7 +81,7 @@ class GatehouseServer {
   static Result<std::unique_ptr<GatehouseServer>> Create(ServerOptions options, StorePtr store);
 
   // Starts the worker pool, the router, the inbox writer, the resolver and the sweeper, then
-  // the HTTP server. On failure (the pool's options, the listen address) everything started is
+  // the HTTP server, then delivery recovery (its first round at once). On failure (the pool's options, the listen address) everything started is
   // stopped again and the error returned. Call once.
   Status Start();
 
@@ -106,6 +113,8 @@ class GatehouseServer {
   std::unique_ptr<CurlTransport> transport_;
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<GitHubClient> github_;
+  std::shared_ptr<AppJwtSigner> app_signer_;  // App mode
+  std::unique_ptr<AppWebhookDeliveriesClient> hook_deliveries_;  // App mode, with recovery
   std::unique_ptr<act::PrPass> pr_pass_;
   std::unique_ptr<act::ReviewPass> review_pass_;
   // The engine and the front door, in the order they start.
@@ -114,6 +123,7 @@ class GatehouseServer {
   std::unique_ptr<InboxWriter> inbox_;
   std::unique_ptr<DeliveryResolver> resolver_;  // with GitHub
   std::unique_ptr<Sweeper> sweeper_;            // with GitHub and a sweep interval
+  std::unique_ptr<DeliveryRecovery> recovery_;  // App mode and a recover interval
   std::unique_ptr<WebhookHandler> handler_;
   std::unique_ptr<HttpServer> http_;
 

@@ -53,6 +53,10 @@ class InProcessGitHub {
     if (server_) server_->Stop(std::chrono::seconds(1));
   }
 
+  // Before Start: the webhook sender whose attempts /app/hook/deliveries serves (not owned;
+  // must outlive this). Without one the simulator has no deliveries to show.
+  void set_webhooks(sim::WebhookSender* webhooks) { webhooks_ = webhooks; }
+
   // Call with ASSERT_NO_FATAL_FAILURE(github.Start()).
   void Start(Front front = nullptr, Wrap wrap = nullptr) {
     const auto& key = github_testing::GetTestRsaKey();
@@ -63,6 +67,7 @@ class InProcessGitHub {
     hopts.clock = clock_;
     hopts.app_id = std::to_string(kAppId);
     hopts.app_public_key_pem = PublicKeyPem(key.pkey);
+    hopts.webhooks = webhooks_;
     handler_ = std::make_unique<sim::SimHandler>(*model_, hopts);
     if (front) front_ = front(*handler_);
     HttpServerOptions sopts;
@@ -91,12 +96,16 @@ class InProcessGitHub {
   GitHubClient& client() { return *client_; }
   CurlTransport& transport() { return *curl_; }
   InstallationTokenCache& tokens() { return *tokens_; }
+  const AppJwtSigner& signer() { return *signer_; }
+  // The transport the client uses (the wrapper when Start was given one).
+  HttpTransport& client_transport() { return wrapped_ ? *wrapped_ : *curl_; }
   const std::string base_url() const {
     return "http://127.0.0.1:" + std::to_string(server_->port());
   }
 
  private:
   std::shared_ptr<SimClock> clock_;
+  sim::WebhookSender* webhooks_ = nullptr;
   std::unique_ptr<sim::Model> model_;
   std::unique_ptr<sim::SimHandler> handler_;
   std::unique_ptr<HttpHandler> front_;

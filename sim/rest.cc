@@ -298,6 +298,9 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
     if (id < 0) return GitHubError(404, "Not Found");
     return ServeAccessToken(request, id);
   }
+  if (parts.size() >= 3 && parts[0] == "app" && parts[1] == "hook" && parts[2] == "deliveries") {
+    return ServeHookDeliveries(request, parts);
+  }
   if (parts.size() == 1 && parts[0] == "app" && request.method == "GET") {
     // The authenticated App (GitHub: GET /app with an App JWT).
     if (auto refused = CheckAppJwt(request)) return *refused;

@@ -83,6 +83,14 @@ class SimHandler final : public HttpHandler {
                               const std::string& full, int64_t comment_id,
                               const std::map<std::string, std::string>& query);
   HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
+  // GET /app/hook/deliveries, GET /app/hook/deliveries/{id}, POST .../{id}/attempts: the App's
+  // webhook delivery attempts (sim/delivery_log.h), App JWT required (sim/rest_hook_deliveries.cc).
+  HttpResponse ServeHookDeliveries(const HttpRequest& request,
+                                   const std::vector<std::string>& parts);
+  // Aimed faults (only those: the counters are for /repos/ calls) and the App's own rate
+  // window for an App-JWT call; as Admit.
+  bool AdmitAppCall(const HttpRequest& request, HttpResponse* out,
+                    std::vector<std::pair<std::string, std::string>>* headers);
   // nullopt when the request carries a valid App JWT; else the 401 to answer.
   std::optional<HttpResponse> CheckAppJwt(const HttpRequest& request);
   // Applies faults (aimed rules first, then the counters) and the primary limit; fills `out`

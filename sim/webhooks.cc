@@ -18,7 +18,9 @@ size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
 }  // namespace
 
 WebhookSender::WebhookSender(WebhookSenderOptions options)
-    : options_(std::move(options)), url_(options_.url) {
+    : options_(std::move(options)),
+      url_(options_.url),
+      clock_(options_.clock ? options_.clock : std::make_shared<RealClock>()) {
   // Delivery ids look like GitHub's (a UUID); a per-process random prefix keeps them unique
   // across simulator restarts, a counter within one.
   std::random_device rd;
@@ -39,7 +41,7 @@ std::string WebhookSender::Enqueue(std::string event, std::string body, const De
   }
   char suffix[24];
   std::snprintf(suffix, sizeof(suffix), "-%012llu", static_cast<unsigned long long>(++next_));
-  Delivery d{run_id_ + suffix, std::move(event), std::move(body)};
+  Delivery d{run_id_ + suffix, std::move(event), std::move(body), false};
   std::string id = d.id;
   if (auto rule = TakeWebhookRule(&faults_.rules, d.event, meta)) {
     if (rule->drop) {
@@ -68,6 +70,16 @@ std::string WebhookSender::Enqueue(std::string event, std::string body, const De
   }
   cv_.Signal();
   return id;
+}
+
+bool WebhookSender::Redeliver(int64_t attempt_id) {
+  std::optional<DeliveryAttempt> attempt = log_.Find(attempt_id);
+  if (!attempt) return false;
+  MutexLock lock(&mu_);
+  if (url_.empty() || stopping_) return false;
+  queue_.push_back(Delivery{attempt->guid, attempt->event, attempt->payload, true});
+  cv_.Signal();
+  return true;
 }
 
 void WebhookSender::SetUrl(std::string url) {
@@ -187,26 +199,46 @@ bool WebhookSender::PostBalanced(const Delivery& d, const std::string& urls) {
   }
   if (targets.empty()) targets.push_back(urls);
   const size_t first = next_target_++;
-  bool refused = false;
+  DeliveryAttempt attempt;
+  attempt.guid = d.id;
+  attempt.event = d.event;
+  attempt.redelivery = d.redelivery;
+  attempt.payload = d.body;
+  attempt.delivered_at = clock_->Now();
+  const auto started = std::chrono::steady_clock::now();
+  AttemptOutcome outcome;
   for (size_t i = 0; i < targets.size(); ++i) {
-    const bool ok = Post(d, targets[(first + i) % targets.size()], &refused);
-    if (ok || !refused) return ok;
+    attempt.url = targets[(first + i) % targets.size()];
+    attempt.request_headers.clear();
+    outcome = Post(d, attempt.url, &attempt.request_headers);
+    if (!outcome.connect_failed) break;  // an answer, or a failure after connecting
   }
-  return false;  // every node refused
+  attempt.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  log_.Record(std::move(attempt), outcome);
+  return outcome.status_code >= 200 && outcome.status_code < 300;
 }
 
-bool WebhookSender::Post(const Delivery& d, const std::string& url, bool* refused) {
-  *refused = false;
+AttemptOutcome WebhookSender::Post(const Delivery& d, const std::string& url,
+                                   std::vector<std::pair<std::string, std::string>>* sent) {
+  AttemptOutcome outcome;
   CURL* curl = curl_easy_init();
-  if (curl == nullptr) return false;
-  curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Content-Type: application/json");
-  headers = curl_slist_append(headers, ("X-GitHub-Event: " + d.event).c_str());
-  headers = curl_slist_append(headers, ("X-GitHub-Delivery: " + d.id).c_str());
-  headers = curl_slist_append(headers, "User-Agent: GitHub-Hookshot/gatehouse-sim");
+  if (curl == nullptr) {
+    outcome.error = "curl_easy_init failed";
+    return outcome;
+  }
+  sent->emplace_back("Accept", "*/*");
+  sent->emplace_back("Content-Type", "application/json");
+  sent->emplace_back("User-Agent", "GitHub-Hookshot/gatehouse-sim");
+  sent->emplace_back("X-GitHub-Delivery", d.id);
+  sent->emplace_back("X-GitHub-Event", d.event);
   if (!options_.secret.empty()) {
-    std::string sig = "X-Hub-Signature-256: sha256=" + HmacSha256Hex(options_.secret, d.body);
-    headers = curl_slist_append(headers, sig.c_str());
+    sent->emplace_back("X-Hub-Signature-256", "sha256=" + HmacSha256Hex(options_.secret, d.body));
+  }
+  curl_slist* headers = nullptr;
+  for (const auto& [name, value] : *sent) {
+    if (name == "Accept") continue;
+    headers = curl_slist_append(headers, (name + ": " + value).c_str());
   }
   headers = curl_slist_append(headers, "Expect:");
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -221,14 +253,18 @@ bool WebhookSender::Post(const Delivery& d, const std::string& url, bool* refuse
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
-  bool ok = rc == CURLE_OK && status >= 200 && status < 300;
-  *refused = rc == CURLE_COULDNT_CONNECT;
+  if (rc == CURLE_OK) outcome.status_code = static_cast<int>(status);
+  outcome.connect_failed = rc == CURLE_COULDNT_CONNECT;
+  outcome.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
+  if (rc != CURLE_OK) outcome.error = curl_easy_strerror(rc);
+  const bool ok = outcome.status_code >= 200 && outcome.status_code < 300;
   Log(ok ? LogLevel::kDebug : LogLevel::kWarn, "sim.webhook")
       .Field("webhook", d.event)
       .Field("delivery", d.id)
+      .Field("redelivery", d.redelivery ? "true" : "false")
       .Field("status", static_cast<int64_t>(status))
       .Field("curl", curl_easy_strerror(rc));
-  return ok;
+  return outcome;
 }
 
 }  // namespace gatehouse::sim

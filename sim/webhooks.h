@@ -20,7 +20,15 @@
 // deliveries after them go on, so they arrive out of order. Stop sends what is held or
 // delayed at once. Delays are real time (the steady clock), as a network's are.
 //
-// Thread-safety: Enqueue and the counters from any thread; Stop from one controlling thread.
+// Every attempt is recorded in a DeliveryLog (sim/delivery_log.h) with its outcome — the status
+// code, or "failed to connect" / "timed out" when gatehouse was down — which the REST API serves
+// as GitHub's App webhook deliveries; Redeliver sends a recorded delivery again (same guid,
+// `redelivery` true), as POST /app/hook/deliveries/{id}/attempts does. A delivery sent to
+// several nodes (a refused node skipped) is one attempt, as behind a balancer. Deliveries never
+// sent (no URL, withheld by a rule) are not attempts.
+//
+// Thread-safety: Enqueue, Redeliver, log() and the counters from any thread; Stop from one
+// controlling thread.
 #pragma once
 
 #include <chrono>
@@ -31,8 +39,10 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "sim/delivery_log.h"
 #include "sim/faults.h"
 
 namespace gatehouse::sim {
@@ -42,6 +52,8 @@ struct WebhookSenderOptions {
 
   std::string secret;  // GATEHOUSE_WEBHOOK_SECRET; empty sends no signature header
   long timeout_ms = 10'000;
+  // Stamps attempts' delivered_at; null: the real clock.
+  ClockPtr clock{};
 };
 
 class WebhookSender {
@@ -64,6 +76,13 @@ class WebhookSender {
   // Delivers what is queued, then joins the thread. Idempotent.
   void Stop();
 
+  // Queues delivery attempt `attempt_id` again: same guid, event and payload, recorded with
+  // `redelivery` true; webhook faults and rules do not apply. False when there is no such
+  // attempt or no URL.
+  bool Redeliver(int64_t attempt_id);
+  // Every attempt made so far.
+  const DeliveryLog& log() const { return log_; }
+
   void SetFaults(DeliveryFaults faults);
   DeliveryFaults faults() const;
 
@@ -80,15 +99,18 @@ class WebhookSender {
     std::string id;
     std::string event;
     std::string body;
+    bool redelivery = false;
   };
   using SteadyTime = std::chrono::steady_clock::time_point;
   void Run();
   // Moves deliveries whose delay is over (all of them when stopping) to the queue's front,
   // earliest first.
   void ReleaseDueLocked(SteadyTime now) REQUIRES(mu_);
-  // POSTs `d` to `url`; *refused says the connection was never made (nothing was sent).
-  bool Post(const Delivery& d, const std::string& url, bool* refused);
-  // Round-robin over the comma-separated `urls`, skipping nodes that refuse the connection.
+  // POSTs `d` to `url`; the outcome's connect_failed says nothing was sent.
+  AttemptOutcome Post(const Delivery& d, const std::string& url,
+                      std::vector<std::pair<std::string, std::string>>* sent_headers);
+  // Round-robin over the comma-separated `urls`, skipping nodes that refuse the connection;
+  // records the attempt. True for a 2xx.
   bool PostBalanced(const Delivery& d, const std::string& urls);
   size_t next_target_ = 0;  // the sender thread's round-robin position
 
@@ -108,6 +130,8 @@ class WebhookSender {
   uint64_t withheld_ GUARDED_BY(mu_) = 0;
   uint64_t url_sets_ GUARDED_BY(mu_) = 0;  // SetUrl calls
   std::string run_id_;
+  ClockPtr clock_;
+  DeliveryLog log_;
   std::thread thread_;
 };
 

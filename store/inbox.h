@@ -36,6 +36,11 @@ struct Delivery {
   // hands back the raw body.
   enum class Encoding { kIdentity, kZlib };
   Encoding encoding = Encoding::kIdentity;
+  // True for a delivery gatehouse fetched from GitHub's list of failed deliveries
+  // (engine/delivery_recovery.h) instead of receiving it: its body is GitHub's parsed payload
+  // re-serialized, so its hash is not that of the bytes GitHub signed. The same id arriving
+  // later for real (a redelivery), or recovered again, is a duplicate whatever its hash.
+  bool recovered = false;
 };
 
 enum class AcceptOutcome {
@@ -86,8 +91,11 @@ struct RouteDecision {
 };
 
 // The ingress funnel: received = routed + ignored + duplicate + rejected + dead + in_flight.
+// `recovered` is part of `received`: the deliveries that entered through recovery
+// (Delivery::recovered) rather than a webhook request; they then go through the same states.
 struct Funnel {
   int64_t received = 0;
+  int64_t recovered = 0;  // part of received (accepted through recovery)
   int64_t routed = 0;
   int64_t ignored = 0;
   int64_t duplicate = 0;
@@ -134,6 +142,20 @@ class Inbox {
 
   // One stored delivery by its X-GitHub-Delivery id; nullopt when unknown.
   virtual Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) = 0;
+
+  // --- recovering missed deliveries (engine/delivery_recovery.h) ---
+
+  // Which of `delivery_ids` the inbox holds, in one read (no per-id round trip); in no
+  // particular order.
+  virtual Result<std::vector<std::string>> HeldDeliveryIds(
+      std::span<const std::string> delivery_ids) = 0;
+  // The high-water mark of recovery: the newest GitHub delivery attempt id (the API's `id`, not
+  // the guid) whose round completed; 0 before the first. Shared by every node on the store.
+  virtual Result<int64_t> GetRecoveryMark() = 0;
+  // Raises the mark to `attempt_id`; a lower value leaves it as it is (two nodes finishing
+  // rounds out of order never move it back). Recoverable durability: a lost raise only makes
+  // the next round list a little more.
+  virtual Status RaiseRecoveryMark(int64_t attempt_id, Time now) = 0;
 };
 
 }  // namespace gatehouse

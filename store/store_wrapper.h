@@ -71,6 +71,14 @@ class InboxWrapper : public Inbox {
   Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override {
     return target_.GetDelivery(delivery_id);
   }
+  Result<std::vector<std::string>> HeldDeliveryIds(
+      std::span<const std::string> delivery_ids) override {
+    return target_.HeldDeliveryIds(delivery_ids);
+  }
+  Result<int64_t> GetRecoveryMark() override { return target_.GetRecoveryMark(); }
+  Status RaiseRecoveryMark(int64_t attempt_id, Time now) override {
+    return target_.RaiseRecoveryMark(attempt_id, now);
+  }
 
  private:
   Inbox& target_;

@@ -56,7 +56,7 @@ bool IsTerminal(InboxState s) {
 Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const Delivery*>& firsts) {
   BinaryArray ids(BinaryArray::kText), events(BinaryArray::kText), actions(BinaryArray::kText),
       installations(BinaryArray::kInt8), bodies(BinaryArray::kBytea), encodings(BinaryArray::kText),
-      shas(BinaryArray::kText), received(BinaryArray::kInt8);
+      shas(BinaryArray::kText), received(BinaryArray::kInt8), recovered(BinaryArray::kText);
   for (const Delivery* d : firsts) {
     ids.Add(d->delivery_id);
     events.Add(d->event);
@@ -70,40 +70,47 @@ Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const De
     encodings.Add(d->encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
     shas.Add(d->body_sha256);
     received.AddInt(ToMicros(d->received_at));
+    recovered.Add(d->recovered ? "t" : "f");
   }
   GH_ASSIGN_OR_RETURN(
       PgResult r,
       c.ExecPrepared(
           "inbox_accept_insert",
           "INSERT INTO inbox (delivery_id, event, action, installation_id, body, body_encoding, "
-          "body_sha256, received_at, state) "
+          "body_sha256, received_at, state, recovered) "
           "SELECT t.delivery_id, t.event, t.action, t.installation_id, t.body, t.body_encoding, "
-          "t.body_sha256, t.received_at, 'accepted' "
+          "t.body_sha256, t.received_at, 'accepted', t.recovered::boolean "
           "FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::bytea[], $6::text[], "
-          "$7::text[], $8::int8[]) WITH ORDINALITY AS t(delivery_id, event, action, "
-          "installation_id, body, body_encoding, body_sha256, received_at, ord) "
+          "$7::text[], $8::int8[], $9::text[]) WITH ORDINALITY AS t(delivery_id, event, action, "
+          "installation_id, body, body_encoding, body_sha256, received_at, recovered, ord) "
           "WHERE NOT EXISTS (SELECT 1 FROM inbox i WHERE i.delivery_id = t.delivery_id) "
           "ORDER BY t.ord "
           "ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
           {ids.Param(), events.Param(), actions.Param(), installations.Param(), bodies.Param(),
-           encodings.Param(), shas.Param(), received.Param()}));
+           encodings.Param(), shas.Param(), received.Param(), recovered.Param()}));
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) out.push_back(r.Text(i, 0));
   return out;
 }
 
-// The stored body hash of each of `ids` (all of them stored, committed).
+// The stored body hash of each of `ids` (all of them stored, committed), and which of them were
+// recovered (their hash says nothing: Delivery::recovered).
 Status StoredHashes(PgConn& c, const std::vector<std::string>& ids,
-                    std::unordered_map<std::string, std::string>* out) {
+                    std::unordered_map<std::string, std::string>* out,
+                    std::unordered_set<std::string>* recovered) {
   if (ids.empty()) return Status::Ok();
   BinaryArray arr(BinaryArray::kText);
   for (const std::string& id : ids) arr.Add(id);
-  GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_accept_hashes",
-                                                 "SELECT delivery_id, body_sha256 FROM inbox "
-                                                 "WHERE delivery_id = ANY($1::text[])",
-                                                 {arr.Param()}));
-  for (int i = 0; i < r.rows(); ++i) (*out)[r.Text(i, 0)] = r.Text(i, 1);
+  GH_ASSIGN_OR_RETURN(PgResult r,
+                      c.ExecPrepared("inbox_accept_hashes",
+                                     "SELECT delivery_id, body_sha256, recovered::int FROM inbox "
+                                     "WHERE delivery_id = ANY($1::text[])",
+                                     {arr.Param()}));
+  for (int i = 0; i < r.rows(); ++i) {
+    (*out)[r.Text(i, 0)] = r.Text(i, 1);
+    if (r.Int(i, 2) != 0) recovered->insert(r.Text(i, 0));
+  }
   return Status::Ok();
 }
 
@@ -160,14 +167,19 @@ Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Del
         known.push_back(d->delivery_id);
       }
     }
-    GH_RETURN_IF_ERROR(StoredHashes(c, known, &stored));
-    int64_t accepted = 0, duplicate = 0, refused = 0;
+    std::unordered_set<std::string> stored_recovered;
+    for (const Delivery* d : firsts) {
+      if (ours.count(d->delivery_id) && d->recovered) stored_recovered.insert(d->delivery_id);
+    }
+    GH_RETURN_IF_ERROR(StoredHashes(c, known, &stored, &stored_recovered));
+    int64_t accepted = 0, duplicate = 0, refused = 0, recovered = 0;
     std::vector<const Delivery*> conflicts;
     for (const Delivery& d : deliveries) {
       auto mine = ours.find(d.delivery_id);
       if (mine != ours.end() && mine->second) {
         mine->second = false;  // a later one of the same id meets this one, stored
         ++accepted;
+        if (d.recovered) ++recovered;
         out.push_back(AcceptOutcome::kAccepted);
         continue;
       }
@@ -176,7 +188,7 @@ Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Del
         // Skipped as known, yet gone now: nothing deletes inbox rows, so this is a bug.
         return Internal("delivery " + d.delivery_id + " was neither stored nor found");
       }
-      if (it->second == d.body_sha256) {
+      if (it->second == d.body_sha256 || d.recovered || stored_recovered.count(d.delivery_id)) {
         ++duplicate;
         out.push_back(AcceptOutcome::kDuplicate);
       } else {
@@ -192,6 +204,7 @@ Result<std::vector<AcceptOutcome>> PgStore::AcceptDeliveries(std::span<const Del
     }
     GH_RETURN_IF_ERROR(Bumps(c, {{"inbox.received", accepted + duplicate + conflict + refused},
                                  {"inbox.accepted", accepted},
+                                 {"inbox.recovered", recovered},
                                  {"inbox.duplicate", duplicate},
                                  {"inbox.rejected.conflict", conflict},
                                  {"inbox.rejected", refused + conflict}}));
@@ -444,6 +457,55 @@ Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now)
   return s.WithContext("applying routing");
 }
 
+Result<std::vector<std::string>> PgStore::HeldDeliveryIds(
+    std::span<const std::string> delivery_ids) {
+  std::vector<std::string> held;
+  if (delivery_ids.empty()) return held;
+  BinaryArray arr(BinaryArray::kText);
+  for (const std::string& id : delivery_ids) arr.Add(id);
+  Status s = Read([&](PgConn& c) -> Status {
+    held.clear();
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_held_ids",
+                                                   "SELECT delivery_id FROM inbox "
+                                                   "WHERE delivery_id = ANY($1::text[])",
+                                                   {arr.Param()}));
+    for (int i = 0; i < r.rows(); ++i) held.push_back(r.Text(i, 0));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("looking up held deliveries");
+  return held;
+}
+
+Result<int64_t> PgStore::GetRecoveryMark() {
+  int64_t mark = 0;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r, c.ExecPrepared("recovery_mark_get",
+                                   "SELECT attempt_id FROM recovery_mark WHERE name = 'app_hook'",
+                                   {}));
+    mark = r.rows() > 0 ? r.Int(0, 0) : 0;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("reading the recovery mark");
+  return mark;
+}
+
+Status PgStore::RaiseRecoveryMark(int64_t attempt_id, Time now) {
+  if (attempt_id < 0) return InvalidArgument("a recovery mark is never negative");
+  // GREATEST under the row lock the upsert takes: two nodes never move the mark back.
+  Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
+    return c
+        .ExecPrepared("recovery_mark_raise",
+                      "INSERT INTO recovery_mark (name, attempt_id, updated_at) "
+                      "VALUES ('app_hook', $1, $2) ON CONFLICT (name) DO UPDATE SET "
+                      "attempt_id = GREATEST(recovery_mark.attempt_id, excluded.attempt_id), "
+                      "updated_at = excluded.updated_at",
+                      {PgParam::Int(attempt_id), PgParam::At(now)})
+        .status();
+  });
+  return s.WithContext("raising the recovery mark");
+}
+
 Result<Funnel> PgStore::GetFunnel() {
   Funnel f;
   // One statement, so one snapshot: the funnel adds up even while deliveries arrive.
@@ -454,7 +516,7 @@ Result<Funnel> PgStore::GetFunnel() {
                        "SELECT name, SUM(value)::BIGINT FROM counter_shards "
                        "WHERE name IN ('inbox.received', 'inbox.routed', 'inbox.ignored', "
                        "'inbox.duplicate', 'inbox.rejected', 'inbox.dead', "
-                       "'inbox.rejected.conflict') GROUP BY name "
+                       "'inbox.rejected.conflict', 'inbox.recovered') GROUP BY name "
                        "UNION ALL SELECT 'open', COUNT(*) FROM inbox "
                        "WHERE state IN ('accepted', 'unresolved') "
                        "UNION ALL SELECT 'open.unresolved', COUNT(*) FROM inbox "
@@ -463,6 +525,7 @@ Result<Funnel> PgStore::GetFunnel() {
       const std::string name = r.Text(i, 0);
       const int64_t v = r.Int(i, 1);
       if (name == "inbox.received") f.received = v;
+      if (name == "inbox.recovered") f.recovered = v;
       if (name == "inbox.routed") f.routed = v;
       if (name == "inbox.ignored") f.ignored = v;
       if (name == "inbox.duplicate") f.duplicate = v;

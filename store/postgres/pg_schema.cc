@@ -201,8 +201,21 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 )sql";
 
+// SQLite's version 8: recovered deliveries and the recovery high-water mark (docs/INGRESS.md,
+// "Recovering missed deliveries").
+constexpr const char kV2[] = R"sql(
+ALTER TABLE inbox ADD COLUMN recovered BOOLEAN NOT NULL DEFAULT false;
+
+CREATE TABLE recovery_mark (
+  name       TEXT PRIMARY KEY,   -- 'app_hook'
+  attempt_id BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
+    {2, "recovered deliveries, the recovery high-water mark", kV2},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

@@ -97,6 +97,10 @@ class PgStore final : public Store,
   Status ApplyRouting(std::span<const RouteDecision> decisions, Time now) override;
   Result<Funnel> GetFunnel() override;
   Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override;
+  Result<std::vector<std::string>> HeldDeliveryIds(
+      std::span<const std::string> delivery_ids) override;
+  Result<int64_t> GetRecoveryMark() override;
+  Status RaiseRecoveryMark(int64_t attempt_id, Time now) override;
 
   // The action ledger: store/postgres/pg_ledger.cc.
   Result<IntentResult> RecordIntent(const ActionKey& key, int64_t fence, Time now) override;

@@ -248,6 +248,20 @@ CREATE TABLE reviewer_slots (
 CREATE INDEX reviewer_slots_holder ON reviewer_slots (holder_key);
 )sql";
 
+// Recovering missed deliveries (docs/INGRESS.md, "Recovering missed deliveries"): a delivery
+// fetched from GitHub's delivery list is marked `recovered` (its body is GitHub's parsed payload
+// re-serialized, so a later real redelivery of the id is a duplicate whatever its hash), and the
+// newest delivery attempt id a completed round covered is the high-water mark, one row.
+constexpr const char kV8[] = R"sql(
+ALTER TABLE inbox ADD COLUMN recovered INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE recovery_mark (
+  name       TEXT PRIMARY KEY,   -- 'app_hook'
+  attempt_id INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -256,6 +270,7 @@ constexpr Migration kMigrations[] = {
     {5, "head occurrences", kV5},
     {6, "claimed routing, sharded counters", kV6},
     {7, "review runs, reviewers, reviewer slots, woken work items", kV7},
+    {8, "recovered deliveries, the recovery high-water mark", kV8},
 };
 
 }  // namespace

@@ -52,14 +52,15 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     // Acknowledged: the caller answers GitHub 2xx on return, and GitHub never redelivers.
     s = db_->WriteTransaction(Durability::kAcknowledged, [&]() REQUIRES(mu_) -> Status {
       out.clear();
-      int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0;
+      int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0, recovered = 0;
       for (const Delivery& d : deliveries) {
-        GH_ASSIGN_OR_RETURN(auto q,
-                            db_->Prepare("SELECT body_sha256 FROM inbox WHERE delivery_id = ?1"));
+        GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT body_sha256, recovered FROM inbox "
+                                                 "WHERE delivery_id = ?1"));
         q->Bind(1, d.delivery_id);
         GH_ASSIGN_OR_RETURN(bool exists, q->Step());
         if (exists) {
-          const bool same = q->Text(0) == d.body_sha256;
+          // A recovered body is a re-serialization: its hash says nothing (Delivery::recovered).
+          const bool same = q->Text(0) == d.body_sha256 || q->Int(1) != 0 || d.recovered;
           q.reset();
           if (same) {
             ++duplicate;
@@ -79,8 +80,8 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         GH_ASSIGN_OR_RETURN(
             auto ins,
             db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
-                         "body_encoding, body_sha256, received_at, state) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted')"));
+                         "body_encoding, body_sha256, received_at, state, recovered) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted', ?9)"));
         ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
         if (d.installation_id) {
           ins->Bind(4, *d.installation_id);
@@ -89,8 +90,10 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         }
         ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
         ins->Bind(8, d.encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
+        ins->Bind(9, static_cast<int64_t>(d.recovered ? 1 : 0));
         GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
         ++accepted;
+        if (d.recovered) ++recovered;
         out.push_back(AcceptOutcome::kAccepted);
       }
       for (const auto& [reason, n] : rejected) {
@@ -99,6 +102,7 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
       }
       GH_RETURN_IF_ERROR(Bump("inbox.received", accepted + duplicate + conflict + refused));
       GH_RETURN_IF_ERROR(Bump("inbox.accepted", accepted));
+      GH_RETURN_IF_ERROR(Bump("inbox.recovered", recovered));
       GH_RETURN_IF_ERROR(Bump("inbox.duplicate", duplicate));
       GH_RETURN_IF_ERROR(Bump("inbox.rejected.conflict", conflict));
       return Bump("inbox.rejected", refused + conflict);
@@ -155,6 +159,49 @@ Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view deli
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<InboxEntry>();
   return std::optional<InboxEntry>(ReadInboxEntry(*q));
+}
+
+Result<std::vector<std::string>> SqliteStore::HeldDeliveryIds(
+    std::span<const std::string> delivery_ids) {
+  std::vector<std::string> held;
+  if (delivery_ids.empty()) return held;
+  MutexLock lock(&mu_);
+  // One read transaction over the cached point lookup: a snapshot, no per-id transaction.
+  Status s = db_->ReadTransaction([&]() REQUIRES(mu_) -> Status {
+    held.clear();
+    for (const std::string& id : delivery_ids) {
+      GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT 1 FROM inbox WHERE delivery_id = ?1"));
+      q->Bind(1, id);
+      GH_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (row) held.push_back(id);
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("looking up held deliveries");
+  return held;
+}
+
+Result<int64_t> SqliteStore::GetRecoveryMark() {
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(auto q,
+                      db_->Prepare("SELECT attempt_id FROM recovery_mark WHERE name = 'app_hook'"));
+  GH_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? q->Int(0) : int64_t{0};
+}
+
+Status SqliteStore::RaiseRecoveryMark(int64_t attempt_id, Time now) {
+  if (attempt_id < 0) return InvalidArgument("a recovery mark is never negative");
+  MutexLock lock(&mu_);
+  Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
+    GH_ASSIGN_OR_RETURN(auto q,
+                        db_->Prepare("INSERT INTO recovery_mark (name, attempt_id, updated_at) "
+                                     "VALUES ('app_hook', ?1, ?2) ON CONFLICT (name) DO UPDATE SET "
+                                     "attempt_id = MAX(attempt_id, excluded.attempt_id), "
+                                     "updated_at = excluded.updated_at"));
+    q->Bind(1, attempt_id).Bind(2, now);
+    return q->Run();
+  });
+  return s.WithContext("raising the recovery mark");
 }
 
 Result<std::vector<InboxEntry>> SqliteStore::ClaimDeliveries(std::string_view owner, size_t limit,
@@ -294,13 +341,15 @@ Result<Funnel> SqliteStore::GetFunnel() {
                                              "WHERE name IN ('inbox.received', 'inbox.routed', "
                                              "'inbox.ignored', 'inbox.duplicate', "
                                              "'inbox.rejected', 'inbox.dead', "
-                                             "'inbox.rejected.conflict') GROUP BY name"));
+                                             "'inbox.rejected.conflict', 'inbox.recovered') "
+                                             "GROUP BY name"));
     while (true) {
       GH_ASSIGN_OR_RETURN(bool row, c->Step());
       if (!row) break;
       const std::string name = c->Text(0);
       const int64_t v = c->Int(1);
       if (name == "inbox.received") f.received = v;
+      if (name == "inbox.recovered") f.recovered = v;
       if (name == "inbox.routed") f.routed = v;
       if (name == "inbox.ignored") f.ignored = v;
       if (name == "inbox.duplicate") f.duplicate = v;

@@ -73,6 +73,10 @@ class SqliteStore final : public Store,
                                                         std::string_view sha) override;
   Result<Funnel> GetFunnel() override;
   Result<std::optional<InboxEntry>> GetDelivery(std::string_view delivery_id) override;
+  Result<std::vector<std::string>> HeldDeliveryIds(
+      std::span<const std::string> delivery_ids) override;
+  Result<int64_t> GetRecoveryMark() override;
+  Status RaiseRecoveryMark(int64_t attempt_id, Time now) override;
   Status CheckWritable() override;
 
   // The action ledger: store/sqlite/sqlite_ledger.cc.
