@@ -10,7 +10,7 @@
 //    twice changes nothing more (every key replaces, nothing accumulates);
 //  - re-rendering an accepted file (yaml-cpp's emitter, from the parsed node tree) parses to
 //    the same Policy: what the file means does not hang on its spelling (files with raw
-//    control characters, outside YAML's character set, are not re-rendered);
+//    control characters or invalid UTF-8, outside YAML's character set, are not re-rendered);
 //  - no key is read twice: a repeated key is an error.
 #include <yaml-cpp/yaml.h>
 
@@ -78,6 +78,30 @@ std::optional<std::string> Rerender(const std::string& text) {
   }
 }
 
+// Valid UTF-8 without C0 controls (tab and line breaks aside) or DEL: YAML's character set
+// (surrogates and overlong forms are not told apart; yaml-cpp does not either).
+bool InYamlCharacterSet(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    const size_t extra = (b & 0xe0) == 0xc0   ? 1
+                         : (b & 0xf0) == 0xe0 ? 2
+                         : (b & 0xf8) == 0xf0 ? 3
+                                              : 0;
+    if (extra == 0 || b == 0xc0 || b == 0xc1 || i + extra >= text.size()) return false;
+    for (size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -95,13 +119,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(*policy == merged, "ParsePolicy is not MergePolicies(defaults, overlay)");
   Check(MergePolicies(merged, *overlay) == merged, "applying an overlay twice changes more");
 
-  // YAML's character set has no C0 controls but tab and line breaks; yaml-cpp reads them
-  // inside quotes anyway but its emitter writes them back raw, so its rendering of such a
-  // file is not a faithful one and proves nothing.
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f) return 0;
-  }
+  // yaml-cpp's emitter writes raw control characters and invalid UTF-8 back in a form that
+  // reads as other bytes, though YAML's character set has neither: its rendering of such a
+  // file proves nothing.
+  if (!InYamlCharacterSet(text)) return 0;
   const std::optional<std::string> rendered = Rerender(text);
   Check(rendered.has_value(), "an accepted policy that yaml-cpp cannot load", text);
   const std::string& again = *rendered;
