@@ -89,8 +89,8 @@ void CheckWellFormed(const RouteResult& r, const RouteStamp& stamp) {
       Check(r.signals.empty(), "kResolveBySha with signals");
       Check(IsLowerRepo(r.repo), "kResolveBySha repo", r.repo);
       Check(IsLowerSha(r.sha), "kResolveBySha sha", r.sha);
-      Check(ValidateSignal(Signal{.key = "x/y#1", .reason = r.reason}).ok(),
-            "kResolveBySha reason", r.reason);
+      Check(ValidateSignal(Signal{.key = "x/y#1", .reason = r.reason}).ok(), "kResolveBySha reason",
+            r.reason);
       break;
   }
   for (const Signal& s : r.signals) {

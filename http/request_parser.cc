@@ -74,8 +74,7 @@ struct HttpRequestReader::Impl {
       const size_t used = parser.put(boost::asio::buffer(pending.data(), pending.size()), ec);
       pending.erase(0, used);
       if (ec) return http_internal::ClassifyParseError(ec);
-      if (parser.is_header_done() &&
-          http_internal::DeclaresBodyOverLimit(parser, body_limit)) {
+      if (parser.is_header_done() && http_internal::DeclaresBodyOverLimit(parser, body_limit)) {
         return RequestParse::kBodyTooLarge;
       }
       if (used == 0) return RequestParse::kNeedMore;

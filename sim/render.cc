@@ -48,8 +48,8 @@ json::object RenderUser(const std::string& raw_login, const std::string& type) {
   for (char c : login) hash = hash * 31 + static_cast<unsigned char>(c);
   const auto signed_hash = static_cast<int64_t>(hash);
   const int64_t id = signed_hash == INT64_MIN ? INT64_MAX
-                     : signed_hash < 0       ? -signed_hash
-                                             : signed_hash;
+                     : signed_hash < 0        ? -signed_hash
+                                              : signed_hash;
   bool bot = app || login.find("[bot]") != std::string::npos;
   return {{"login", login},
           {"id", id},
