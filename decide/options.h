@@ -64,6 +64,8 @@ struct PlannerOptions {
 
   // The level in force for `c`: its override if any, else `autonomy`.
   Autonomy AutonomyFor(ActionClass c) const;
+
+  bool operator==(const PlannerOptions&) const = default;
 };
 
 // The planner's settings for one pass: `repository` (the policy's `actions:`, merged over the

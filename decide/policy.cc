@@ -24,8 +24,10 @@ class PolicyParser : public ReviewsReader {
       Error(root, "(top level)", "expected a mapping, got " + Describe(root));
       return;
     }
+    std::set<std::string> seen;
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
+      if (!FirstOccurrence(kv.first, key, seen)) continue;
       const YAML::Node& v = kv.second;
       if (key == "version") {
         if (!v.IsScalar() || v.Scalar() != "1") {
@@ -58,9 +60,11 @@ class PolicyParser : public ReviewsReader {
 
   void ParseRules(const YAML::Node& rules, PolicyOverlay& out) {
     if (!ExpectMap(rules, "rules")) return;
+    std::set<std::string> seen;
     for (const auto& kv : rules) {
       const std::string key = kv.first.Scalar();
       const std::string path = "rules." + key;
+      if (!FirstOccurrence(kv.first, path, seen)) continue;
       const YAML::Node& v = kv.second;
       if (key == "required_checks") {
         RequiredChecks(v, path, out.required_checks);
@@ -94,8 +98,13 @@ class PolicyParser : public ReviewsReader {
     }
     RequiredCheck check;
     bool ok = true;
+    std::set<std::string> seen;
     for (const auto& kv : item) {
       const std::string key = kv.first.Scalar();
+      if (!FirstOccurrence(kv.first, path + "." + key, seen)) {
+        ok = false;
+        continue;
+      }
       const YAML::Node& v = kv.second;
       if (key == "name" || key == "app") {
         if (!v.IsScalar() || v.Scalar().empty()) {

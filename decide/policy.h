@@ -44,6 +44,7 @@ struct RequiredChecksRule {
   std::vector<RequiredCheck> checks;
   // A required check that has not reported this long after its timer started is a failure.
   Duration missing_after = std::chrono::minutes(30);
+  bool operator==(const RequiredChecksRule&) const = default;
 };
 
 struct ApprovalsRule {
@@ -51,12 +52,14 @@ struct ApprovalsRule {
   int min = 1;
   bool block_changes_requested = true;  // an outstanding CHANGES_REQUESTED fails the rule
   bool require_on_head = false;         // only approvals on the current head SHA count
+  bool operator==(const ApprovalsRule&) const = default;
 };
 
 struct MergeableRule {
   RuleMode mode = RuleMode::kBlock;
   bool allow_behind = true;   // `behind` passes; false: waits (for an update-branch)
   bool allow_blocked = true;  // `blocked` passes (branch protection mirrors our own rules)
+  bool operator==(const MergeableRule&) const = default;
 };
 
 enum class DraftVerdict { kNeutral, kPending };
@@ -64,23 +67,27 @@ enum class DraftVerdict { kNeutral, kPending };
 struct DraftRule {
   RuleMode mode = RuleMode::kBlock;
   DraftVerdict verdict = DraftVerdict::kNeutral;  // the verdict of a draft PR in block mode
+  bool operator==(const DraftRule&) const = default;
 };
 
 struct LabelsRule {
   RuleMode mode = RuleMode::kBlock;
   std::vector<std::string> required;                     // all must be present (case-insensitive)
   std::vector<std::string> blocking = {"do-not-merge"};  // none may be present
+  bool operator==(const LabelsRule&) const = default;
 };
 
 struct SizeRule {
   RuleMode mode = RuleMode::kAdvisory;
   std::optional<int> max_files;
   std::optional<int> max_lines;  // additions + deletions
+  bool operator==(const SizeRule&) const = default;
 };
 
 struct ProtectedPathsRule {
   RuleMode mode = RuleMode::kBlock;
   std::vector<std::string> paths;  // path globs; touching any fails the rule
+  bool operator==(const ProtectedPathsRule&) const = default;
 };
 
 struct AuthorsRule {
@@ -89,6 +96,7 @@ struct AuthorsRule {
   bool exempt_maintainers = true;
   std::vector<AuthorRole> maintainer_roles = {AuthorRole::kOwner, AuthorRole::kMember,
                                               AuthorRole::kCollaborator};
+  bool operator==(const AuthorsRule&) const = default;
 };
 
 struct Policy {
@@ -105,6 +113,7 @@ struct Policy {
   PlannerOptions actions;
   // The `reviews:` section: which roles review which PRs, when, and which the gate waits for.
   ReviewsPolicy reviews;
+  bool operator==(const Policy&) const = default;
 };
 
 // The built-in server defaults (the field initializers above).

@@ -359,6 +359,18 @@ TEST(PolicyTest, ReportsEveryErrorOnePerLine) {
             "approvals, mergeable, draft, labels, size, protected_paths, authors)");
 }
 
+TEST(PolicyTest, ARepeatedKeyIsAnError) {
+  auto p = ParsePolicy(
+      "rules:\n"
+      "  approvals: {min: 1, min: 2}\n"
+      "rules:\n"
+      "  size: {}\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "gatehouse.yml:2: rules.approvals.min: duplicate key\n"
+            "gatehouse.yml:3: rules: duplicate key");
+}
+
 TEST(PolicyTest, SyntaxErrorsAreStatusNotExceptions) {
   auto p = ParsePolicy("rules:\n  approvals: [1, 2\n", DefaultPolicy(), "repo.yml");
   ASSERT_FALSE(p.ok());
@@ -381,6 +393,31 @@ TEST(PolicyTest, ParsesDurations) {
   EXPECT_FALSE(ParseDuration("m"));
   EXPECT_FALSE(ParseDuration("5w"));
   EXPECT_FALSE(ParseDuration("-5m"));
+}
+
+// Seen while writing policy_fuzz_test, whose UBSan build aborts on it: "9999999999999999d"
+// overflowed int64 converting days to the microsecond Duration.
+TEST(PolicyTest, DurationsPastAHundredYearsAreRefusedNotOverflowed) {
+  EXPECT_EQ(ParseDuration("36500d"), Duration(hours(24 * 36500)));
+  EXPECT_FALSE(ParseDuration("36501d"));
+  EXPECT_FALSE(ParseDuration("9999999999999999d"));
+  EXPECT_FALSE(ParseDuration("9223372036854775807s"));
+  EXPECT_FALSE(ParseDuration("36500d1s"));
+  auto p = ParsePolicy("rules:\n  required_checks:\n    missing_after: 9999999999999999d\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("gatehouse.yml:3: rules.required_checks"));
+}
+
+// Found by policy_fuzz_test: a quoted key holding a newline split one error over two lines.
+TEST(PolicyTest, ControlCharactersInKeysCannotBreakTheOneErrorPerLineRule) {
+  auto p = ParsePolicy("rules:\n  \"pro\\ntected\": 1\n  size:\n    max_files: \"a\\tb\"\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "gatehouse.yml:2: rules.pro\\x0atected: unknown key (expected one of: "
+            "required_checks, approvals, mergeable, draft, labels, size, protected_paths, "
+            "authors)\n"
+            "gatehouse.yml:4: rules.size.max_files: expected a non-negative integer, got "
+            "\"a\\x09b\"");
 }
 
 }  // namespace

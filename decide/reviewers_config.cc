@@ -64,8 +64,10 @@ class ReviewersParser : public YamlReader {
       return;
     }
     bool saw_reviewers = false;
+    std::set<std::string> seen;
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
+      if (!FirstOccurrence(kv.first, key, seen)) continue;
       if (key == "availability_budget") {
         if (auto d = PositiveDuration(kv.second, key)) out.availability_budget = *d;
       } else if (key == "reviewers") {

@@ -47,6 +47,7 @@ struct ExecutorSpec {
   std::string base_url;           // openai: e.g. https://api.openai.com/v1
   std::string model;              // openai
   std::string api_key_env = "OPENAI_API_KEY";  // openai: env var with the API key
+  bool operator==(const ExecutorSpec&) const = default;
 };
 
 struct ReviewerSpec {
@@ -56,6 +57,7 @@ struct ReviewerSpec {
   int concurrency = 1;  // >= 1
   Duration timeout = std::chrono::minutes(10);
   bool paused = false;  // the initial state, the first time the store sees this reviewer
+  bool operator==(const ReviewerSpec&) const = default;
 };
 
 struct ReviewersConfig {

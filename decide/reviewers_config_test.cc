@@ -237,6 +237,25 @@ INSTANTIATE_TEST_SUITE_P(
 
 #undef CMD
 
+// Found by reviewers_fuzz_test: yaml-cpp keeps both copies of a repeated key, and the second
+// `reviewers:` added a reviewer named like one of the first's, past the uniqueness check.
+TEST(ReviewersConfigTest, ARepeatedKeyIsAnErrorNotASecondReading) {
+  auto c = ParseReviewersConfig(
+      "reviewers:\n"
+      "  - {name: a, roles: [style], executor: {type: command, argv: [x]}}\n"
+      "reviewers:\n"
+      "  - {name: a, roles: [style], executor: {type: command, argv: [x], argv: [y]}}\n",
+      "rev.yml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "rev.yml:3: reviewers: duplicate key");
+  auto nested = ParseReviewersConfig(
+      "reviewers:\n  - {name: a, roles: [style], executor: {type: command, argv: [x], argv: "
+      "[y]}}\n",
+      "rev.yml");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_THAT(nested.status().message(), HasSubstr("argv: duplicate key"));
+}
+
 TEST(ReviewersConfigTest, ReportsEveryErrorOnePerLine) {
   auto c = ParseReviewersConfig(
       "reviewers:\n"

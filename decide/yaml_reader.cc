@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "base/ascii.h"
 
@@ -10,7 +11,9 @@ namespace gatehouse::decide {
 
 std::optional<Duration> ParseDuration(std::string_view text) {
   if (text.empty()) return std::nullopt;
-  Duration total{0};
+  // Counted in seconds and bounded, so that no spelling ("9999999999999999d") can overflow
+  // the arithmetic or the microsecond Duration.
+  int64_t total_seconds = 0;
   while (!text.empty()) {
     int64_t n = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -18,25 +21,49 @@ std::optional<Duration> ParseDuration(std::string_view text) {
     text.remove_prefix(static_cast<size_t>(end - text.data()));
     const char unit = text.front();
     text.remove_prefix(1);
+    int64_t unit_seconds = 0;
     switch (unit) {
       case 's':
-        total += std::chrono::seconds(n);
+        unit_seconds = 1;
         break;
       case 'm':
-        total += std::chrono::minutes(n);
+        unit_seconds = 60;
         break;
       case 'h':
-        total += std::chrono::hours(n);
+        unit_seconds = 3600;
         break;
       case 'd':
-        total += std::chrono::hours(24 * n);
+        unit_seconds = 86400;
         break;
       default:
         return std::nullopt;
     }
+    if (n > (kMaxDurationSeconds - total_seconds) / unit_seconds) return std::nullopt;
+    total_seconds += n * unit_seconds;
   }
-  return total;
+  return std::chrono::seconds(total_seconds);
 }
+
+namespace {
+
+// Keys and values are echoed into messages that hold one error per line (and end up in
+// check runs and logs): a control character a file smuggles in (a quoted "a\nb" key) is
+// written as \xNN instead.
+void AppendPrintable(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0x0f]);
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+}  // namespace
 
 Status YamlReader::Finish() const {
   if (errors_.empty()) return Status::Ok();
@@ -69,9 +96,9 @@ void YamlReader::AddError(int zero_based_line, std::string_view key, std::string
   std::string msg = filename_ + ":";
   if (zero_based_line >= 0) msg += std::to_string(zero_based_line + 1) + ":";
   msg += " ";
-  msg += key;
+  AppendPrintable(msg, key);
   msg += ": ";
-  msg += problem;
+  AppendPrintable(msg, problem);
   errors_.push_back(std::move(msg));
 }
 
@@ -145,12 +172,21 @@ std::optional<std::vector<std::string>> YamlReader::StringList(const YAML::Node&
 
 // Parses the mapping `node` key by key; a key that is not listed is an error that names
 // the listed ones, so the accepted keys and their parsers cannot drift apart.
+bool YamlReader::FirstOccurrence(const YAML::Node& key_node, const std::string& path,
+                                 std::set<std::string>& seen) {
+  if (seen.insert(key_node.Scalar()).second) return true;
+  Error(key_node, path, "duplicate key");
+  return false;
+}
+
 void YamlReader::Fields(const YAML::Node& node, const std::string& path,
                         std::initializer_list<Field> fields) {
   if (!ExpectMap(node, path)) return;
+  std::set<std::string> seen;
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const std::string p = path + "." + key;
+    if (!FirstOccurrence(kv.first, p, seen)) continue;
     auto it =
         std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
     if (it != fields.end()) {

@@ -1,7 +1,8 @@
 // YamlReader: the common ground of gatehouse's YAML files (the repository policy,
 // .github/gatehouse.yml, and the server's own configuration files): every problem of a file
 // is collected, each as "FILE:LINE: key.path: problem" naming what was expected and what was
-// found, instead of stopping at the first. A parser for one file derives from it and builds
+// found, instead of stopping at the first; one line each (control characters in what the
+// file wrote are escaped as \xNN). A parser for one file derives from it and builds
 // on its typed readers; each reader returns nullopt after recording its error, so a parser
 // reads as a list of keys and never crashes on a wrong type.
 //
@@ -15,6 +16,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +26,9 @@
 
 namespace gatehouse::decide {
 
-// Parses a duration such as "45s", "30m", "2h", "1d" or "1h30m".
+// Parses a duration such as "45s", "30m", "2h", "1d" or "1h30m"; nullopt for anything else,
+// and for anything longer than kMaxDurationSeconds (100 years).
+inline constexpr int64_t kMaxDurationSeconds = int64_t{100} * 365 * 86400;
 std::optional<Duration> ParseDuration(std::string_view text);
 
 class YamlReader {
@@ -50,6 +54,11 @@ class YamlReader {
  protected:
   // Returns false (after recording an error) unless `v` is a mapping.
   bool ExpectMap(const YAML::Node& v, std::string_view key);
+  // False (after recording "duplicate key") when `key_node` already appeared in the mapping
+  // whose keys `seen` collects. yaml-cpp keeps every copy of a repeated key; reading each
+  // would let a second `reviewers:` add reviewers past the checks made on the first.
+  bool FirstOccurrence(const YAML::Node& key_node, const std::string& path,
+                       std::set<std::string>& seen);
   // Records that `key_node` is not one of `allowed`.
   void Unknown(const YAML::Node& key_node, const std::string& path,
                std::initializer_list<std::string_view> allowed);
@@ -61,7 +70,8 @@ class YamlReader {
   std::optional<std::vector<std::string>> StringList(const YAML::Node& v, const std::string& path);
 
   // Parses the mapping `node` key by key; a key that is not listed is an error that names
-  // the listed ones, so the accepted keys and their parsers cannot drift apart.
+  // the listed ones, so the accepted keys and their parsers cannot drift apart. A key given
+  // twice is an error ("duplicate key"), and only its first value is read.
   void Fields(const YAML::Node& node, const std::string& path, std::initializer_list<Field> fields);
   Field BoolField(std::string_view key, std::optional<bool>& out);
   Field StringField(std::string_view key, std::optional<std::string>& out);

@@ -1,4 +1,6 @@
-// HttpConnection's implementation: the one translation unit that compiles Beast's HTTP code.
+// HttpConnection's implementation: with http/request_parser.cc, the only translation units
+// that compile Beast's HTTP code. What a request's bytes mean (limits, errors, the request a
+// handler sees) is decided in http/beast_request.h, shared with HttpRequestReader.
 //
 // A connection's state is only touched on its strand, so it needs no lock. A Responder holds
 // only a weak reference to its connection plus the server's ResponseGate, so a Responder
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "http/beast_request.h"
 
 namespace gatehouse {
 namespace {
@@ -93,7 +96,7 @@ class HttpConnectionImpl final : public HttpConnection,
   State state_ = State::kIdle;
   bool first_request_ = true;
   // The current request, as far as it is known.
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http_internal::RequestParser> parser_;
   unsigned version_ = 11;
   bool keep_alive_ = false;
   std::string method_;
@@ -203,7 +206,7 @@ void HttpConnectionImpl::ReadHeader() {
   method_.clear();
   path_.clear();
   parser_.emplace();
-  parser_->body_limit(host_.options.body_limit);
+  http_internal::PrepareParser(*parser_, host_.options.body_limit);
   stream_.expires_after(host_.options.header_timeout);
   http::async_read_header(
       stream_, buffer_, *parser_,
@@ -211,12 +214,13 @@ void HttpConnectionImpl::ReadHeader() {
 }
 
 void HttpConnectionImpl::OnHeader(error_code ec) {
-  if (ec == http::error::body_limit) {  // Beast compares Content-Length with the limit
+  const RequestParse parse = ec ? http_internal::ClassifyParseError(ec) : RequestParse::kComplete;
+  if (parse == RequestParse::kBodyTooLarge) {  // Beast compares Content-Length with the limit
     RefuseTooLarge();
     return;
   }
-  if (ec == http::error::header_limit) {
-    Fail(431, "request header too large", ec);
+  if (parse == RequestParse::kHeaderTooLarge) {
+    Fail(StatusForRequestParse(parse), "request header too large", ec);
     return;
   }
   if (ec) {
@@ -233,7 +237,7 @@ void HttpConnectionImpl::OnHeader(error_code ec) {
   method_ = Str(header.method_string());
   path_ = Str(header.target());
   path_.resize(std::min(path_.find('?'), path_.size()));  // queries may carry tokens
-  if (auto length = parser_->content_length(); length && *length > host_.options.body_limit) {
+  if (http_internal::DeclaresBodyOverLimit(*parser_, host_.options.body_limit)) {
     RefuseTooLarge();
     return;
   }
@@ -263,7 +267,7 @@ void HttpConnectionImpl::ReadBody() {
 }
 
 void HttpConnectionImpl::OnBody(error_code ec) {
-  if (ec == http::error::body_limit) {
+  if (ec && http_internal::ClassifyParseError(ec) == RequestParse::kBodyTooLarge) {
     RefuseTooLarge();
   } else if (ec && IsDisconnect(ec)) {
     Close();
@@ -275,16 +279,8 @@ void HttpConnectionImpl::OnBody(error_code ec) {
 }
 
 void HttpConnectionImpl::Dispatch() {
-  http::request<http::string_body> message = parser_->release();
+  HttpRequest request = http_internal::TakeHttpRequest(*parser_, peer_);
   parser_.reset();
-  HttpRequest request;
-  request.method = Str(message.method_string());
-  request.target = Str(message.target());
-  for (const auto& field : message) {
-    request.headers.emplace_back(Str(field.name_string()), Str(field.value()));
-  }
-  request.body = std::move(message.body());
-  request.peer = peer_;
 
   state_ = State::kHandling;
   stream_.expires_never();  // the handler owns this time (the inbox's commit, for webhooks)

@@ -1,6 +1,7 @@
 #include "sim/render.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "base/ascii.h"
 #include "github/signature.h"
@@ -41,11 +42,17 @@ json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;
   const std::string login = ShownLogin(raw_login);
   // Deterministic ids so that payloads are stable across runs.
-  int64_t id = 0;
-  for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
+  // The hash wraps (unsigned: defined), and the id is the value the signed loop this replaces
+  // gave, whose overflow was undefined (found by scenario_fuzz_test under UBSan).
+  uint64_t hash = 0;
+  for (char c : login) hash = hash * 31 + static_cast<unsigned char>(c);
+  const auto signed_hash = static_cast<int64_t>(hash);
+  const int64_t id = signed_hash == INT64_MIN ? INT64_MAX
+                     : signed_hash < 0        ? -signed_hash
+                                              : signed_hash;
   bool bot = app || login.find("[bot]") != std::string::npos;
   return {{"login", login},
-          {"id", id < 0 ? -id : id},
+          {"id", id},
           {"type", !type.empty() ? type
                    : bot         ? "Bot"
                                  : "User"},
