@@ -1,6 +1,7 @@
 #include "sim/render.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/ascii.h"
 #include "github/signature.h"
@@ -37,15 +38,23 @@ std::string GitHubTime(Time t) {
   return text;
 }
 
+// A deterministic id per login, so that payloads are stable across runs: the polynomial hash
+// h = h * 31 + c, taken modulo 2^64 (unsigned, so long logins wrap instead of overflowing a
+// signed integer), read as two's complement and made non-negative, as GitHub's ids are.
+int64_t StableUserId(std::string_view login) {
+  uint64_t h = 0;
+  for (char c : login) h = h * 31 + static_cast<unsigned char>(c);
+  const auto id = static_cast<int64_t>(h);  // modular since C++20
+  if (id >= 0) return id;
+  return id == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -id;
+}
+
 json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;
   const std::string login = ShownLogin(raw_login);
-  // Deterministic ids so that payloads are stable across runs.
-  int64_t id = 0;
-  for (char c : login) id = id * 31 + static_cast<unsigned char>(c);
   bool bot = app || login.find("[bot]") != std::string::npos;
   return {{"login", login},
-          {"id", id < 0 ? -id : id},
+          {"id", StableUserId(login)},
           {"type", !type.empty() ? type
                    : bot         ? "Bot"
                                  : "User"},
