@@ -6,7 +6,20 @@
 # DISCOVER_AT_TEST_TIME lists the tests when CTest runs rather than after the build, for
 # binaries whose tests depend on the environment (the contract suites gain a postgres instance
 # when GATEHOUSE_TEST_PG_URL is set).
+#
+# Every test carries its binary's name as a CTest label (`ctest -L '^engine_test$'` runs one
+# binary's tests). Under a sanitizer (GATEHOUSE_SANITIZE) every TIMEOUT is multiplied by
+# GATEHOUSE_TEST_TIMEOUT_SCALE (default 4): instrumented code runs 2-5x slower, and a per-test
+# TIMEOUT is not changed by `ctest --timeout`.
 include(GoogleTest)
+
+if(NOT DEFINED GATEHOUSE_TEST_TIMEOUT_SCALE)  # -DGATEHOUSE_TEST_TIMEOUT_SCALE=N overrides
+  if(GATEHOUSE_SANITIZE)
+    set(GATEHOUSE_TEST_TIMEOUT_SCALE 4)
+  else()
+    set(GATEHOUSE_TEST_TIMEOUT_SCALE 1)
+  endif()
+endif()
 
 function(gatehouse_test name)
   cmake_parse_arguments(T "DISCOVER_AT_TEST_TIME" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
@@ -16,10 +29,11 @@ function(gatehouse_test name)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
+  math(EXPR T_TIMEOUT "${T_TIMEOUT} * ${GATEHOUSE_TEST_TIMEOUT_SCALE}")
   set(mode POST_BUILD)
   if(T_DISCOVER_AT_TEST_TIME)
     set(mode PRE_TEST)
   endif()
-  gtest_discover_tests(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} DISCOVERY_TIMEOUT 60
-                       DISCOVERY_MODE ${mode})
+  gtest_discover_tests(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS ${name}
+                       DISCOVERY_TIMEOUT 60 DISCOVERY_MODE ${mode})
 endfunction()

@@ -89,10 +89,21 @@ class ServerTest : public ::testing::Test {
     port_ = server_->port();
   }
   void Start() { Start(handler_); }
+  // Starts on a handler of type H that the fixture owns. The handler must outlive the server
+  // (HttpServer::Start): owned_handler_ is declared before server_, so the server stops and
+  // joins its I/O threads before the handler is destroyed. (A handler local to the test body
+  // dies before the fixture stops the server: the I/O threads that called it have no
+  // happens-before edge to its end, and Stop's frame then reuses its stack.)
+  template <typename H>
+  void StartOwned() {
+    owned_handler_ = std::make_unique<H>();
+    Start(*owned_handler_);
+  }
 
   HttpServerOptions options_;
   std::atomic<int> too_large_{0};
   TestHandler handler_;
+  std::unique_ptr<HttpHandler> owned_handler_;
   std::unique_ptr<HttpServer> server_;
   uint16_t port_ = 0;
 };
@@ -321,8 +332,8 @@ TEST_F(ServerTest, SecondResponseForOneRequestIsIgnored) {
       respond(Text(200, "first " + request.body));
       respond(Text(500, "second " + request.body));
     }
-  } twice;
-  Start(twice);
+  };
+  StartOwned<TwiceHandler>();
   auto connection = TestConnection::Connect(port_);
   ASSERT_NE(connection, nullptr);
   for (const char* body : {"a", "b"}) {
@@ -337,8 +348,8 @@ TEST_F(ServerTest, DroppedResponderAnswers500) {
   class DroppingHandler : public HttpHandler {
    public:
     void Handle(HttpRequest, Responder) override {}
-  } dropping;
-  Start(dropping);
+  };
+  StartOwned<DroppingHandler>();
   EXPECT_EQ(RoundTrip(port_, BuildRequest("GET", "/", {}, "")).status, 500);
 }
 
@@ -346,8 +357,8 @@ TEST_F(ServerTest, ThrowingHandlerAnswers500) {
   class ThrowingHandler : public HttpHandler {
    public:
     void Handle(HttpRequest, Responder) override { throw std::runtime_error("boom"); }
-  } throwing;
-  Start(throwing);
+  };
+  StartOwned<ThrowingHandler>();
   auto connection = TestConnection::Connect(port_);
   ASSERT_NE(connection, nullptr);
   for (int i = 0; i < 2; ++i) {  // the connection survives
@@ -367,8 +378,7 @@ class ResettingHandler : public HttpHandler {
 };
 
 TEST_F(ServerTest, ResetConnectionSendsNoResponseAndResets) {
-  ResettingHandler resetting;
-  Start(resetting);
+  StartOwned<ResettingHandler>();
   EXPECT_EQ(RoundTrip(port_, BuildRequest("GET", "/reset", {}, "")).status, 0);
 
   auto connection = TestConnection::Connect(port_);

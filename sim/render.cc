@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "base/ascii.h"
 #include "github/signature.h"
@@ -38,21 +39,23 @@ std::string GitHubTime(Time t) {
   return text;
 }
 
+// A deterministic id per login, so that payloads are stable across runs: the polynomial hash
+// h = h * 31 + c, taken modulo 2^64 (unsigned, so long logins wrap instead of overflowing a
+// signed integer), read as two's complement and made non-negative, as GitHub's ids are.
+int64_t StableUserId(std::string_view login) {
+  uint64_t h = 0;
+  for (char c : login) h = h * 31 + static_cast<unsigned char>(c);
+  const auto id = static_cast<int64_t>(h);  // modular since C++20
+  if (id >= 0) return id;
+  return id == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -id;
+}
+
 json::object RenderUser(const std::string& raw_login, const std::string& type) {
   const bool app = raw_login.rfind("installation:", 0) == 0;
   const std::string login = ShownLogin(raw_login);
-  // Deterministic ids so that payloads are stable across runs.
-  // The hash wraps (unsigned: defined), and the id is the value the signed loop this replaces
-  // gave, whose overflow was undefined (found by scenario_fuzz_test under UBSan).
-  uint64_t hash = 0;
-  for (char c : login) hash = hash * 31 + static_cast<unsigned char>(c);
-  const auto signed_hash = static_cast<int64_t>(hash);
-  const int64_t id = signed_hash == INT64_MIN ? INT64_MAX
-                     : signed_hash < 0        ? -signed_hash
-                                              : signed_hash;
   bool bot = app || login.find("[bot]") != std::string::npos;
   return {{"login", login},
-          {"id", id},
+          {"id", StableUserId(login)},
           {"type", !type.empty() ? type
                    : bot         ? "Bot"
                                  : "User"},

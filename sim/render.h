@@ -5,7 +5,9 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/app_identity.h"
@@ -21,6 +23,8 @@ std::string GitHubTime(Time t);
 // `type` "" guesses from the login: installation:* and *[bot] are "Bot", others "User".
 // Every rendered user shows the App as AppLogin() (sim/app_identity.h).
 boost::json::object RenderUser(const std::string& login, const std::string& type = "");
+// The id RenderUser gives `login`: deterministic and non-negative, for every length of login.
+int64_t StableUserId(std::string_view login);
 boost::json::object RenderRepo(const Repository& repo);
 // The full PR, as GET /pulls/{n} and webhooks carry it.
 boost::json::object RenderPull(const Repository& repo, const PullRequest& pr);
