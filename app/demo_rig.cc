@@ -80,7 +80,8 @@ Result<std::unique_ptr<DemoRig>> DemoRig::Start(const DemoRigOptions& options) {
   std::unique_ptr<DemoRig> rig(new DemoRig());
   const std::string& dir = options.dir;
   rig->db_ = options.db.empty() ? dir + "/gatehouse.db" : options.db;
-  std::string private_pem, public_pem;
+  std::string& private_pem = rig->private_pem_;
+  std::string public_pem;
   if (!MakeAppKeys(&private_pem, &public_pem) ||
       !WriteFile(dir + "/app.private-key.pem", private_pem) ||
       !WriteFile(dir + "/app.public-key.pem", public_pem)) {
@@ -133,6 +134,8 @@ Result<std::unique_ptr<DemoRig>> DemoRig::Start(const DemoRigOptions& options) {
 }
 
 DemoRig::~DemoRig() { Stop(); }
+
+int64_t DemoRig::app_id() const { return kAppId; }
 
 bool DemoRig::PointWebhooks() {
   auto [status, body] = control_->Call(

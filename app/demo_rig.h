@@ -47,6 +47,9 @@ class DemoRig {
   DemoNodes& nodes() { return *nodes_; }
   const std::string& sim_url() const { return sim_url_; }
   const std::string& db() const { return db_; }
+  // The App the nodes act as: its id and private key (PEM), to call GitHub as the App.
+  int64_t app_id() const;
+  const std::string& private_key_pem() const { return private_pem_; }
 
   // Points the simulator's webhooks at the live nodes (round-robin); false if it refuses.
   bool PointWebhooks();
@@ -59,6 +62,7 @@ class DemoRig {
 
   std::string db_;
   std::string sim_url_;
+  std::string private_pem_;
   std::unique_ptr<ChildProcess> sim_;
   std::unique_ptr<SimControl> control_;
   StorePtr store_;

@@ -3,7 +3,7 @@
 #   bash scripts/sanitize.sh [JOBS] [asan|tsan]...   (default: both, JOBS = nproc)
 #
 # asan: configures build-clang/ with clang 14, -DGATEHOUSE_SANITIZE=address,undefined (and
-#       GATEHOUSE_FUZZ from the environment, default OFF), builds everything (warnings and
+#       the clang build), builds everything (warnings and
 #       -Wthread-safety findings are errors) and runs CTest on it: the unit, storm and
 #       end-to-end tests, LeakSanitizer included.
 # tsan: configures build-tsan/ with -DGATEHOUSE_SANITIZE=thread, builds the thread storm
@@ -35,7 +35,7 @@ asan() {
   echo "== build (clang 14, ASan + UBSan; warnings and thread-safety findings are errors) =="
   cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_COMPILER=clang++ -DGATEHOUSE_WERROR=ON \
-    -DGATEHOUSE_SANITIZE=address,undefined -DGATEHOUSE_FUZZ="${GATEHOUSE_FUZZ:-OFF}" >/dev/null
+    -DGATEHOUSE_SANITIZE=address,undefined >/dev/null
   ninja -C build-clang -j "$jobs"
   echo "== tests under ASan + UBSan (build-clang/) =="
   (cd build-clang && ctest --output-on-failure -j "$jobs" --timeout 1800)

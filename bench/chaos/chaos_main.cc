@@ -26,6 +26,7 @@
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
 #include "base/flags.h"
+#include "bench/chaos/chaos_deliveries.h"
 #include "bench/chaos/chaos_schedule.h"
 #include "store/open_store.h"
 
@@ -55,7 +56,8 @@ Options:
                      (default DIR/gatehouse.db)
   --dir DIR          where the database, keys and logs go (default: a new /tmp directory)
   --sweep-interval-seconds S
-                     gatehouse's periodic sweep (default 4; 0 turns it off)
+                     gatehouse's periodic sweep (default 0: off, so that what GitHub
+                     failed to deliver comes back by recovery alone)
   --no-lost-answers  leave out the lost-answer faults
   --gatehouse PATH   the gatehouse binary (default: next to this binary)
   --sim PATH         the gatehouse-sim binary (default: next to this binary)
@@ -164,7 +166,7 @@ int RunChaos(int argc, char** argv) {
   auto kills = flags.GetInt("kills", 50, 0, 100'000);
   auto prs = flags.GetInt("prs", 10, 1, 200);
   auto nodes = flags.GetInt("nodes", 1, 1, 16);
-  auto sweep = flags.GetInt("sweep-interval-seconds", 4, 0, 3600);
+  auto sweep = flags.GetInt("sweep-interval-seconds", 0, 0, 3600);
   auto timeout_s = flags.GetInt("timeout-seconds", 300, 10, 24 * 3600);
   for (const auto* r : {&seed, &kills, &prs, &nodes, &sweep, &timeout_s}) {
     if (!r->ok()) {
@@ -197,7 +199,7 @@ int RunChaos(int argc, char** argv) {
   rig_options.nodes = *nodes;
   constexpr int64_t kLeaseSeconds = 4;
   rig_options.serve_flags = {"--debounce-ms", "300", "--workers", "4", "--sweep-interval-seconds",
-                             std::to_string(*sweep), "--resolve-interval-seconds", "2",
+                             std::to_string(*sweep), "--resolve-interval-seconds", "2", "--recover-interval-seconds", "2",
                              "--lease-seconds", std::to_string(kLeaseSeconds), "--log-level",
                              "warn"};
   if (IsPostgresUrl(rig_options.db)) {
@@ -257,6 +259,8 @@ int RunChaos(int argc, char** argv) {
   player.Join();
   app::WorldChecks checks = app::CheckWorld(rig.control(), world);
   boost::json::value effects = rig.control().GetJson("/_sim/effects");
+  const AttemptedDeliveries attempted =
+      CheckAttemptedDeliveries(rig.sim_url(), rig.app_id(), rig.private_key_pem(), rig.store());
   const int serve_exit = rig.Stop();
   Store& store = rig.store();
   Funnel funnel;
@@ -271,6 +275,7 @@ int RunChaos(int argc, char** argv) {
   problems.insert(problems.end(), played.begin(), played.end());
   problems.insert(problems.end(), ledger.problems.begin(), ledger.problems.end());
   problems.insert(problems.end(), checks.problems.begin(), checks.problems.end());
+  problems.insert(problems.end(), attempted.problems.begin(), attempted.problems.end());
   const int64_t lost = funnel.in_flight + funnel.dead;
   if (lost > 0) problems.push_back(std::to_string(lost) + " deliveries not terminal or dead");
   if (ledger.open_intents > 0) {
@@ -285,11 +290,13 @@ int RunChaos(int argc, char** argv) {
   const bool ok = problems.empty() && checks.duplicate_effects == 0 && checks.stale_effects == 0;
   std::printf(
       "verdict: %s seed=%lld kills=%lld stops=%lld rest_faults=%lld delivery_faults=%lld "
-      "lost_answers=%lld deliveries=%lld duplicates=%lld recovered=%lld passes=%lld effects=%lld "
+      "lost_answers=%lld attempted=%lld failed_while_down=%lld deliveries=%lld duplicates=%lld "
+      "recovered=%lld passes=%lld effects=%lld "
       "duplicate_effects=%lld stale_effects=%lld lost=%lld dead_items=%lld\n",
       ok ? "ok" : "FAIL", static_cast<long long>(*seed), static_cast<long long>(run.kills),
       static_cast<long long>(run.stops), static_cast<long long>(run.rest),
       static_cast<long long>(run.delivery), static_cast<long long>(run.lost_answers),
+      static_cast<long long>(attempted.deliveries), static_cast<long long>(attempted.failed_first),
       static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
       static_cast<long long>(funnel.duplicate),
       static_cast<long long>(counters["inbox.recovered"]),
