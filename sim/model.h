@@ -277,6 +277,8 @@ class Model {
   std::string ResolveRef(const std::string& repo, const std::string& ref) const;
   std::vector<Effect> Effects() const;
   std::vector<Repository> Repos() const;
+  // The model's clock (effects are stamped with it).
+  Time Now() const { return clock_->Now(); }
 
   // ---- mutations with GitHub's guards; `who` goes into the effect log ----
   Outcome Merge(const std::string& who, const std::string& repo, int number, const std::string& sha,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <optional>
 
 #include "sim/expectations.h"
 
@@ -44,6 +45,15 @@ Result<std::vector<Step>> ParseSteps(const json::object& root, std::string_view 
   std::stable_sort(steps.begin(), steps.end(),
                    [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
   return steps;
+}
+
+// When the target (anyone but the control API) last changed the world; nullopt if never.
+std::optional<Time> LastTargetEffectAt(const Model& model) {
+  const std::vector<Effect> effects = model.Effects();
+  for (auto it = effects.rbegin(); it != effects.rend(); ++it) {
+    if (it->who != "control") return it->at;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -104,7 +114,18 @@ Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler
     sleep(std::chrono::milliseconds(kPollMs));
     unmet = UnmetExpectations(expects, model);
   }
-  if (settle_ms > 0) sleep(std::chrono::milliseconds(settle_ms));
+  // Settle for settle_ms, and longer while the target is still acting (by at most another
+  // timeout_ms): until its last effect is settle_ms old. Each effect may send a webhook that
+  // the target resolves through the API, which must still be here to answer.
+  if (settle_ms > 0) {
+    const Duration settle = std::chrono::milliseconds(settle_ms);
+    sleep(settle);
+    for (int64_t waited = 0; waited < timeout_ms; waited += kPollMs) {
+      const std::optional<Time> last = LastTargetEffectAt(model);
+      if (!last || model.Now() - *last >= settle) break;
+      sleep(std::chrono::milliseconds(kPollMs));
+    }
+  }
   unmet = UnmetExpectations(expects, model);
   for (auto& u : unmet) verdict.failures.push_back(std::move(u));
 

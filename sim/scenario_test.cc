@@ -55,6 +55,33 @@ TEST_F(ScenarioTest, PlaysTheTimelineAndChecksExpectations) {
   EXPECT_EQ(effects[2].at - effects[0].at, std::chrono::seconds(5));
 }
 
+// The settle lasts while the target is still acting: a second label added after the plain
+// settle would have ended, while the target was still commenting, is seen.
+TEST_F(ScenarioTest, TheSettleLastsWhileTheTargetStillActs) {
+  constexpr char kText[] = R"({
+    "setup": [{"call": "POST /_sim/repos", "body": {"owner": "acme", "name": "app"}},
+              {"call": "POST /_sim/repos/acme/app/pulls", "body": {"title": "x"}}],
+    "expect": [{"kind": "label_add", "count": 1}],
+    "timeout_ms": 10000, "settle_ms": 1000})";
+  const Time start = clock_->Now();
+  auto verdict = RunScenario(kText, handler_, model_, [&](Duration d) {
+    clock_->Advance(d);
+    const auto at = std::chrono::duration_cast<std::chrono::milliseconds>(clock_->Now() - start);
+    const std::string who = "installation:1";
+    Outcome acted{200, ""};
+    if (at.count() == 50) acted = model_.AddLabels(who, "acme/app", 1, {"a"});
+    if (at.count() == 1050) acted = model_.AddComment(who, "acme/app", 1, "busy", nullptr);
+    if (at.count() == 1500) acted = model_.AddLabels(who, "acme/app", 1, {"b"});
+    EXPECT_TRUE(acted.ok()) << at.count();
+  });
+  ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
+  EXPECT_FALSE(verdict->ok);
+  ASSERT_FALSE(verdict->failures.empty());
+  EXPECT_NE(verdict->failures[0].find("label_add"), std::string::npos) << verdict->failures[0];
+  // It ended once the last effect was settle_ms old.
+  EXPECT_EQ(clock_->Now() - start, std::chrono::milliseconds(2500));
+}
+
 TEST_F(ScenarioTest, UnmetExpectationsAndRefusedStepsFail) {
   auto verdict = Run(R"({
     "timeline": [{"call": "POST /_sim/repos/no/such/pulls", "body": {}}],
