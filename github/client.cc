@@ -3,21 +3,12 @@
 #include "github/client.h"
 
 #include <boost/json.hpp>
-#include <charconv>
 
 #include "base/log.h"
 #include "github/reply_error.h"
 
 namespace gatehouse {
 namespace {
-
-std::optional<int64_t> HeaderInt(const HttpReply& reply, std::string_view name) {
-  std::string s = reply.Header(name);
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 GitHubError RateLimitedError(Time until, std::string message) {
   return GitHubError{GitHubErrorKind::kRateLimited, 0, until, std::move(message)};
@@ -92,8 +83,8 @@ std::optional<GitHubError> GitHubClient::RefuseForRateLimit(const CallContext& c
 }
 
 void GitHubClient::RecordRateLimit(int64_t installation_id, const HttpReply& reply) {
-  auto remaining = HeaderInt(reply, "x-ratelimit-remaining");
-  auto reset = HeaderInt(reply, "x-ratelimit-reset");
+  auto remaining = reply.IntHeader("x-ratelimit-remaining");
+  auto reset = reply.IntHeader("x-ratelimit-reset");
   if (!remaining || !reset) return;
   MutexLock lock(&mutex_);
   RateLimitState& s = rate_limits_[installation_id];

@@ -11,14 +11,6 @@ namespace gatehouse {
 namespace json = boost::json;
 namespace {
 
-std::optional<int64_t> HeaderInt(const HttpReply& reply, std::string_view name) {
-  std::string s = reply.Header(name);
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::optional<int64_t> OptionalInt(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   if (v == nullptr) return std::nullopt;
@@ -115,8 +107,8 @@ std::optional<GitHubError> AppWebhookDeliveriesClient::RefuseLocally(
 
 void AppWebhookDeliveriesClient::Remember(const HttpReply& reply,
                                           const std::optional<GitHubError>& error) {
-  auto remaining = HeaderInt(reply, "x-ratelimit-remaining");
-  auto reset = HeaderInt(reply, "x-ratelimit-reset");
+  auto remaining = reply.IntHeader("x-ratelimit-remaining");
+  auto reset = reply.IntHeader("x-ratelimit-reset");
   MutexLock lock(&mu_);
   if (remaining && reset) {
     remaining_ = *remaining;

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 
 #include "base/ascii.h"
@@ -49,6 +50,14 @@ std::string HttpReply::Header(std::string_view lower_name) const {
     if (name == lower_name) return value;
   }
   return {};
+}
+
+std::optional<int64_t> HttpReply::IntHeader(std::string_view lower_name) const {
+  const std::string s = Header(lower_name);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 Result<std::unique_ptr<CurlTransport>> CurlTransport::Create(CurlTransportOptions options) {

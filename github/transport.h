@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +43,8 @@ struct HttpReply {
 
   // The value of the first header called `lower_name`, or "" when there is none.
   std::string Header(std::string_view lower_name) const;
+  // That header as a decimal integer; nullopt when it is missing or not one.
+  std::optional<int64_t> IntHeader(std::string_view lower_name) const;
 };
 
 class HttpTransport {
