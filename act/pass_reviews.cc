@@ -2,6 +2,7 @@
 #include "act/pass_reviews.h"
 
 #include <algorithm>
+#include <charconv>
 #include <utility>
 
 #include "act/live_state.h"
@@ -16,15 +17,16 @@ using decide::PlannedAction;
 
 constexpr std::string_view kCommentTrigger = "comment:";
 
+// The decimal id right after `prefix` in `text`; 0 when there is none or it does not fit
+// an int64_t (the ledger and runs are gatehouse's own writing, but a bad row must not overflow).
 int64_t IdAfter(std::string_view text, std::string_view prefix) {
-  if (text.substr(0, prefix.size()) != prefix) return 0;
+  if (!text.starts_with(prefix)) return 0;
   text.remove_prefix(prefix.size());
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   int64_t id = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') break;
-    id = id * 10 + (c - '0');
-  }
-  return id;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, id);
+  return ec == std::errc() && ptr == text.data() + digits ? id : 0;
 }
 
 // What gatehouse already did about each comment, on any head: runs it asked for, and
