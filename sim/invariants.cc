@@ -1,6 +1,7 @@
 #include "sim/invariants.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -83,6 +84,22 @@ std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects) {
   return out;
 }
 
+std::optional<int64_t> RepliedCommand(const Comment& comment) {
+  if (ShownLogin(comment.user) != AppLogin()) return std::nullopt;
+  std::string_view body = comment.body;
+  if (!body.ends_with(" -->")) return std::nullopt;
+  body.remove_suffix(4);
+  const size_t at = body.rfind(kReplyMarkerPrefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = body.substr(at + kReplyMarkerPrefix.size());
+  int64_t id = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || id <= 0) {
+    return std::nullopt;
+  }
+  return id;
+}
+
 std::vector<std::string> ExtraSummaryComments(const Model& model) {
   std::vector<std::string> out;
   for (const Repository& repo : model.Repos()) {
@@ -91,7 +108,17 @@ std::vector<std::string> ExtraSummaryComments(const Model& model) {
     for (const PullRequest& pr : pulls) {
       const std::string where = repo.full_name() + "#" + std::to_string(pr.number);
       std::optional<int64_t> first;
+      std::map<int64_t, int64_t> first_reply;  // command comment id -> the first reply's id
       for (const Comment& c : model.CommentsFor(repo.full_name(), pr.number)) {
+        if (std::optional<int64_t> command = RepliedCommand(c)) {
+          auto [it, inserted] = first_reply.emplace(*command, c.id);
+          if (!inserted) {
+            out.push_back(where + ": reply comment " + std::to_string(c.id) + " to comment " +
+                          std::to_string(*command) + " besides the first, " +
+                          std::to_string(it->second));
+          }
+          continue;
+        }
         if (!IsSummaryComment(c)) continue;
         if (!first) {
           first = c.id;

@@ -6,6 +6,8 @@
 // Pure functions over a copy of the log, or reads of the model.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +36,19 @@ std::vector<std::string> StaleEffects(const std::vector<Effect>& effects);
 // second APPROVE or REQUEST_CHANGES review.
 std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects);
 
-// Summary comments beyond the first on each pull request (gatehouse edits its one summary in
-// place, so a second one is an action done twice), one line per extra comment:
-// "owner/name#N: summary comment ID by LOGIN besides the first, ID".
+// The end of gatehouse's reply to a command comment (act/pass_reviews.h, ReplyMarker):
+// "<!-- gatehouse:reply <comment id> -->".
+inline constexpr std::string_view kReplyMarkerPrefix = "<!-- gatehouse:reply ";
+
+// The command comment that `comment` answers: a comment shown as the App's whose body ends
+// with "<!-- gatehouse:reply ID -->"; nullopt for any other comment.
+std::optional<int64_t> RepliedCommand(const Comment& comment);
+
+// Comments gatehouse writes once that were written twice, one line per extra comment:
+//  - summary comments beyond the first on each pull request (gatehouse edits its one summary
+//    in place): "owner/name#N: summary comment ID by LOGIN besides the first, ID";
+//  - replies to one command comment beyond the first (gatehouse answers a command once):
+//    "owner/name#N: reply comment ID to comment CMD besides the first, ID".
 std::vector<std::string> ExtraSummaryComments(const Model& model);
 
 }  // namespace gatehouse::sim

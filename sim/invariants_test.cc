@@ -89,5 +89,23 @@ TEST_F(InvariantsTest, EverySummaryCommentAfterAPullRequestsFirstIsExtra) {
   EXPECT_FALSE(IsSummaryComment(quoted));
 }
 
+TEST_F(InvariantsTest, ASecondReplyToOneCommandIsExtra) {
+  const std::string marker = "<!-- gatehouse:reply 41 -->";
+  Comment first, second;
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "ok\n\n" + marker, &first).ok());
+  // Not extra: a reply to another command, the marker quoted by someone else, or not at the end.
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:reply 42 -->", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment("mallory", "acme/app", 1, marker, nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, marker + " later", nullptr).ok());
+  EXPECT_TRUE(ExtraSummaryComments(model_).empty());
+
+  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "again\n\n" + marker, &second).ok());
+  std::vector<std::string> extra = ExtraSummaryComments(model_);
+  ASSERT_EQ(extra.size(), 1u);
+  EXPECT_EQ(extra[0], "acme/app#1: reply comment " + std::to_string(second.id) +
+                          " to comment 41 besides the first, " + std::to_string(first.id));
+  EXPECT_EQ(RepliedCommand(second), 41);
+}
+
 }  // namespace
 }  // namespace gatehouse::sim
