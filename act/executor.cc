@@ -132,6 +132,11 @@ class PlanRun {
                ActionResult::kSuperseded);
         return false;
       case Evidence::Verdict::kCall:
+        if (options_.reconcile_only && options_.leave_absent_open) {
+          report.result = ActionResult::kUnknown;
+          report.detail = "not on GitHub: left open for the plan (" + evidence->detail + ")";
+          return true;
+        }
         if (options_.reconcile_only) {
           return Record(report, out, ActionState::kFailed,
                         "abandoned (no longer planned): " + evidence->detail,

@@ -75,6 +75,10 @@ struct ExecutorOptions {
   // recorded superseded without asking for another pass. Comment intents carry no body in the
   // ledger, so they can only be abandoned this way; check runs are matched by external_id.
   bool reconcile_only = false;
+  // With reconcile_only: an open intent whose effect GitHub does not show is left open (no
+  // write, no call; reported kUnknown) instead of abandoned. For looking at open intents before
+  // deciding (LookAtOpenIntents), when whether the plan still wants them is not known yet.
+  bool leave_absent_open = false;
 };
 
 struct ActionReport {

@@ -58,6 +58,21 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
     return ReadAgainSoon(store_, *clock_, lease.key, live.pr, history.head.occurrence, audit);
   }
 
+  // 3a. Open intents an earlier holder left (killed mid-call, an answer lost): what GitHub shows
+  // was done is recorded before deciding, so the decision sees it (act/settle_intents.h).
+  if (!history.open_intents.empty()) {
+    LookResult looked = LookAtOpenIntents(store_, github_, *clock_, target, lease.fence,
+                                          history.open_intents, executor, audit);
+    if (looked.stop) return *looked.stop;
+    if (looked.settled_any) {
+      PassHistory again;
+      if (auto end = ReadPassHistory(store_, lease, live, options, clock_->Now(), &again)) {
+        return *end;
+      }
+      history = std::move(again);
+    }
+  }
+
   // 3b. The review runs: those for a head that is gone end now; the rest, and the commands
   // not answered yet, feed the gate and the plan.
   PrReviewState reviews;

@@ -74,11 +74,12 @@ class ReviewRunPass {
     auto runs = store_.reviews().ListRuns(subject_, role_);
     if (!runs.ok()) return StoreFailed("listing review runs", runs.status());
     runs_ = std::move(runs).value();
+    if (auto end = SettleEndedPosts()) return Finish(*end);
     std::vector<const ReviewRun*> open;
     for (const ReviewRun& r : runs_) {
       if (!IsTerminal(r.state)) open.push_back(&r);
     }
-    if (open.empty()) return PassOutcome::Done();
+    if (open.empty()) return Finish(PassOutcome::Done());
     if (auto end = ResolveTarget()) return Finish(*end);
 
     // 3 first: a paused or busy reviewer ends the attempt before any GitHub call, so runs
@@ -103,6 +104,7 @@ class ReviewRunPass {
         const RunState end =
             r->state == RunState::kFinished ? RunState::kSuperseded : RunState::kCancelled;
         if (Status st = End(*r, end, why, 0); !st.ok()) return Finish(StoreFailed("ending", st));
+        if (auto stop = SettleOpenPostOf(*r, why)) return Finish(*stop);
         continue;
       }
       if (current == nullptr) {
@@ -124,8 +126,49 @@ class ReviewRunPass {
   }
 
  private:
-  // Step 1: the PR's repository and the installation its calls are made for.
+  // Before step 1: posts an earlier holder began (an open intent: it was killed, or its call's
+  // answer was lost) for runs that are over now — the PR's pass ended them (a push, a merge, a
+  // close) while no holder was here. Nothing else would ever settle them: each is reconciled
+  // against the PR's reviews (SettleEndedReviewPost). nullopt when none is left open.
+  std::optional<PassOutcome> SettleEndedPosts() {
+    for (const ReviewRun& run : runs_) {
+      if (!IsTerminal(run.state)) continue;  // an open run's post is settled when it is posted
+      const std::string why =
+          "the run was " + std::string(RunStateName(run.state)) + ": " + run.reason;
+      if (auto end = SettleOpenPostOf(run, why)) return end;
+    }
+    return std::nullopt;
+  }
+
+  // The open post of `run` (now over, `why`), if an earlier holder left one: settled.
+  std::optional<PassOutcome> SettleOpenPostOf(const ReviewRun& run, const std::string& why) {
+    if (!ledger_read_) {
+      auto rows = store_.ledger().ListActions(lease_.key);
+      if (!rows.ok()) return StoreFailed("listing the ledger", rows.status());
+      for (ActionRecord& a : *rows) {
+        if (a.state == ActionState::kIntent && a.key.kind == "review") {
+          open_posts_.push_back(std::move(a));
+        }
+      }
+      ledger_read_ = true;
+    }
+    for (const ActionRecord& a : open_posts_) {
+      if (!(ReviewPostKey(lease_.key, run) == a.key)) continue;
+      if (auto end = ResolveTarget()) return end;
+      if (auto stop = SettleEndedReviewPost(store_, github_, clock_, target_, lease_.fence, a,
+                                            run, why, app_login_)) {
+        return stop;
+      }
+      audit_.Add("review_settled", run.key.head_sha,
+                 role_ + " run " + std::to_string(run.id) + ": an open post settled (" + why +
+                     ")");
+    }
+    return std::nullopt;
+  }
+
+  // Step 1: the PR's repository and the installation its calls are made for. Idempotent.
   std::optional<PassOutcome> ResolveTarget() {
+    if (target_resolved_) return std::nullopt;
     const std::optional<Subject> s = Subject::Parse(subject_);
     if (!s) return PassOutcome::Permanent("not a pull request subject: " + subject_);
     target_.subject = lease_.key;
@@ -141,6 +184,7 @@ class ReviewRunPass {
       }
       target_.call.installation_id = *(*repo)->installation_id;
     }
+    target_resolved_ = true;
     return std::nullopt;
   }
 
@@ -363,6 +407,9 @@ class ReviewRunPass {
   std::string app_login_;
   std::vector<ReviewRun> runs_;
   Target target_;
+  bool target_resolved_ = false;
+  bool ledger_read_ = false;
+  std::vector<ActionRecord> open_posts_;  // the item's open review intents, once read
   PullRequest pr_;
   bool ended_any_ = false;
 };

@@ -1,6 +1,8 @@
 // ReviewPass: one pass over one review work item ("owner/repo#12/review/security", the mailbox
 // of a PR's runs of one role; store/review_runs.h), run inside that item's lease with its fence
 // (docs/REVIEWERS.md, "A run, step by step"):
+//   0. open posts of runs that are over (the PR's pass ended them while no holder was here)
+//      settled against the PR's reviews: done when posted, else superseded;
 //   1. the runs of the role that are not over yet, oldest first; none: done;
 //   2. for the oldest (unless its result is already recorded), a reviewer chosen and a slot
 //      claimed in one store transaction (affinity, capacity: ReviewRuns::AssignAndClaimSlot),
@@ -14,10 +16,11 @@
 //      executor run with no store transaction open, polled for cancellation (the run cancelled
 //      by a push, or the lease lost);
 //   5. the result recorded (kFinished, slot released, runs waiting for a slot woken);
-//   6. posted through the action ledger, exactly once: the PR re-read first (a result for a
-//      head that is no longer the PR's is superseded, never posted), then a PR review bound to
-//      commit_id = the run's head, with the summary, findings and a hidden marker naming role,
-//      head and run (an open intent is reconciled against the PR's reviews);
+//   6. posted through the action ledger, exactly once: the intent recorded (an open one of an
+//      earlier holder reconciled against the PR's reviews), then the PR re-read right before
+//      the call (a result for a head that is no longer the PR's is superseded, never posted),
+//      then a PR review bound to commit_id = the run's head, with the summary, findings and a
+//      hidden marker naming role, head and run;
 //   7. the PR's own work item signalled (its gate reads the verdict), and this item again when
 //      more runs wait.
 // Every step appends to the PR's audit log (assignment, start, result, post, cancellation).

@@ -86,33 +86,55 @@ GitHubResult<std::optional<int64_t>> FindPosted(GitHub& github, const Target& ta
 
 }  // namespace
 
+ActionKey ReviewPostKey(const std::string& work_key, const ReviewRun& run) {
+  return ActionKey{work_key, "review", run.key.head_sha, "run:" + std::to_string(run.id), 1};
+}
+
+std::optional<PassOutcome> SettleEndedReviewPost(Store& store, GitHub& github, const Clock& clock,
+                                                 const Target& target, int64_t fence,
+                                                 const ActionRecord& intent, const ReviewRun& run,
+                                                 const std::string& why,
+                                                 const std::string& app_login) {
+  auto found = FindPosted(github, target, run, app_login);
+  if (!found.ok()) return ReadFailureOutcome("reconciling the review", found.error());
+  const bool posted = found->has_value();
+  const std::string result = posted ? "reconciled: review " + std::to_string(**found) +
+                                          " found on the PR"
+                                    : "never posted: " + why;
+  Status s = store.ledger().RecordOutcome(
+      intent.id, fence, posted ? ActionState::kDone : ActionState::kSuperseded, result,
+      clock.Now());
+  if (!s.ok()) return PassOutcome::Transient(s.ToString());
+  return std::nullopt;
+}
+
 PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Target& target,
                       const std::string& work_key, int64_t fence, const ReviewRun& run,
                       const decide::ReviewResult& result,
                       const std::vector<decide::ReviewFinding>& prior_findings,
                       const std::string& prior_head, const std::string& app_login) {
-  auto pr = github.GetPullRequest(target.call, target.repo, target.number);
-  if (!pr.ok()) return Stop(ReadFailureOutcome("re-reading the pull request", pr.error()), "");
-  if (pr->head_sha != run.key.head_sha || pr->state != "open" || pr->draft) {
-    PostResult r;
-    r.kind = PostResult::Kind::kSuperseded;
-    r.detail = pr->state != "open" ? "the pull request is " + pr->state
-               : pr->draft         ? std::string("the pull request is a draft")
-                                   : "the head moved to " + ShortSha(pr->head_sha);
-    return r;
-  }
+  const ActionKey key = ReviewPostKey(work_key, run);
   // The PR's pass may have ended the run (a push, a close, a draft) since this pass read it:
-  // then nothing is posted.
+  // then nothing is posted, and a post an earlier holder began is settled.
   auto now_run = store.reviews().GetRun(run.id);
   if (!now_run.ok()) return Stop(PassOutcome::Transient(now_run.status().ToString()), "");
   if (*now_run && IsTerminal((*now_run)->state)) {
+    const std::string why = "the run was " + std::string(RunStateName((*now_run)->state)) + ": " +
+                            (*now_run)->reason;
+    auto rows = store.ledger().ListActions(work_key);
+    if (!rows.ok()) return Stop(PassOutcome::Transient(rows.status().ToString()), "");
+    for (const ActionRecord& a : *rows) {
+      if (a.state != ActionState::kIntent || !(a.key == key)) continue;
+      if (auto stop = SettleEndedReviewPost(store, github, clock, target, fence, a, run, why,
+                                            app_login)) {
+        return Stop(*stop, "settling the review's open intent");
+      }
+    }
     PostResult r;
     r.kind = PostResult::Kind::kEnded;
-    r.detail = "the run was " + std::string(RunStateName((*now_run)->state)) + ": " +
-               (*now_run)->reason;
+    r.detail = why;
     return r;
   }
-  ActionKey key{work_key, "review", run.key.head_sha, "run:" + std::to_string(run.id), 1};
   auto intent = store.ledger().RecordIntent(key, fence, clock.Now());
   if (!intent.ok()) return Stop(PassOutcome::Transient(intent.status().ToString()), "");
   switch (intent->kind) {
@@ -146,6 +168,22 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
     }
     case IntentResult::Kind::kRecorded:
       break;
+  }
+  // The PR re-read as late as it can be, right before the call: GitHub takes a review for any
+  // commit_id, so no precondition of the call refuses a stale head; what is left is the window
+  // of this read's round trip. A head that moved, a closed PR or a draft: superseded, no call.
+  auto pr = github.GetPullRequest(target.call, target.repo, target.number);
+  if (!pr.ok()) return Stop(ReadFailureOutcome("re-reading the pull request", pr.error()), "");
+  if (pr->head_sha != run.key.head_sha || pr->state != "open" || pr->draft) {
+    PostResult r;
+    r.kind = PostResult::Kind::kSuperseded;
+    r.detail = pr->state != "open" ? "the pull request is " + pr->state
+               : pr->draft         ? std::string("the pull request is a draft")
+                                   : "the head moved to " + ShortSha(pr->head_sha);
+    Status s = store.ledger().RecordOutcome(intent->record.id, fence, ActionState::kSuperseded,
+                                            "never posted: " + r.detail, clock.Now());
+    if (!s.ok()) return Stop(PassOutcome::Transient(s.ToString()), "");
+    return r;
   }
   const std::string body = decide::RenderReviewBody(run.key.role, run.key.head_sha, run.id, result,
                                                     prior_findings, prior_head);

@@ -39,12 +39,28 @@ struct PostResult {
   PassOutcome stop;  // kStop: how the pass ends (transient, rate limited, fence lost)
 };
 
+// The ledger key of posting `run`'s result: the run's work item, kind "review", the run's head,
+// detail "run:<id>".
+ActionKey ReviewPostKey(const std::string& work_key, const ReviewRun& run);
+
+// Settles `intent`, the open post of `run`'s result that an earlier holder began, for a run
+// that is over (`why`: how it ended): GitHub shows the review (gatehouse's login and the run's
+// marker) -> done, "reconciled: review N found on the PR"; it does not -> superseded, "never
+// posted: WHY". No call but the read. nullopt when settled; else how the pass ends (a failed
+// read or write: the intent stays open for the next holder).
+std::optional<PassOutcome> SettleEndedReviewPost(Store& store, GitHub& github, const Clock& clock,
+                                                 const Target& target, int64_t fence,
+                                                 const ActionRecord& intent, const ReviewRun& run,
+                                                 const std::string& why,
+                                                 const std::string& app_login);
+
 // Posts `result` of `run` as a PR review bound to commit_id = the run's head, through the
-// ledger (key: the run's work item, kind "review", the head, detail "run:<id>"), fenced by
-// `fence`. The PR is re-read first: a head that moved, a closed PR or a draft makes it
-// kSuperseded with no call; a run the PR's pass ended meanwhile is kEnded with no call. An
-// intent left open by an earlier holder is reconciled against the PR's reviews by gatehouse's
-// login and the run's marker.
+// ledger (ReviewPostKey), fenced by `fence`. A run the PR's pass ended meanwhile is kEnded with
+// no call (an open intent of an earlier holder settled first: SettleEndedReviewPost). An intent
+// left open by an earlier holder is reconciled against the PR's reviews by gatehouse's login and
+// the run's marker. Then the PR is re-read, right before the call: a head that moved, a closed
+// PR or a draft makes it kSuperseded (the intent recorded superseded, "never posted: ...") with
+// no call.
 PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Target& target,
                       const std::string& work_key, int64_t fence, const ReviewRun& run,
                       const decide::ReviewResult& result,

@@ -8,6 +8,63 @@
 
 namespace gatehouse::act {
 
+namespace {
+
+// The planned action an open intent stands for; nullopt for a kind this gatehouse does not know.
+std::optional<decide::PlannedAction> ActionOf(const ActionKey& key) {
+  auto kind = decide::ParseActionKind(key.kind);
+  if (!kind) return std::nullopt;
+  decide::PlannedAction a;
+  a.kind = *kind;
+  a.head_sha = key.head_sha;
+  a.head_occurrence = key.head_occurrence;
+  a.detail = key.detail;
+  a.why = "open intent of an earlier pass";
+  if (*kind == decide::ActionKind::kLabel || *kind == decide::ActionKind::kUnlabel) {
+    a.label = decide::BaseDetail(key.detail);
+  }
+  return a;
+}
+
+ExecResult ReconcileOne(Store& store, GitHub& github, const Clock& clock, const Target& target,
+                        int64_t fence, decide::PlannedAction action, const ExecutorOptions& how) {
+  decide::Plan one;
+  one.actions.push_back(std::move(action));
+  return Execute(store, github, clock, target, fence, one, how);
+}
+
+}  // namespace
+
+LookResult LookAtOpenIntents(Store& store, GitHub& github, const Clock& clock, const Target& target,
+                             int64_t fence, const std::vector<ActionKey>& open,
+                             const ExecutorOptions& executor, PassAudit& audit) {
+  ExecutorOptions look = executor;
+  look.reconcile_only = true;
+  look.leave_absent_open = true;
+  look.after_call = nullptr;
+  LookResult out;
+  for (const ActionKey& key : open) {
+    std::optional<decide::PlannedAction> a = ActionOf(key);
+    if (!a) continue;
+    ExecResult looked = ReconcileOne(store, github, clock, target, fence, std::move(*a), look);
+    ExecResult settled;
+    for (const ActionReport& r : looked.actions) {
+      if (r.result == ActionReport::Result::kReconciled ||
+          r.result == ActionReport::Result::kSuperseded) {
+        settled.actions.push_back(r);
+      }
+    }
+    out.settled_any = out.settled_any || !settled.actions.empty();
+    audit.Settled(settled);
+    if (looked.stop) {
+      audit.Flush();
+      out.stop = looked.stop;
+      return out;
+    }
+  }
+  return out;
+}
+
 std::optional<PassOutcome> SettleOpenIntents(Store& store, GitHub& github, const Clock& clock,
                                              const Target& target, int64_t fence,
                                              const std::vector<ActionKey>& open,
@@ -19,21 +76,9 @@ std::optional<PassOutcome> SettleOpenIntents(Store& store, GitHub& github, const
   settle.reconcile_only = true;
   settle.after_call = nullptr;
   for (const ActionKey& key : open) {
-    auto kind = decide::ParseActionKind(key.kind);
-    if (!kind) continue;
-    decide::PlannedAction a;
-    a.kind = *kind;
-    a.head_sha = key.head_sha;
-    a.head_occurrence = key.head_occurrence;
-    a.detail = key.detail;
-    if (planned.count(a.Key())) continue;
-    a.why = "open intent of an earlier pass";
-    if (*kind == decide::ActionKind::kLabel || *kind == decide::ActionKind::kUnlabel) {
-      a.label = decide::BaseDetail(key.detail);
-    }
-    decide::Plan one;
-    one.actions.push_back(std::move(a));
-    ExecResult settled = Execute(store, github, clock, target, fence, one, settle);
+    std::optional<decide::PlannedAction> a = ActionOf(key);
+    if (!a || planned.count(a->Key())) continue;
+    ExecResult settled = ReconcileOne(store, github, clock, target, fence, std::move(*a), settle);
     audit.Settled(settled);
     if (settled.stop) {
       audit.Flush();

@@ -305,8 +305,8 @@ int RunDemo(int argc, char** argv) {
   for (const auto& [kind, n] : ledger.done_by_kind)
     std::printf(", %s %lld", kind.c_str(), static_cast<long long>(n));
   std::printf(
-      "\n%-28s %lld superseded (GitHub refused a stale head: a push landed first; the\n"
-      "%-28s CI bot built %d new heads), %lld open intents\n",
+      "\n%-28s %lld superseded (not done: a push landed first, and GitHub refused the\n"
+      "%-28s stale head or gatehouse saw it; the CI bot built %d new heads), %lld open intents\n",
       "", static_cast<long long>(ledger.superseded), "", player.ci_bot_runs(),
       static_cast<long long>(ledger.open_intents));
   std::printf("%-28s", "pull requests");

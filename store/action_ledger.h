@@ -27,6 +27,8 @@ struct ActionKey {
   // Which time the PR's head became `head_sha` (HeadOccurrence): a head that moves away and
   // comes back is a new occurrence, so everything is decided afresh for it (docs/ACTIONS.md).
   int64_t head_occurrence = 1;
+
+  bool operator==(const ActionKey&) const = default;
 };
 
 // The n-th time a pull request's head became a SHA, as gatehouse's own reads of the PR saw it

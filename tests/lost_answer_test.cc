@@ -175,6 +175,24 @@ TEST_P(LostAnswerTest, Close) {
   EXPECT_EQ(github_.model().GetPull(kFullName, 1)->state, "closed");
 }
 
+// The pending-closure label's answer is lost, and the author turns the PR to draft before the
+// next pass: that pass sees the label as gatehouse's (its open intent reconciled before
+// deciding), so the draft is a draft-dodge and the PR is closed anyway, not unlabelled.
+TEST_P(LostAnswerTest, ALostLabelAnswerStillMakesTheDraftADraftDodge) {
+  ReadyPull({{".github/gatehouse.yml", std::string(kAutoPolicy) + "  close_grace: 1h\n"}});
+  ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, Ci("failure"), nullptr).ok());
+  ASSERT_NO_FATAL_FAILURE(LoseAnswerOf("POST", "/repos/acme/app/issues/1/labels"));
+  ASSERT_NO_FATAL_FAILURE(ExpectOpenWithEffect(Pass(), "label", "label_add"));
+  ASSERT_TRUE(github_.model().SetDraft("alice", kFullName, 1, true).ok());
+  PassOutcome next = Pass();
+  EXPECT_TRUE(next.ok) << next.error;
+  EXPECT_EQ(github_.model().GetPull(kFullName, 1)->state, "closed");
+  ASSERT_EQ(Rows("draft_dodge_close").size(), 1u);
+  EXPECT_EQ(Rows("draft_dodge_close")[0].state, ActionState::kDone);
+  EXPECT_TRUE(Rows("unlabel").empty()) << "the label was taken off instead";
+  ExpectOneEffectDone("label", "label_add");
+}
+
 TEST_P(LostAnswerTest, UpdateBranch) {
   const std::string policy = R"(version: 1
 rules:

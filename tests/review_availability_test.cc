@@ -142,5 +142,76 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
   EXPECT_EQ(Lines(log).size(), 1u);
 }
 
+// A post an earlier holder began and could not finish (the call failed, or its answer was
+// lost after it took effect: the intent is open), for a run that then ended because the PR was
+// closed (ended by whichever pass looks first): the review pass settles the intent against the
+// PR's reviews — the review is there: done; it is not: superseded, "never posted" — and posts
+// nothing more. Nothing is left open (the chaos harness found such an intent, open forever,
+// after a merge).
+class EndedRunPostTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  testing::TempDir dir_;
+};
+
+std::vector<ActionRecord> Posts(ReviewWorld& w, int n) {
+  auto rows = w.store().ledger().ListActions(WorkKey(n));
+  EXPECT_TRUE(rows.ok());
+  return rows.ok() ? *rows : std::vector<ActionRecord>{};
+}
+
+TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
+  const bool took_effect = GetParam() != "server_error";
+  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  WorldOptions o;
+  o.sim_time = true;
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
+  ReviewWorld w(o);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  HttpRequest faults{.method = "PUT",
+                     .target = "/_sim/faults",
+                     .headers = {},
+                     .body = R"({"aimed":[{"method":"POST","path":"/repos/*/pulls/*/reviews",)"
+                             R"("fault":")" + GetParam() + R"("}]})",
+                     .peer = "test"};
+  ASSERT_EQ(w.sim().Serve(faults).status, 200);
+  const int n = w.OpenPull();
+  // The post failed: its intent is open, the item backs off (the clock moves in small steps,
+  // so the retry is not reached before the close below).
+  ASSERT_TRUE(w.Settle(
+      [&] {
+        auto rows = Posts(w, n);
+        return rows.size() == 1 && rows[0].state == ActionState::kIntent && Item(w, n) &&
+               Item(w, n)->attempts >= 1;
+      },
+      std::chrono::milliseconds(1)))
+      << "the post never failed";
+  EXPECT_EQ(w.RunReviews(n).size(), took_effect ? 1u : 0u);
+  ASSERT_TRUE(w.model().SetState("control", kRepo, n, "closed").ok());
+  ASSERT_TRUE(w.Settle([&] {
+    auto runs = w.Runs(n);
+    auto rows = Posts(w, n);
+    // Ended by the PR's pass (cancelled) or by the review pass's own read (superseded).
+    return runs.size() == 1 && IsTerminal(runs[0].state) && rows.size() == 1 &&
+           rows[0].state != ActionState::kIntent;
+  })) << "the open post was never settled: run "
+         << (w.Runs(n).empty() ? "none" : RunStateName(w.Runs(n)[0].state)) << ", post "
+         << (Posts(w, n).empty() ? "none" : Posts(w, n)[0].result) << ", item "
+         << (Item(w, n) ? Item(w, n)->last_error : "none");
+  const ActionRecord post = Posts(w, n).at(0);
+  if (took_effect) {
+    EXPECT_EQ(post.state, ActionState::kDone) << post.result;
+    EXPECT_NE(post.result.find("reconciled"), std::string::npos) << post.result;
+  } else {
+    EXPECT_EQ(post.state, ActionState::kSuperseded) << post.result;
+    EXPECT_NE(post.result.find("never posted"), std::string::npos) << post.result;
+  }
+  EXPECT_EQ(w.RunReviews(n).size(), took_effect ? 1u : 0u) << "posted again";
+  EXPECT_NE(Item(w, n)->state, WorkState::kDead) << Item(w, n)->last_error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, EndedRunPostTest,
+                         ::testing::Values("server_error", "lost_answer_reset"));
+
 }  // namespace
 }  // namespace gatehouse::review_testing
