@@ -11,7 +11,15 @@
 # binary's tests). Under a sanitizer (GATEHOUSE_SANITIZE) every TIMEOUT is multiplied by
 # GATEHOUSE_TEST_TIMEOUT_SCALE (default 4): instrumented code runs 2-5x slower, and a per-test
 # TIMEOUT is not changed by `ctest --timeout`.
+#
+# A test's own sources compile at -O0 in an optimized build (RelWithDebInfo, Release; the
+# sanitizer builds keep their own flags). The code under test is in the layer libraries, which
+# keep the build type's flags, while a test file is mostly GoogleTest macros, whose
+# optimization took about 2.7x the compile time for nothing the tests measure (docs/TESTING.md,
+# "Build time"). -DGATEHOUSE_TEST_OPT=-O2 puts it back.
 include(GoogleTest)
+
+set(GATEHOUSE_TEST_OPT "-O0" CACHE STRING "Optimization of the tests' own sources")
 
 if(NOT DEFINED GATEHOUSE_TEST_TIMEOUT_SCALE)  # -DGATEHOUSE_TEST_TIMEOUT_SCALE=N overrides
   if(GATEHOUSE_SANITIZE)
@@ -24,7 +32,8 @@ endif()
 function(gatehouse_test name)
   cmake_parse_arguments(T "DISCOVER_AT_TEST_TIME" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
-  target_compile_options(${name} PRIVATE ${GATEHOUSE_WARNINGS})
+  target_compile_options(${name} PRIVATE ${GATEHOUSE_WARNINGS}
+                         $<$<CONFIG:RelWithDebInfo,Release,MinSizeRel>:${GATEHOUSE_TEST_OPT}>)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
