@@ -58,9 +58,11 @@ std::string ParseFiles(const json::value& files, std::vector<std::string>* paths
 }
 
 json::object RenderEffect(const Effect& e) {
-  return {{"seq", e.seq},       {"at", FormatTime(e.at)}, {"who", e.who}, {"kind", e.kind},
-          {"repo", e.repo},     {"number", e.number},     {"sha", e.sha}, {"head", e.head},
-          {"status", e.status}, {"detail", e.detail}};
+  json::object o{{"seq", e.seq},       {"at", FormatTime(e.at)}, {"who", e.who}, {"kind", e.kind},
+                 {"repo", e.repo},     {"number", e.number},     {"sha", e.sha}, {"head", e.head},
+                 {"status", e.status}, {"detail", e.detail}};
+  if (e.review_id != 0) o["review_id"] = e.review_id;
+  return o;
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ constexpr std::string_view kTopKeys[] = {"connection_resets",
                                          "primary_exhausted_seconds",
                                          "latency_ms",
                                          "push_on_merge",
+                                         "push_on_review",
                                          "lost_answer_resets",
                                          "lost_answer_502s",
                                          "aimed",
@@ -266,6 +267,7 @@ Result<FaultSettings> ParseFaultSettings(const json::object& body, int64_t now_e
   if (exhausted_s > 0) f.primary_exhausted_until_s = now_epoch_s + exhausted_s;
   GH_RETURN_IF_ERROR(ReadCount(body, "latency_ms", "", &f.latency_ms));
   GH_RETURN_IF_ERROR(ReadCount(body, "push_on_merge", "", &f.push_on_merge));
+  GH_RETURN_IF_ERROR(ReadCount(body, "push_on_review", "", &f.push_on_review));
   GH_RETURN_IF_ERROR(ReadCount(body, "lost_answer_resets", "", &f.lost_answer_resets));
   GH_RETURN_IF_ERROR(ReadCount(body, "lost_answer_502s", "", &f.lost_answer_502s));
   GH_RETURN_IF_ERROR(ParseRules<AimedFault>(body, "aimed", &ParseAimed, &f.aimed));
@@ -292,6 +294,7 @@ json::object RenderFaultSettings(const Faults& rest, const DeliveryFaults& deliv
            std::max<int64_t>(0, rest.primary_exhausted_until_s - now_epoch_s)},
           {"latency_ms", rest.latency_ms},
           {"push_on_merge", rest.push_on_merge},
+          {"push_on_review", rest.push_on_review},
           {"lost_answer_resets", rest.lost_answer_resets},
           {"lost_answer_502s", rest.lost_answer_502s},
           {"aimed", std::move(aimed)},

@@ -59,6 +59,10 @@ struct Faults {
   // arrived (a `synchronize` webhook, mergeable unknown again), so a merge bound to the old
   // head is refused with 409: the stale-plan race, made deterministic.
   int64_t push_on_merge = 0;
+  // The next N review calls (POST .../pulls/N/reviews) on an open PR find that the author
+  // pushed just before they arrived. GitHub takes a review for any commit of the PR, so the
+  // review is made, on a head that is gone: the race after the last read, deterministic.
+  int64_t push_on_review = 0;
   // The next N mutating calls (IsMutatingMethod) that are admitted take effect, and then their
   // answer is lost: the connection is reset (lost_answer_resets) or a 502 answered in its
   // place (lost_answer_502s). Resets are taken first.

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "sim/app_identity.h"
@@ -48,10 +49,21 @@ bool IsSummaryComment(const Comment& comment) {
 }
 
 std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
+  std::set<int64_t> undone;  // reviews the App dismissed
+  for (const auto& e : effects) {
+    if (e.kind == "dismiss_review" && IsAppSuccess(e) && e.review_id != 0)
+      undone.insert(e.review_id);
+  }
   std::vector<std::string> out;
   for (const auto& e : effects) {
-    if (IsAppSuccess(e) && !e.sha.empty() && !e.head.empty() && e.sha != e.head)
-      out.push_back(DescribeEffect(e));
+    if (!IsAppSuccess(e) || e.sha.empty() || e.head.empty() || e.sha == e.head) continue;
+    if (e.kind == "dismiss_review") continue;  // it undoes a review of its commit; it acts on none
+    if (e.kind == "review") {
+      if (e.detail.rfind("COMMENT", 0) == 0) continue;
+      // Dismissed later, by the App: the dismissal's seq is after the review's, as its id is.
+      if (undone.count(e.review_id) != 0) continue;
+    }
+    out.push_back(DescribeEffect(e));
   }
   return out;
 }

@@ -26,7 +26,13 @@ bool IsSummaryComment(const Comment& comment);
 std::string DescribeEffect(const Effect& e);
 
 // 2xx App effects bound to a SHA that was no longer the PR's head when the call arrived
-// (non-empty `sha` and `head` that differ), one line each.
+// (non-empty `sha` and `head` that differ), one line each. Two kinds of review are not stale
+// effects (docs/SIMULATOR.md, "Invariants"): a COMMENT review, which neither approves nor
+// blocks and is shown on its own commit; and an approval or request for changes that the App
+// itself dismissed afterwards (a successful "dismiss_review" by the App of that review id), which
+// no longer counts for any head. A dismissal itself names the dismissed review's commit and acts
+// on no head, so it is never stale. GitHub takes a review for any commit_id, so a push arriving
+// between the App's last read and its call can only be undone, not refused.
 std::vector<std::string> StaleEffects(const std::vector<Effect>& effects);
 
 // Pairs of 2xx App effects that did the same thing twice: same kind (merge, review, close,

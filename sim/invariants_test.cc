@@ -61,6 +61,31 @@ TEST_F(InvariantsTest, EveryActionOnAMovedHeadIsOneStaleEffect) {
       << stale[0];
 }
 
+// A review landing after a push: an approval or request for changes the App dismissed itself no
+// longer counts for any head; a COMMENT review has no standing to begin with. Anyone else's
+// dismissal does not excuse the App, and an undismissed approval stays stale.
+TEST_F(InvariantsTest, AStaleReviewTheAppDismissedOrACommentIsNotStale) {
+  const std::string first = Head(1);
+  ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
+  Review dismissed, by_maintainer, kept;
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "", &dismissed).ok());
+  ASSERT_TRUE(
+      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", &by_maintainer)
+          .ok());
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "COMMENT", first, "fyi", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "again", &kept).ok());
+  ASSERT_TRUE(
+      model_.DismissReview(kApp, "acme/app", 1, {.review_id = dismissed.id}, nullptr).ok());
+  ASSERT_TRUE(
+      model_.DismissReview("maintainer", "acme/app", 1, {.review_id = by_maintainer.id}, nullptr)
+          .ok());
+  std::vector<std::string> stale = StaleEffects(model_.Effects());
+  ASSERT_EQ(stale.size(), 2u);
+  EXPECT_NE(stale[0].find("REQUEST_CHANGES"), std::string::npos) << stale[0];
+  EXPECT_NE(stale[1].find("APPROVE"), std::string::npos) << stale[1];
+  EXPECT_EQ(model_.Effects().back().review_id, by_maintainer.id);
+}
+
 TEST_F(InvariantsTest, EverySummaryCommentAfterAPullRequestsFirstIsExtra) {
   Comment first;
   ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, kSummary, &first).ok());

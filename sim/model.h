@@ -177,6 +177,8 @@ struct Effect {
   std::string head;
   int status = 0;  // the HTTP status answered
   std::string detail;
+  // The review a successful "review" call made or a "dismiss_review" dismissed; 0 otherwise.
+  int64_t review_id = 0;
 };
 
 // A change worth a webhook; pointers are valid only during the listener call.

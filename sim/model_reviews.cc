@@ -73,6 +73,7 @@ Outcome Model::SubmitReview(const std::string& who, const std::string& repo, int
   requested.erase(std::remove(requested.begin(), requested.end(), who), requested.end());
   if (out) *out = review;
   Outcome o = record({200, ""});
+  effects_.back().review_id = review.id;
   if (state != "PENDING") {
     PullRequest view = ViewLocked(*rs, *pr);
     NotifyLocked({.event = "pull_request_review",
@@ -131,6 +132,7 @@ Outcome Model::DismissLocked(const std::string& who, const std::string& sender, 
   Outcome o = RecordLocked(
       who, "dismiss_review", rs.repo.full_name(), pr.number, review.commit_id, {200, ""},
       "review=" + std::to_string(review.id) + " user=" + ShownLogin(review.user));
+  effects_.back().review_id = review.id;
   PullRequest view = ViewLocked(rs, pr);
   NotifyLocked({.event = "pull_request_review",
                 .action = "dismissed",

@@ -120,10 +120,31 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       return out;
     }
     if (n_parts == 6 && sub == "reviews" && m == "POST") {
+      bool race = false;
+      {
+        MutexLock lock(&mu_);
+        if (faults_.push_on_review > 0 && pr->state == "open") {
+          --faults_.push_on_review;
+          race = true;
+        }
+      }
+      if (race) model_.Push(pr->author, full, number, "");
       Review review;
       Outcome o =
           model_.SubmitReview(who, full, number, GetString(body, "event"),
                               GetString(body, "commit_id"), GetString(body, "body"), &review);
+      return FromOutcome(o, RenderReview(repo, number, review));
+    }
+    if (n_parts == 8 && sub == "reviews" && parts[7] == "dismissals" && m == "PUT") {
+      // GitHub requires the message; event, when given, must be DISMISS.
+      if (GetString(body, "message").empty() ||
+          (body.contains("event") && GetString(body, "event") != "DISMISS")) {
+        return GitHubError(422, "Unprocessable Entity: message is required and event must be "
+                                "DISMISS");
+      }
+      Review review;
+      Outcome o = model_.DismissReview(who, full, number, {.review_id = ToNumber(parts[6])},
+                                       &review);
       return FromOutcome(o, RenderReview(repo, number, review));
     }
     if (n_parts == 6 && sub == "update-branch" && m == "PUT") {

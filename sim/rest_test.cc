@@ -252,11 +252,23 @@ TEST_F(SimRestTest, ChecksStatusesCommentsReviewsOverRest) {
                  R"({"body":"edited"})")
                 .status,
             200);
-  EXPECT_EQ(Call("POST", "/repos/acme/app/pulls/1/reviews",
-                 R"({"event":"APPROVE","commit_id":")" + head + "\"}")
-                .status,
-            200);
+  ClientResponse approval = Call("POST", "/repos/acme/app/pulls/1/reviews",
+                                 R"({"event":"APPROVE","commit_id":")" + head + "\"}");
+  EXPECT_EQ(approval.status, 200);
   EXPECT_EQ(json::parse(Call("GET", "/repos/acme/app/pulls/1/reviews").body).as_array().size(), 1u);
+  // Dismissing it: the message is required; a second dismissal is refused as on GitHub.
+  const std::string dismissals = "/repos/acme/app/pulls/1/reviews/" +
+                                 std::to_string(json::parse(approval.body).at("id").as_int64()) +
+                                 "/dismissals";
+  EXPECT_EQ(Call("PUT", dismissals, R"({"event":"DISMISS"})").status, 422);
+  ClientResponse dismissed = Call("PUT", dismissals, R"({"message":"stale","event":"DISMISS"})");
+  ASSERT_EQ(dismissed.status, 200) << dismissed.body;
+  EXPECT_EQ(json::parse(dismissed.body).at("state"), "DISMISSED");
+  EXPECT_EQ(Call("PUT", dismissals, R"({"message":"again"})").status, 422);
+  EXPECT_EQ(Call("PUT", "/repos/acme/app/pulls/1/reviews/999999/dismissals",
+                 R"({"message":"none"})")
+                .status,
+            404);
   EXPECT_EQ(
       Call("POST", "/repos/acme/app/pulls/1/requested_reviewers", R"({"reviewers":["alice"]})")
           .status,
