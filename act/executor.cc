@@ -7,6 +7,7 @@
 #include "act/head_occurrence.h"
 #include "act/pass_reviews.h"
 #include "act/reconcile.h"
+#include "act/review_landing.h"
 #include "decide/generations.h"
 #include "decide/labels.h"
 
@@ -313,11 +314,21 @@ class PlanRun {
       }
       case ActionKind::kApprove:
       case ActionKind::kRequestChanges: {
-        const bool approve = a.kind == ActionKind::kApprove;
-        auto r = github_.CreateReview(ctx, repo, n, a.head_sha,
-                                      approve ? "APPROVE" : "REQUEST_CHANGES", a.body);
+        const std::string event = a.kind == ActionKind::kApprove ? "APPROVE" : "REQUEST_CHANGES";
+        auto r = github_.CreateReview(ctx, repo, n, a.head_sha, event, a.body);
         if (!r.ok()) return r.error();
-        return "review " + std::to_string(*r) + " on " + ShortSha(a.head_sha);
+        // A push that beat the call (act/review_landing.h): the review is dismissed, and the
+        // action ends as a call the moved head refused would, superseded.
+        const ReviewLanding landing =
+            CheckReviewLanding(github_, ctx, repo, n, *r, a.head_sha, event);
+        if (landing.dismissed) {
+          GitHubError moved;
+          moved.kind = GitHubErrorKind::kHeadModified;
+          moved.message = landing.note;
+          return moved;
+        }
+        return "review " + std::to_string(*r) + " on " + ShortSha(a.head_sha) +
+               (landing.note.empty() ? "" : " (" + landing.note + ")");
       }
       case ActionKind::kClose:
       case ActionKind::kDraftDodgeClose:

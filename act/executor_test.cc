@@ -15,6 +15,7 @@
 #include "github/transport.h"
 #include "http/server.h"
 #include "sim/in_process_github_test_util.h"
+#include "sim/invariants.h"
 #include "sim/model.h"
 #include "sim/rest.h"
 #include "store/store_test_util.h"
@@ -567,6 +568,44 @@ TEST_F(ExecutorTest, ApprovalsAndClosesLookAtTheHeadFirst) {
   ExecResult r3 = Run(3, Claim(3), {close3});
   EXPECT_EQ(Results(r3), std::vector<R>{R::kFailed});
   EXPECT_EQ(Row(3, close3)->state, ActionState::kFailed);
+}
+
+// The push that lands between the head check and the call (the simulator's push_on_review):
+// GitHub takes the approval on the old commit, so the executor reads the head again after the
+// call and dismisses it. The action ends superseded and the rest of the plan is not run; no
+// stale approval stands. A request for changes is dismissed the same way.
+TEST_F(ExecutorTest, AnApprovalThatAPushBeatIsDismissed) {
+  NewPull("one");
+  NewPull("two");
+  const PlannedAction approve = Make(ActionKind::kApprove, 1);
+  PlannedAction block = Make(ActionKind::kRequestChanges, 2);
+  block.body = "no";
+  SetFaults(R"({"push_on_review":2})");
+  ExecResult r1 = Run(1, Claim(1), {approve, Make(ActionKind::kMerge, 1)});
+  ExecResult r2 = Run(2, Claim(2), {block});
+  EXPECT_EQ(Results(r1), (std::vector<R>{R::kSuperseded, R::kNotRun}));
+  EXPECT_EQ(Results(r2), std::vector<R>{R::kSuperseded});
+  for (int n : {1, 2}) {
+    std::vector<sim::Effect> reviews = AppEffects("review", n);
+    ASSERT_EQ(reviews.size(), 1u);
+    EXPECT_NE(reviews[0].sha, reviews[0].head) << "the push beat the call";
+    std::vector<sim::Effect> dismissals = AppEffects("dismiss_review", n);
+    ASSERT_EQ(dismissals.size(), 1u);
+    EXPECT_EQ(dismissals[0].status, 200);
+    EXPECT_EQ(dismissals[0].review_id, reviews[0].review_id);
+    EXPECT_EQ(model_->GetPull(kFullName, n)->reviews.back().state, "DISMISSED");
+  }
+  EXPECT_EQ(Row(1, approve)->state, ActionState::kSuperseded);
+  EXPECT_NE(Row(1, approve)->result.find("dismissed"), std::string::npos) << Row(1, approve)->result;
+  EXPECT_TRUE(sim::StaleEffects(model_->Effects()).empty());
+  EXPECT_TRUE(AppEffects("merge").empty());
+
+  // Without the fault the approval of an unchanged head stands, and nothing is dismissed.
+  NewPull("three");
+  const PlannedAction approve3 = Make(ActionKind::kApprove, 3);
+  EXPECT_EQ(Results(Run(3, Claim(3), {approve3})), std::vector<R>{R::kDone});
+  EXPECT_TRUE(AppEffects("dismiss_review", 3).empty());
+  EXPECT_EQ(model_->GetPull(kFullName, 3)->reviews.back().state, "APPROVED");
 }
 
 // Issue 9: an approval (a call GitHub would accept on a closed PR's old commit too) is not made

@@ -5,6 +5,7 @@
 
 #include "act/github_outcome.h"
 #include "act/reconcile.h"
+#include "act/review_landing.h"
 #include "base/ascii.h"
 #include "decide/review_body.h"
 #include "review/review_json.h"
@@ -210,15 +211,21 @@ PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Ta
                     : PassOutcome::Transient("posting the review: " + e.ToString()),
                 e.ToString());
   }
-  const std::string done =
-      "review " + std::to_string(*posted) + " on " + ShortSha(run.key.head_sha);
-  Status s =
-      store.ledger().RecordOutcome(intent->record.id, fence, ActionState::kDone, done, clock.Now());
-  if (!s.ok()) return Stop(PassOutcome::Transient(s.ToString()), "");
+  // The second half of the action: a push that beat the call is undone by a dismissal.
+  const ReviewLanding landing =
+      CheckReviewLanding(github, target.call, target.repo, target.number, *posted,
+                         run.key.head_sha, decide::ReviewEventFor(result.verdict));
   PostResult r;
-  r.kind = PostResult::Kind::kPosted;
   r.review_id = *posted;
-  r.detail = done;
+  r.kind = landing.dismissed ? PostResult::Kind::kSuperseded : PostResult::Kind::kPosted;
+  r.detail = landing.dismissed ? landing.note
+                               : "review " + std::to_string(*posted) + " on " +
+                                     ShortSha(run.key.head_sha) +
+                                     (landing.note.empty() ? "" : " (" + landing.note + ")");
+  Status s = store.ledger().RecordOutcome(
+      intent->record.id, fence, landing.dismissed ? ActionState::kSuperseded : ActionState::kDone,
+      r.detail, clock.Now());
+  if (!s.ok()) return Stop(PassOutcome::Transient(s.ToString()), "");
   return r;
 }
 

@@ -60,7 +60,10 @@ std::optional<PassOutcome> SettleEndedReviewPost(Store& store, GitHub& github, c
 // left open by an earlier holder is reconciled against the PR's reviews by gatehouse's login and
 // the run's marker. Then the PR is re-read, right before the call: a head that moved, a closed
 // PR or a draft makes it kSuperseded (the intent recorded superseded, "never posted: ...") with
-// no call.
+// no call. After the call, an approval or request for changes is checked against the head once
+// more (act/review_landing.h): one that a push beat is dismissed, and the result is kSuperseded
+// with the intent recorded superseded ("the head moved to ... before review N ... landed;
+// dismissed"); otherwise kPosted, done.
 PostResult PostReview(Store& store, GitHub& github, const Clock& clock, const Target& target,
                       const std::string& work_key, int64_t fence, const ReviewRun& run,
                       const decide::ReviewResult& result,

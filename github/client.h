@@ -92,6 +92,8 @@ class GitHubClient final : public GitHub {
   GitHubResult<int64_t> CreateReview(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                      const std::string& commit_id, const std::string& event,
                                      const std::string& body) override;
+  GitHubResult<GitHubOk> DismissReview(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                       int64_t review_id, const std::string& message) override;
   // Returns the comment id.
   GitHubResult<int64_t> CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
                                            int64_t number, const std::string& body) override;

@@ -310,6 +310,15 @@ GitHubResult<int64_t> GitHubClient::CreateReview(const CallContext& ctx, const R
   return Int(r->body, "id");
 }
 
+GitHubResult<GitHubOk> GitHubClient::DismissReview(const CallContext& ctx, const RepoRef& repo,
+                                                   int64_t number, int64_t review_id,
+                                                   const std::string& message) {
+  return Ignore(Call(ctx, "PUT",
+                     RepoPath(repo) + "/pulls/" + std::to_string(number) + "/reviews/" +
+                         std::to_string(review_id) + "/dismissals",
+                     json::object{{"message", message}, {"event", "DISMISS"}}));
+}
+
 GitHubResult<int64_t> GitHubClient::CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
                                                        int64_t number, const std::string& body) {
   auto r = Call(ctx, "POST", RepoPath(repo) + "/issues/" + std::to_string(number) + "/comments",

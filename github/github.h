@@ -213,6 +213,12 @@ class GitHub {
   virtual GitHubResult<int64_t> CreateReview(const CallContext& ctx, const RepoRef& repo,
                                              int64_t number, const std::string& commit_id,
                                              const std::string& event, const std::string& body) = 0;
+  // Dismisses review `review_id` (only an APPROVED or CHANGES_REQUESTED one can be) with
+  // `message`, shown on the PR. Unprocessable when the review cannot be dismissed (a comment, or
+  // one already dismissed), NotFound when there is no such review.
+  virtual GitHubResult<GitHubOk> DismissReview(const CallContext& ctx, const RepoRef& repo,
+                                               int64_t number, int64_t review_id,
+                                               const std::string& message) = 0;
   // Returns the comment id.
   virtual GitHubResult<int64_t> CreateIssueComment(const CallContext& ctx, const RepoRef& repo,
                                                    int64_t number, const std::string& body) = 0;

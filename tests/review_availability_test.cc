@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "act/review_pass.h"
+#include "sim/invariants.h"
 #include "tests/review_world_test_util.h"
 
 namespace gatehouse::review_testing {
@@ -212,6 +213,54 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
 
 INSTANTIATE_TEST_SUITE_P(Faults, EndedRunPostTest,
                          ::testing::Values("server_error", "lost_answer_reset"));
+
+// A push that lands between the post's last read of the PR and the call (the simulator's
+// push_on_review): GitHub takes the approval on the replaced head, so the review pass reads the
+// head again after posting and dismisses it (docs/REVIEWERS.md, step 7c). The run ends
+// superseded, the post's intent superseded with the reason; the new head gets a run of its own,
+// whose approval stands; no stale approval is left standing.
+TEST_F(ReviewAvailabilityTest, AnApprovalAPushBeatIsDismissedAndTheNewHeadReviewed) {
+  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  WorldOptions o;
+  o.sim_time = true;
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
+  ReviewWorld w(o);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  HttpRequest faults{.method = "PUT",
+                     .target = "/_sim/faults",
+                     .headers = {},
+                     .body = R"({"push_on_review":1})",
+                     .peer = "test"};
+  ASSERT_EQ(w.sim().Serve(faults).status, 200);
+  const int n = w.OpenPull();
+  const std::string first = w.Pull(n).head_sha;
+  ASSERT_TRUE(w.Settle([&] {
+    auto runs = w.Runs(n);
+    return runs.size() == 2 && runs[0].state == RunState::kSuperseded &&
+           runs[1].state == RunState::kDone;
+  })) << "runs: " << w.Runs(n).size();
+  const std::string second = w.Pull(n).head_sha;
+  ASSERT_NE(first, second);
+  const std::vector<sim::Review> reviews = w.RunReviews(n);
+  ASSERT_EQ(reviews.size(), 2u);
+  EXPECT_EQ(reviews[0].commit_id, first);
+  EXPECT_EQ(reviews[0].state, "DISMISSED");
+  EXPECT_EQ(reviews[1].commit_id, second);
+  EXPECT_EQ(reviews[1].state, "APPROVED");
+  const std::vector<ActionRecord> posts = Posts(w, n);
+  ASSERT_EQ(posts.size(), 2u);
+  for (const ActionRecord& post : posts) {
+    if (post.key.head_sha == first) {
+      EXPECT_EQ(post.state, ActionState::kSuperseded) << post.result;
+      EXPECT_NE(post.result.find("dismissed"), std::string::npos) << post.result;
+    } else {
+      EXPECT_EQ(post.state, ActionState::kDone) << post.result;
+    }
+  }
+  EXPECT_TRUE(sim::StaleEffects(w.model().Effects()).empty());
+  EXPECT_TRUE(sim::DuplicateEffects(w.model().Effects()).empty());
+}
 
 }  // namespace
 }  // namespace gatehouse::review_testing
