@@ -17,8 +17,18 @@ namespace gatehouse::http_internal {
 
 using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
-// A fresh parser for one request, with the server's body limit.
+// The most bytes a request's header block may have, start line to the blank line included:
+// 8 KiB, Beast's default. Beast's own check of that limit depends on how the bytes arrive (a
+// header a little over it could pass when it came in three pieces), so the server also counts
+// the header's bytes itself once Beast has parsed it: HeaderOverLimit.
+inline constexpr size_t kHeaderLimit = 8 * 1024;
+
+// A fresh parser for one request, with the server's body limit and kHeaderLimit.
 void PrepareParser(RequestParser& parser, size_t body_limit);
+
+// Whether a header block of `header_bytes` (what the parser consumed to finish the header) is
+// over kHeaderLimit: kHeaderTooLarge, whatever Beast said.
+inline bool HeaderOverLimit(size_t header_bytes) { return header_bytes > kHeaderLimit; }
 
 // A parse error's outcome: body_limit is kBodyTooLarge, header_limit kHeaderTooLarge,
 // need_more kNeedMore, anything else kMalformed. (Disconnects are the connection's business:

@@ -75,7 +75,7 @@ class HttpConnectionImpl final : public HttpConnection,
   void WaitForRequest();
   void OnFirstBytes(error_code ec, size_t bytes);
   void ReadHeader();
-  void OnHeader(error_code ec);
+  void OnHeader(error_code ec, size_t header_bytes);
   void ReadBody();
   void OnBody(error_code ec);
   void Dispatch();
@@ -210,11 +210,16 @@ void HttpConnectionImpl::ReadHeader() {
   stream_.expires_after(host_.options.header_timeout);
   http::async_read_header(
       stream_, buffer_, *parser_,
-      [self = shared_from_this()](error_code ec, size_t) { self->OnHeader(ec); });
+      [self = shared_from_this()](error_code ec, size_t bytes) { self->OnHeader(ec, bytes); });
 }
 
-void HttpConnectionImpl::OnHeader(error_code ec) {
-  const RequestParse parse = ec ? http_internal::ClassifyParseError(ec) : RequestParse::kComplete;
+void HttpConnectionImpl::OnHeader(error_code ec, size_t header_bytes) {
+  // `header_bytes`: what the parser consumed for the header; counted here too, because Beast's
+  // own limit depends on how the bytes arrived (http/beast_request.h).
+  const RequestParse parse = ec ? http_internal::ClassifyParseError(ec)
+                             : http_internal::HeaderOverLimit(header_bytes)
+                                 ? RequestParse::kHeaderTooLarge
+                                 : RequestParse::kComplete;
   if (parse == RequestParse::kBodyTooLarge) {  // Beast compares Content-Length with the limit
     RefuseTooLarge();
     return;

@@ -4,6 +4,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -17,7 +18,10 @@ namespace http = beast::http;
 
 std::string Str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
-void PrepareParser(RequestParser& parser, size_t body_limit) { parser.body_limit(body_limit); }
+void PrepareParser(RequestParser& parser, size_t body_limit) {
+  parser.body_limit(body_limit);
+  parser.header_limit(static_cast<std::uint32_t>(kHeaderLimit));
+}
 
 RequestParse ClassifyParseError(const beast::error_code& ec) {
   if (ec == http::error::body_limit) return RequestParse::kBodyTooLarge;
@@ -64,18 +68,25 @@ int StatusForRequestParse(RequestParse outcome) {
 struct HttpRequestReader::Impl {
   explicit Impl(size_t limit) : body_limit(limit) {
     http_internal::PrepareParser(parser, body_limit);
-    parser.eager(true);  // the body in the same Feed as the header, as far as it was sent
   }
 
-  // Hands `pending` to the parser until it needs more or is done.
+  // Hands `pending` to the parser until it needs more or is done. The header is parsed on its
+  // own (not eager), so that the bytes it took are known and checked against the header limit
+  // as the connection checks them; then the body as far as it was sent, in the same Feed.
   RequestParse Step() {
     while (!parser.is_done()) {
+      const bool in_header = !parser.is_header_done();
+      parser.eager(!in_header);
       boost::beast::error_code ec;
       const size_t used = parser.put(boost::asio::buffer(pending.data(), pending.size()), ec);
       pending.erase(0, used);
+      if (in_header) header_bytes += used;
       if (ec) return http_internal::ClassifyParseError(ec);
-      if (parser.is_header_done() && http_internal::DeclaresBodyOverLimit(parser, body_limit)) {
-        return RequestParse::kBodyTooLarge;
+      if (in_header && parser.is_header_done()) {
+        if (http_internal::HeaderOverLimit(header_bytes)) return RequestParse::kHeaderTooLarge;
+        if (http_internal::DeclaresBodyOverLimit(parser, body_limit)) {
+          return RequestParse::kBodyTooLarge;
+        }
       }
       if (used == 0) return RequestParse::kNeedMore;
     }
@@ -83,6 +94,7 @@ struct HttpRequestReader::Impl {
   }
 
   const size_t body_limit;
+  size_t header_bytes = 0;  // consumed by the parser while the header was not done
   http_internal::RequestParser parser;
   std::string pending;  // fed, not yet consumed by the parser
   RequestParse outcome = RequestParse::kNeedMore;
