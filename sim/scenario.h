@@ -25,10 +25,18 @@ struct ScenarioVerdict {
   std::map<std::string, int64_t> counts;  // printed as key=value
 };
 
+struct ScenarioPlay {
+  // Whether a target acts on the world while it plays (gatehouse, through the REST API). With
+  // none (the fuzz target), nothing can change after the last step, so the expectations are
+  // checked once, with no waiting for the target and no settling.
+  bool target = true;
+};
+
 // InvalidArgument when `scenario_json` is not a valid scenario. A step the simulator refuses
 // (non-2xx) is a failure in the verdict, not an error.
 Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler& handler,
-                                    const Model& model, std::function<void(Duration)> sleep);
+                                    const Model& model, std::function<void(Duration)> sleep,
+                                    const ScenarioPlay& play = {});
 
 // "verdict: ok key=value ..." or "verdict: FAIL key=value ..." (one line, no newline).
 std::string FormatVerdict(const ScenarioVerdict& verdict);

@@ -36,7 +36,9 @@ Result<ScenarioVerdict> Play(const std::string& text) {
   auto clock = std::make_shared<SimClock>(FromMicros(1'800'000'000'000'000));
   Model model(clock, {});
   SimHandler handler(model, {.clock = clock, .insecure_any_token = true});
-  return RunScenario(text, handler, model, [&clock](Duration d) { clock->Advance(d); });
+  // No target plays against this world, so the player does not wait for one.
+  return RunScenario(text, handler, model, [&clock](Duration d) { clock->Advance(d); },
+                     ScenarioPlay{.target = false});
 }
 
 }  // namespace
