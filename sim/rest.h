@@ -105,6 +105,11 @@ class SimHandler final : public HttpHandler {
   void SettleExhaustionLocked(int64_t now_s) REQUIRES(mu_);
   int64_t NowEpochSeconds() const;
   bool InstallationExists(int64_t id) const;
+  // The push_on_merge / push_on_review race: while `count` (one of faults_'s counters) is not
+  // spent and `pr` is open, spends one and pushes a new head as the PR's author, before the
+  // call it precedes is served.
+  void PushFirst(int64_t Faults::*count, const PullRequest& pr, const std::string& full,
+                 int number);
 
   Model& model_;
   SimHandlerOptions options_;

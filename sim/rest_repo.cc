@@ -47,6 +47,16 @@ json::array Paged(json::array items, const std::map<std::string, std::string>& q
 
 }  // namespace
 
+void SimHandler::PushFirst(int64_t Faults::*count, const PullRequest& pr, const std::string& full,
+                           int number) {
+  {
+    MutexLock lock(&mu_);
+    if (faults_.*count <= 0 || pr.state != "open") return;
+    --(faults_.*count);
+  }
+  model_.Push(pr.author, full, number, "");
+}
+
 HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& caller,
                                    const std::vector<std::string>& parts,
                                    const std::map<std::string, std::string>& query) {
@@ -88,15 +98,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     std::string sub = n_parts >= 6 ? parts[5] : "";
     if (n_parts == 6 && sub == "merge" && m == "PUT") {
       std::string sha = GetString(body, "sha");
-      bool race = false;
-      {
-        MutexLock lock(&mu_);
-        if (faults_.push_on_merge > 0 && pr->state == "open") {
-          --faults_.push_on_merge;
-          race = true;
-        }
-      }
-      if (race) model_.Push(pr->author, full, number, "");
+      PushFirst(&Faults::push_on_merge, *pr, full, number);
       Outcome o = model_.Merge(who, full, number, sha, GetString(body, "merge_method", "merge"));
       auto after = model_.GetPull(full, number);
       return FromOutcome(
@@ -120,15 +122,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       return out;
     }
     if (n_parts == 6 && sub == "reviews" && m == "POST") {
-      bool race = false;
-      {
-        MutexLock lock(&mu_);
-        if (faults_.push_on_review > 0 && pr->state == "open") {
-          --faults_.push_on_review;
-          race = true;
-        }
-      }
-      if (race) model_.Push(pr->author, full, number, "");
+      PushFirst(&Faults::push_on_review, *pr, full, number);
       Review review;
       Outcome o =
           model_.SubmitReview(who, full, number, GetString(body, "event"),

@@ -149,6 +149,12 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
 // PR's reviews — the review is there: done; it is not: superseded, "never posted" — and posts
 // nothing more. Nothing is left open (the chaos harness found such an intent, open forever,
 // after a merge).
+void SetFaults(ReviewWorld& w, const std::string& body) {
+  HttpRequest faults{
+      .method = "PUT", .target = "/_sim/faults", .headers = {}, .body = body, .peer = "test"};
+  ASSERT_EQ(w.sim().Serve(faults).status, 200) << body;
+}
+
 class EndedRunPostTest : public ::testing::TestWithParam<std::string> {
  protected:
   testing::TempDir dir_;
@@ -169,13 +175,9 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
-  HttpRequest faults{.method = "PUT",
-                     .target = "/_sim/faults",
-                     .headers = {},
-                     .body = R"({"aimed":[{"method":"POST","path":"/repos/*/pulls/*/reviews",)"
-                             R"("fault":")" + GetParam() + R"("}]})",
-                     .peer = "test"};
-  ASSERT_EQ(w.sim().Serve(faults).status, 200);
+  ASSERT_NO_FATAL_FAILURE(
+      SetFaults(w, R"({"aimed":[{"method":"POST","path":"/repos/*/pulls/*/reviews",)"
+                   R"("fault":")" + GetParam() + R"("}]})"));
   const int n = w.OpenPull();
   // The post failed: its intent is open, the item backs off (the clock moves in small steps,
   // so the retry is not reached before the close below).
@@ -227,12 +229,7 @@ TEST_F(ReviewAvailabilityTest, AnApprovalAPushBeatIsDismissedAndTheNewHeadReview
   o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
   ReviewWorld w(o);
   ASSERT_NO_FATAL_FAILURE(w.Start());
-  HttpRequest faults{.method = "PUT",
-                     .target = "/_sim/faults",
-                     .headers = {},
-                     .body = R"({"push_on_review":1})",
-                     .peer = "test"};
-  ASSERT_EQ(w.sim().Serve(faults).status, 200);
+  ASSERT_NO_FATAL_FAILURE(SetFaults(w, R"({"push_on_review":1})"));
   const int n = w.OpenPull();
   const std::string first = w.Pull(n).head_sha;
   ASSERT_TRUE(w.Settle([&] {
