@@ -41,8 +41,14 @@ if [ ${#targets[@]} -eq 0 ]; then
   for f in "$work"/*.seeds; do targets+=("$(basename "$f" .seeds)"); done
 fi
 
+# Each run appends its rows to summary.tsv (runs of different targets may go on side by side)
+# and prints its own at the end.
 summary="$work/summary.tsv"
-printf 'target\texecutions\tseconds\texec_per_s\tcorpus_files\tnew_crashes\n' > "$summary"
+header=$'target\texecutions\tseconds\texec_per_s\tcorpus_files\tnew_crashes'
+[ -s "$summary" ] || echo "$header" > "$summary"
+mine="$(mktemp)"
+trap 'rm -f "$mine"' EXIT
+echo "$header" > "$mine"
 failed=0
 for name in "${targets[@]}"; do
   bin="$build/$name"
@@ -71,11 +77,13 @@ for name in "${targets[@]}"; do
   after=$(ls "$work" | grep -cE '^(crash|timeout|oom|leak)-' || true)
   crashes=$(( after - before ))
   files=$(ls "$work/$name" | wc -l)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${execs:-?}" "$secs" "${rate:-?}" "$files" \
-    "$crashes" >> "$summary"
+  row=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$name" "${execs:-?}" "$secs" "${rate:-?}" "$files" \
+    "$crashes")
+  echo "$row" >> "$summary"
+  echo "$row" >> "$mine"
   echo "[fuzz.sh] $name: done rc=$rc executions=${execs:-?} seconds=$secs exec/s=${rate:-?}" \
        "corpus=$files new_crashes=$crashes (log $log)"
   if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then failed=1; fi
 done
-column -t -s $'\t' "$summary"
+column -t -s $'\t' "$mine"
 exit "$failed"

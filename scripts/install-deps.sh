@@ -21,6 +21,7 @@ packages=(
   libre2-dev             # review/secrets_scanner.cc
   clang-format clang-tidy
   wrk openssl
+  python3-prometheus-client  # scripts/prom-parse.py: the reference parser checks /metrics
 )
 
 missing=()
