@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -35,7 +38,8 @@ CliRun Gatehouse(const std::string& args) {
 TEST(CliTest, HelpEverywhere) {
   for (const char* args :
        {"--help", "help", "serve --help", "work --help", "route --help", "reviewers --help",
-        "status --help", "config --help", "audit --help", "demo --help"}) {
+        "status --help", "config --help", "audit --help", "demo --help", "app --help",
+        "migrate --help"}) {
     CliRun r = Gatehouse(args);
     EXPECT_EQ(r.code, 0) << args;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
@@ -391,6 +395,66 @@ TEST(CliTest, AuditPrintsAPullRequestsHistory) {
   CliRun missing = Gatehouse("audit acme/app#12 --db " + dir.File("none.db"));
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.out.find("no database at"), std::string::npos) << missing.out;
+}
+
+// `gatehouse app manifest`: a manifest GitHub's flow takes (the fields it reads, the webhook URL
+// given), every permission and event gatehouse needs, each explained by --why and in
+// docs/SETUP.md; unusable options are usage errors.
+TEST(CliTest, AppManifestNamesEveryPermissionAndEvent) {
+  CliRun r = Gatehouse("app manifest --webhook-url https://gh.example.com:8443/webhook --name acme-gate");
+  ASSERT_EQ(r.code, 0) << r.out;
+  boost::json::error_code ec;
+  boost::json::value v = boost::json::parse(r.out, ec);
+  ASSERT_FALSE(ec) << r.out;
+  const boost::json::object& m = v.as_object();
+  EXPECT_EQ(m.at("name"), "acme-gate");
+  EXPECT_EQ(m.at("url"), "https://gh.example.com:8443");
+  EXPECT_EQ(m.at("hook_attributes").at("url"), "https://gh.example.com:8443/webhook");
+  EXPECT_EQ(m.at("hook_attributes").at("active"), true);
+  EXPECT_EQ(m.at("public"), false);
+  const boost::json::object& perms = m.at("default_permissions").as_object();
+  for (const char* p : {"pull_requests", "contents", "checks", "issues"}) {
+    EXPECT_EQ(perms.at(p), "write") << p;
+  }
+  for (const char* p : {"metadata", "statuses", "actions"}) EXPECT_EQ(perms.at(p), "read") << p;
+  std::vector<std::string> events;
+  for (const auto& e : m.at("default_events").as_array()) {
+    events.emplace_back(e.as_string());
+  }
+  // Every event the router uses (engine/router.cc) but installation events, which every App
+  // receives without subscribing.
+  for (const char* e : {"pull_request", "pull_request_review", "check_run", "check_suite",
+                        "workflow_run", "status", "issue_comment"}) {
+    EXPECT_NE(std::find(events.begin(), events.end(), e), events.end()) << e;
+  }
+
+  CliRun why = Gatehouse("app manifest --why");
+  ASSERT_EQ(why.code, 0) << why.out;
+  std::ifstream setup_file(std::string(GATEHOUSE_SOURCE_DIR) + "/docs/SETUP.md");
+  std::stringstream setup;
+  setup << setup_file.rdbuf();
+  for (const auto& [name, access] : perms) {
+    EXPECT_NE(why.out.find(std::string(name) + ": " + std::string(access.as_string())),
+              std::string::npos)
+        << name;
+    EXPECT_NE(setup.str().find("`" + std::string(name) + "` | " + std::string(access.as_string())),
+              std::string::npos)
+        << "docs/SETUP.md does not list " << name;
+  }
+  for (const std::string& e : events) {
+    EXPECT_NE(why.out.find("  " + e + " "), std::string::npos) << e;
+    EXPECT_NE(setup.str().find("| `" + e + "` |"), std::string::npos)
+        << "docs/SETUP.md does not list " << e;
+  }
+
+  for (const char* bad : {"app manifest", "app manifest --webhook-url ftp://x/hook",
+                          "app manifest --webhook-url https://", "app frobnicate",
+                          "app manifest --webhook-url https://x/h --name ''"}) {
+    CliRun b = Gatehouse(bad);
+    EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
+  }
+  EXPECT_NE(Gatehouse("app manifest").out.find("--webhook-url is required"), std::string::npos);
+  EXPECT_EQ(Gatehouse("app --help").code, 0);
 }
 
 }  // namespace

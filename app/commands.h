@@ -13,6 +13,7 @@ int RunDemo(int argc, char** argv);       // argv[0] is "demo"
 int RunAudit(int argc, char** argv);      // argv[0] is "audit"
 int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
 int RunMigrate(int argc, char** argv);    // argv[0] is "migrate"
+int RunApp(int argc, char** argv);        // argv[0] is "app"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

@@ -25,6 +25,7 @@ Usage:
   gatehouse reviewers ls|pause NAME|resume NAME   reviewers, their pause state and slots
   gatehouse audit OWNER/REPO#N [--json]           a pull request's verdicts and actions
   gatehouse migrate [--db URL]                    create or upgrade the database schema
+  gatehouse app manifest --webhook-url URL        the GitHub App manifest (docs/SETUP.md)
   gatehouse help | --help                         this text
   gatehouse --version
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   if (cmd == "audit") return gatehouse::app::RunAudit(argc - 1, argv + 1);
   if (cmd == "reviewers") return gatehouse::app::RunReviewers(argc - 1, argv + 1);
   if (cmd == "migrate") return gatehouse::app::RunMigrate(argc - 1, argv + 1);
+  if (cmd == "app") return gatehouse::app::RunApp(argc - 1, argv + 1);
   if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;
