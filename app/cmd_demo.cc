@@ -235,7 +235,7 @@ int RunDemo(int argc, char** argv) {
         effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
     if (f.ok()) funnel = *f;
     if (c.ok()) counters = *c;
-    const int64_t active = busy.ok() ? ActiveItems(*busy) : 0;
+    const int64_t active = busy.ok() ? ActiveItems(*busy, RealClock().Now()) : 0;
     const double secs = std::chrono::duration<double>(Steady::now() - play_start).count();
     if (kill_a_node && nodes.kills() == 0 && secs >= static_cast<double>(*kill_after_s)) {
       KillOneNode(rig, secs, tty, &problems_seen);

@@ -155,15 +155,18 @@ int DemoRig::Stop() {
   return serve_exit_;
 }
 
-int64_t ActiveItems(const std::vector<WorkItem>& items) {
+int64_t ActiveItems(const std::vector<WorkItem>& items, Time now) {
   int64_t active = 0;
   for (const WorkItem& w : items) {
     if (w.state != WorkState::kRunning && w.state != WorkState::kPending) continue;
     const auto& why = w.state == WorkState::kRunning ? w.claimed_reasons : w.reasons;
-    const bool sweep_only = std::all_of(why.begin(), why.end(), [](const std::string& r) {
+    const bool timer = std::find(why.begin(), why.end(), decide::kReasonTimer) != why.end();
+    const bool background = std::all_of(why.begin(), why.end(), [](const std::string& r) {
       return r == decide::kReasonSwept || r == decide::kReasonTimer;
     });
-    if (!sweep_only || why.empty()) ++active;
+    const bool timer_soon = timer && (w.state == WorkState::kRunning || !w.due_at ||
+                                      *w.due_at <= now + kTimerHorizon);
+    if (!background || why.empty() || timer_soon) ++active;
   }
   return active;
 }

@@ -10,6 +10,7 @@
 // Not thread-safe: driven by one thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "app/demo_nodes.h"
 #include "app/demo_sim.h"
 #include "base/child_process.h"
+#include "base/clock.h"
 #include "base/status.h"
 #include "store/store.h"
 
@@ -71,9 +73,13 @@ class DemoRig {
   int serve_exit_ = 0;
 };
 
-// Work items with a pass to come for something other than the periodic sweep or their own
-// timers (which keep revisiting a settled world and change nothing): the world is not quiet
-// while this is above 0.
-int64_t ActiveItems(const std::vector<WorkItem>& items);
+// Work items with a pass to come that may still change the world: the world is not quiet while
+// this is above 0. Left out are the periodic sweep's revisits and timers due more than
+// kTimerHorizon after `now` (a missing check's timeout, minutes out: they revisit a settled world
+// and change nothing). A timer due sooner (a close after the grace) or overdue is a pass the
+// world is waiting for, and so is a running timer pass: without them, a world whose last step is
+// a grace period looked quiet for the two seconds before the close and the play ended early.
+inline constexpr Duration kTimerHorizon = std::chrono::seconds(10);
+int64_t ActiveItems(const std::vector<WorkItem>& items, Time now);
 
 }  // namespace gatehouse::app

@@ -25,6 +25,7 @@
 #include "app/demo_rig.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
+#include "base/clock.h"
 #include "base/flags.h"
 #include "bench/chaos/chaos_deliveries.h"
 #include "bench/chaos/chaos_schedule.h"
@@ -127,11 +128,12 @@ bool Settle(DemoRig& rig, const app::DemoPlayer& player, const app::DemoWorld& w
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     auto f = rig.store().inbox().GetFunnel();
     auto busy = rig.store().work().ListWorkItems(WorkFilter{});
+    const int64_t active = busy.ok() ? app::ActiveItems(*busy, RealClock().Now()) : -1;
     boost::json::value effects = rig.control().GetJson("/_sim/effects");
     const int64_t n_effects =
         effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
     const bool quiet = player.scripts_done() == static_cast<int>(world.prs.size()) && f.ok() &&
-                       f->in_flight == 0 && busy.ok() && app::ActiveItems(*busy) == 0 &&
+                       f->in_flight == 0 && active == 0 &&
                        n_effects == last_effects;
     quiet_polls = quiet ? quiet_polls + 1 : 0;
     last_effects = n_effects;
@@ -140,7 +142,7 @@ bool Settle(DemoRig& rig, const app::DemoPlayer& player, const app::DemoWorld& w
       std::fprintf(stderr, "settling: scripts %d/%zu  in flight %lld  active PRs %lld  effects %lld\n",
                    player.scripts_done(), world.prs.size(),
                    static_cast<long long>(f.ok() ? f->in_flight : -1),
-                   static_cast<long long>(busy.ok() ? app::ActiveItems(*busy) : -1),
+                   static_cast<long long>(active),
                    static_cast<long long>(n_effects));
     }
   }
