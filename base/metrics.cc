@@ -224,16 +224,19 @@ std::string Registry::Render() const {
   return out;
 }
 
-std::string EscapeLabelValue(std::string_view v) {
+namespace {
+
+// `\` and newline escaped, and `"` too when `quotes`.
+std::string Escape(std::string_view v, bool quotes) {
   std::string out;
   out.reserve(v.size());
   for (char c : v) {
     if (c == '\\') {
       out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c == '"' && quotes) {
+      out += "\\\"";
     } else {
       out += c;
     }
@@ -241,20 +244,11 @@ std::string EscapeLabelValue(std::string_view v) {
   return out;
 }
 
-std::string EscapeHelp(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  for (char c : v) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+}  // namespace
+
+std::string EscapeLabelValue(std::string_view v) { return Escape(v, /*quotes=*/true); }
+
+std::string EscapeHelp(std::string_view v) { return Escape(v, /*quotes=*/false); }
 
 std::string FormatValue(double v) {
   if (std::isnan(v)) return "NaN";
