@@ -22,6 +22,15 @@ std::string Reviewers(const std::string& argv, bool paused) {
   return "reviewers:\n" + CommandReviewer("sec", "security", argv, 1, paused);
 }
 
+// A world on the simulator's clock whose policy requires the security role, with `reviewers`.
+WorldOptions SimTimeWorld(std::string reviewers) {
+  WorldOptions o;
+  o.sim_time = true;
+  o.policy_yaml = kSecurityRequired;
+  o.reviewers_yaml = std::move(reviewers);
+  return o;
+}
+
 std::string WorkKey(int n) { return ReviewWorkKey("acme/app#" + std::to_string(n), "security"); }
 
 std::optional<WorkItem> Item(ReviewWorld& w, int n) {
@@ -48,11 +57,7 @@ class ReviewAvailabilityTest : public ::testing::Test {
 // simulated time later, it runs exactly once and nothing is dead.
 TEST_F(ReviewAvailabilityTest, PausedBeforeTheRequestWaitsAndRunsOnceWhenResumed) {
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
-  WorldOptions o;
-  o.sim_time = true;
-  o.policy_yaml = kSecurityRequired;
-  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/true);
-  ReviewWorld w(o);
+  ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/true)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return w.Runs(n).size() == 1; })) << "no run recorded";
@@ -80,11 +85,7 @@ TEST_F(ReviewAvailabilityTest, PausedBetweenAFailureAndItsRetryIsNotRetired) {
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log"),
                     fail = dir_.File("fail");
   std::ofstream(fail) << "x";
-  WorldOptions o;
-  o.sim_time = true;
-  o.policy_yaml = kSecurityRequired;
-  o.reviewers_yaml = Reviewers(script + ", " + log + ", " + fail, /*paused=*/false);
-  ReviewWorld w(o);
+  ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log + ", " + fail, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return Item(w, n) && Item(w, n)->attempts == 1; }))
@@ -104,11 +105,8 @@ TEST_F(ReviewAvailabilityTest, PausedBetweenAFailureAndItsRetryIsNotRetired) {
 // ends it, dead with the reason; a re-arm (after the resume) revives it into exactly one run.
 TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevivesIt) {
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
-  WorldOptions o;
-  o.sim_time = true;
-  o.policy_yaml = kSecurityRequired;
-  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/true) + "availability_budget: 4h\n";
-  ReviewWorld w(o);
+  ReviewWorld w(
+      SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/true) + "availability_budget: 4h\n"));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return w.Runs(n).size() == 1; }));
@@ -169,11 +167,7 @@ std::vector<ActionRecord> Posts(ReviewWorld& w, int n) {
 TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   const bool took_effect = GetParam() != "server_error";
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
-  WorldOptions o;
-  o.sim_time = true;
-  o.policy_yaml = kSecurityRequired;
-  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
-  ReviewWorld w(o);
+  ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   ASSERT_NO_FATAL_FAILURE(
       SetFaults(w, R"({"aimed":[{"method":"POST","path":"/repos/*/pulls/*/reviews",)"
@@ -223,11 +217,7 @@ INSTANTIATE_TEST_SUITE_P(Faults, EndedRunPostTest,
 // whose approval stands; no stale approval is left standing.
 TEST_F(ReviewAvailabilityTest, AnApprovalAPushBeatIsDismissedAndTheNewHeadReviewed) {
   const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
-  WorldOptions o;
-  o.sim_time = true;
-  o.policy_yaml = kSecurityRequired;
-  o.reviewers_yaml = Reviewers(script + ", " + log, /*paused=*/false);
-  ReviewWorld w(o);
+  ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   ASSERT_NO_FATAL_FAILURE(SetFaults(w, R"({"push_on_review":1})"));
   const int n = w.OpenPull();
