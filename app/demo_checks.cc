@@ -57,7 +57,7 @@ bool ParseResults(const std::string& body, size_t want, std::vector<ExpectResult
 
 LedgerSummary SummarizeLedger(Store& store) {
   LedgerSummary s;
-  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 100000});
+  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 100000, ""});
   if (!items.ok()) {
     s.problems.push_back("cannot list gatehouse's work items: " + items.status().ToString());
     return s;

@@ -64,7 +64,7 @@ std::string UrlFromLine(const std::string& line) {
 Status CheckEmptyDatabase(Store& store, const std::string& db) {
   auto funnel = store.inbox().GetFunnel();
   if (!funnel.ok()) return funnel.status();
-  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1});
+  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1, ""});
   if (!items.ok()) return items.status();
   if (funnel->received > 0 || !items->empty()) {
     return FailedPrecondition(DescribeStoreUrl(db) +

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/subject.h"
 #include "base/thread_name.h"
+#include "engine/delivery_audit.h"
 #include "engine/router.h"
 
 namespace gatehouse {
@@ -144,6 +145,7 @@ RouteDecision DeliveryResolver::Decide(const InboxEntry& entry) {
     d.reason = "no open pull request contains " + route.sha;
   } else {
     d.reason = "resolved through GitHub: " + std::to_string(d.signals.size()) + " PR(s)";
+    AuditSignals(entry, d, clock_->Now());
   }
   return d;
 }

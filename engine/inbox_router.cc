@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/subject.h"
 #include "base/thread_name.h"
+#include "engine/delivery_audit.h"
 #include "engine/router.h"
 
 namespace gatehouse {
@@ -134,6 +135,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
       }
     }
     any_signal |= !d.signals.empty();
+    AuditSignals(e, d, clock_->Now());
     decisions.push_back(std::move(d));
   }
   GH_RETURN_IF_ERROR(store_.inbox().ApplyRouting(decisions, clock_->Now()));

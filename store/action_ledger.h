@@ -88,6 +88,9 @@ class ActionLedger {
 
   // A subject's actions, oldest first.
   virtual Result<std::vector<ActionRecord>> ListActions(std::string_view subject) = 0;
+  // Every subject's open intents (kIntent: a call that may or may not have happened, until a
+  // pass reconciles it), oldest first, at most `limit`.
+  virtual Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) = 0;
 
   // --- Head occurrences (docs/ACTIONS.md) ---
 

@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "store/audit_log.h"
 #include "store/counters.h"
 #include "store/repo_directory.h"
 #include "store/work_queue.h"
@@ -88,6 +89,9 @@ struct RouteDecision {
   std::vector<std::string> repos_removed;
   // PR facts learned from the payload; per (subject, name) the later `at` wins.
   std::vector<PrFact> facts;
+  // Audit lines (e.g. "this delivery signalled this PR"), appended in the same transaction,
+  // only when the decision applies (the delivery was still open under `claim`).
+  std::vector<AuditEntry> audit;
 };
 
 // The ingress funnel: received = routed + ignored + duplicate + rejected + dead + in_flight.

@@ -60,6 +60,27 @@ TEST_P(LedgerContractTest, AnIntentThenDoneIsNeverRepeated) {
   EXPECT_EQ((*list)[0].state, ActionState::kDone);
 }
 
+TEST_P(LedgerContractTest, OpenIntentsAreListedAcrossSubjectsOldestFirst) {
+  const ActionKey label{"acme/app#1", "label", "sha1", "ready"};
+  const ActionKey comment{"acme/app#1", "comment", "sha1", "summary"};
+  IntentResult merge = Intent(kMerge, fence_);
+  IntentResult l = Intent(label, fence_);
+  IntentResult c = Intent(comment, fence_);
+  ASSERT_TRUE(store_->ledger()
+                  .RecordOutcome(l.record.id, fence_, ActionState::kDone, "labelled", kT0)
+                  .ok());
+  auto open = store_->ledger().ListOpenIntents(10);
+  ASSERT_TRUE(open.ok()) << open.status().ToString();
+  ASSERT_EQ(open->size(), 2u);
+  EXPECT_EQ((*open)[0].id, merge.record.id);
+  EXPECT_EQ((*open)[1].id, c.record.id);
+  EXPECT_EQ((*open)[1].key, comment);
+  auto one = store_->ledger().ListOpenIntents(1);
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].id, merge.record.id);
+}
+
 TEST_P(LedgerContractTest, AStaleFenceCanRecordNothing) {
   const int64_t stale = fence_;
   const int64_t fresh = Reclaim();

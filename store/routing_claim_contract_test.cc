@@ -105,6 +105,42 @@ TEST_P(RoutingClaimContractTest, ADecisionUnderASupersededClaimChangesNothing) {
   EXPECT_EQ(f->in_flight, 0);
 }
 
+TEST_P(RoutingClaimContractTest, AuditLinesAreWrittenOnlyWithTheirDecision) {
+  Accept(1, 1, *store_);
+  const auto stale = Claim(*store_, "router-a", 1, kT0);
+  const auto fresh = Claim(*store_, "router-b", 1, kT0 + seconds(31));
+  ASSERT_EQ(stale.size(), 1u);
+  ASSERT_EQ(fresh.size(), 1u);
+  auto audited = [&](const InboxEntry& e, const std::string& summary) {
+    RouteDecision d = Routed(e);
+    AuditEntry a;
+    a.subject = "acme/app#" + std::to_string(e.seq);
+    a.at = kT0 + seconds(32);
+    a.kind = "delivery";
+    a.summary = summary;
+    d.audit.push_back(a);
+    return d;
+  };
+  RouteDecision late = audited(stale[0], "stale");
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&late, 1}, kT0 + seconds(32)).ok());
+  RouteDecision current = audited(fresh[0], "current");
+  ASSERT_TRUE(store_->inbox().ApplyRouting({&current, 1}, kT0 + seconds(32)).ok());
+  auto log = store_->audit().ListAudit("acme/app#" + std::to_string(fresh[0].seq), 0);
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  ASSERT_EQ(log->size(), 1u) << "the skipped decision wrote no line";
+  EXPECT_EQ((*log)[0].summary, "current");
+  EXPECT_EQ((*log)[0].kind, "delivery");
+  // A malformed line refuses the whole batch.
+  Accept(2, 1, *store_);
+  const auto next = Claim(*store_, "router-b", 1, kT0 + seconds(40));
+  ASSERT_EQ(next.size(), 1u);
+  RouteDecision bad = audited(next[0], "bad");
+  bad.audit[0].kind = "Not A Kind";
+  EXPECT_EQ(store_->inbox().ApplyRouting({&bad, 1}, kT0 + seconds(40)).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Generation(next[0].seq), 0);
+}
+
 TEST_P(RoutingClaimContractTest, ApplyingReleasesTheClaimSoTheResolverCanTakeIt) {
   Accept(1, 2, *store_);
   const auto open = Claim(*store_, "router", 10, kT0);
@@ -162,7 +198,7 @@ TEST_P(RoutingClaimContractTest, ConcurrentRoutersRouteEveryDeliveryExactlyOnce)
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->routed, kDeliveries);
   EXPECT_EQ(f->in_flight, 0);
-  auto items = store_->work().ListWorkItems(WorkFilter{std::nullopt, 10000});
+  auto items = store_->work().ListWorkItems(WorkFilter{std::nullopt, 10000, ""});
   ASSERT_TRUE(items.ok());
   ASSERT_EQ(items->size(), static_cast<size_t>(kDeliveries));
   for (const auto& w : *items) EXPECT_EQ(w.requested_gen, 1) << w.key << " routed twice";

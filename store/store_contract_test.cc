@@ -289,7 +289,7 @@ TEST_P(StoreContractTest, DeadItemsKeepSignalsUntilRearmed) {
   EXPECT_EQ(still.requested_gen, 2) << "the signal is recorded, not dropped";
   EXPECT_TRUE(Claim(10, kT0 + seconds(1000)).empty());
 
-  auto dead_list = store_->work().ListWorkItems(WorkFilter{WorkState::kDead, 100});
+  auto dead_list = store_->work().ListWorkItems(WorkFilter{WorkState::kDead, 100, ""});
   ASSERT_TRUE(dead_list.ok());
   ASSERT_EQ(dead_list->size(), 1u);
 
@@ -322,13 +322,50 @@ TEST_P(StoreContractTest, ListFiltersAndOrdersByKey) {
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].key, "a/x#1");
   EXPECT_EQ((*all)[2].key, "c/x#3");
-  auto running = store_->work().ListWorkItems(WorkFilter{WorkState::kRunning, 10});
+  auto running = store_->work().ListWorkItems(WorkFilter{WorkState::kRunning, 10, ""});
   ASSERT_TRUE(running.ok());
   ASSERT_EQ(running->size(), 1u);
   EXPECT_EQ((*running)[0].key, leases[0].key);
-  auto limited = store_->work().ListWorkItems(WorkFilter{std::nullopt, 2});
+  auto limited = store_->work().ListWorkItems(WorkFilter{std::nullopt, 2, ""});
   ASSERT_TRUE(limited.ok());
   EXPECT_EQ(limited->size(), 2u);
+  // The next page starts after the last key of this one, whatever the state filter.
+  auto next = store_->work().ListWorkItems(WorkFilter{std::nullopt, 2, (*limited)[1].key});
+  ASSERT_TRUE(next.ok());
+  ASSERT_EQ(next->size(), 1u);
+  EXPECT_EQ((*next)[0].key, "c/x#3");
+  auto pending_after_a = store_->work().ListWorkItems(WorkFilter{WorkState::kPending, 10, "a/x#1"});
+  ASSERT_TRUE(pending_after_a.ok());
+  for (const WorkItem& w : *pending_after_a) {
+    EXPECT_GT(w.key, "a/x#1");
+    EXPECT_EQ(w.state, WorkState::kPending);
+  }
+}
+
+TEST_P(StoreContractTest, SummaryCountsEachStateAndTheOldestDue) {
+  auto empty = store_->work().SummarizeWork();
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->pending + empty->idle + empty->running + empty->dead, 0);
+  EXPECT_FALSE(empty->oldest_due.has_value());
+  Signal1("a/x#1", "swept", kT0 + seconds(50));
+  Signal1("b/x#2", "swept", kT0 + seconds(10));
+  Signal1("c/x#3", "swept", kT0 + seconds(30));
+  Signal1("d/x#4", "swept", kT0);
+  auto leases = Claim(1, kT0);  // d/x#4, the only one due
+  ASSERT_EQ(leases.size(), 1u);
+  auto summary = store_->work().SummarizeWork();
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->pending, 3);
+  EXPECT_EQ(summary->running, 1);
+  EXPECT_EQ(summary->idle, 0);
+  EXPECT_EQ(summary->dead, 0);
+  ASSERT_TRUE(summary->oldest_due.has_value());
+  EXPECT_EQ(*summary->oldest_due, kT0 + seconds(10));
+  ASSERT_TRUE(FinishOne(Completed(leases[0]), kT0).ok());
+  summary = store_->work().SummarizeWork();
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->idle, 1);
+  EXPECT_EQ(summary->running, 0);
 }
 
 TEST_P(StoreContractTest, CountersTrackTheFunnel) {

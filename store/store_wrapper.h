@@ -46,6 +46,7 @@ class WorkQueueWrapper : public WorkQueue {
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override {
     return target_.ListWorkItems(filter);
   }
+  Result<WorkSummary> SummarizeWork() override { return target_.SummarizeWork(); }
 
  private:
   WorkQueue& target_;
@@ -98,6 +99,9 @@ class ActionLedgerWrapper : public ActionLedger {
   }
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override {
     return target_.ListActions(subject);
+  }
+  Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) override {
+    return target_.ListOpenIntents(limit);
   }
   Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override {
     return target_.LatestHeadOccurrence(subject);

@@ -94,6 +94,19 @@ struct PassFinish {
 struct WorkFilter {
   std::optional<WorkState> state;
   size_t limit = 1000;
+  // Paging: only keys after this one (byte order); "" starts at the first.
+  std::string after;
+};
+
+// How many work items are in each state, and how long the oldest due item has waited: what
+// "is gatehouse behind?" needs (the admin API, /metrics, the dashboard).
+struct WorkSummary {
+  int64_t idle = 0;
+  int64_t pending = 0;
+  int64_t running = 0;
+  int64_t dead = 0;
+  // The earliest due_at among pending items (due or not yet); nullopt when none is pending.
+  std::optional<Time> oldest_due;
 };
 
 class WorkQueue {
@@ -153,8 +166,10 @@ class WorkQueue {
 
   // nullopt when the key has no item.
   virtual Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) = 0;
-  // Ordered by key.
+  // Ordered by key (bytes), at most filter.limit, after filter.after.
   virtual Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) = 0;
+  // One snapshot of every item's state.
+  virtual Result<WorkSummary> SummarizeWork() = 0;
 };
 
 // Validation shared by every backend, so that they reject the same input the same way.

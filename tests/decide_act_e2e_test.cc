@@ -223,7 +223,7 @@ class DecideActE2eTest : public ::testing::Test {
     ASSERT_TRUE(funnel.ok());
     EXPECT_EQ(funnel->in_flight, 0) << o.logs;
     EXPECT_EQ(funnel->dead, 0) << o.logs;
-    auto dead = o.store->work().ListWorkItems(WorkFilter{WorkState::kDead, 100});
+    auto dead = o.store->work().ListWorkItems(WorkFilter{WorkState::kDead, 100, ""});
     ASSERT_TRUE(dead.ok());
     EXPECT_TRUE(dead->empty());
   }

@@ -130,7 +130,7 @@ TEST_F(MultiNodeTest, ThreeNodesOneKilledMidPlayEndOkWithOneMergePerMergedPr) {
   EXPECT_EQ(funnel->in_flight, 0);
   EXPECT_EQ(funnel->dead, 0);
 
-  auto items = (*store)->work().ListWorkItems(WorkFilter{std::nullopt, 100000});
+  auto items = (*store)->work().ListWorkItems(WorkFilter{std::nullopt, 100000, ""});
   ASSERT_TRUE(items.ok()) << items.status().ToString();
   int prs_merged = 0;
   for (const WorkItem& w : *items) {

@@ -291,7 +291,7 @@ TEST(PgRestartTest, RestartMidStormLosesNoAcknowledgedDelivery) {
   const auto drain_by = Steady::now() + std::chrono::seconds(60);
   while (!drained && Steady::now() < drain_by) {
     auto funnel = (*store)->inbox().GetFunnel();
-    auto listed = (*store)->work().ListWorkItems(WorkFilter{std::nullopt, 100000});
+    auto listed = (*store)->work().ListWorkItems(WorkFilter{std::nullopt, 100000, ""});
     ASSERT_TRUE(funnel.ok()) << funnel.status().ToString();
     ASSERT_TRUE(listed.ok()) << listed.status().ToString();
     f = *funnel;

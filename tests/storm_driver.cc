@@ -51,7 +51,7 @@ void ProduceSignals(Enqueuer& enqueuer, const StormPlan& plan, int producers, ui
 
 std::map<std::string, WorkItem> AllItems(Store& store) {
   std::map<std::string, WorkItem> out;
-  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1'000'000});
+  auto items = store.work().ListWorkItems(WorkFilter{std::nullopt, 1'000'000, ""});
   if (!items.ok()) return out;
   for (auto& w : *items) out[w.key] = std::move(w);
   return out;

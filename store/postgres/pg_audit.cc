@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
@@ -12,21 +13,36 @@ namespace gatehouse::postgres {
 Status PgStore::AppendAudit(std::span<const AuditEntry> entries, Durability durability) {
   for (const AuditEntry& e : entries) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
   if (entries.empty()) return Status::Ok();
-  Status s = Write(durability, [&](PgConn& c) -> Status {
-    // One statement per entry, in order, so that ids increase along the span.
-    for (const AuditEntry& e : entries) {
-      GH_RETURN_IF_ERROR(
-          c.ExecPrepared("audit_append",
-                         "INSERT INTO audit (subject, at, fence, head_sha, kind, summary, detail) "
-                         "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                         {PgParam::Text(e.subject), PgParam::At(e.at), PgParam::Int(e.fence),
-                          PgParam::Text(e.head_sha), PgParam::Text(e.kind),
-                          PgParam::Text(e.summary), PgParam::Text(e.detail)})
-              .status());
-    }
-    return Bump(c, "audit.entries", static_cast<int64_t>(entries.size()));
-  });
+  Status s = Write(durability, [&](PgConn& c) -> Status { return AppendAuditInTx(c, entries); });
   return s.WithContext("appending to the audit log");
+}
+
+Status PgStore::AppendAuditInTx(PgConn& c, std::span<const AuditEntry> entries) {
+  if (entries.empty()) return Status::Ok();
+  BinaryArray subjects(BinaryArray::kText), ats(BinaryArray::kInt8), fences(BinaryArray::kInt8),
+      heads(BinaryArray::kText), kinds(BinaryArray::kText), summaries(BinaryArray::kText),
+      details(BinaryArray::kText);
+  for (const AuditEntry& e : entries) {
+    subjects.Add(e.subject);
+    ats.AddInt(ToMicros(e.at));
+    fences.AddInt(e.fence);
+    heads.Add(e.head_sha);
+    kinds.Add(e.kind);
+    summaries.Add(e.summary);
+    details.Add(e.detail);
+  }
+  // One statement for the batch; ORDER BY the ordinality so that ids increase along the span.
+  GH_RETURN_IF_ERROR(
+      c.ExecPrepared("audit_append_batch",
+                     "INSERT INTO audit (subject, at, fence, head_sha, kind, summary, detail) "
+                     "SELECT subject, at, fence, head_sha, kind, summary, detail FROM "
+                     "unnest($1::text[], $2::int8[], $3::int8[], $4::text[], $5::text[], "
+                     "$6::text[], $7::text[]) WITH ORDINALITY AS t(subject, at, fence, head_sha, "
+                     "kind, summary, detail, n) ORDER BY n",
+                     {subjects.Param(), ats.Param(), fences.Param(), heads.Param(), kinds.Param(),
+                      summaries.Param(), details.Param()})
+          .status());
+  return Bump(c, "audit.entries", static_cast<int64_t>(entries.size()));
 }
 
 Result<std::vector<AuditEntry>> PgStore::ListAudit(std::string_view subject, size_t limit) {

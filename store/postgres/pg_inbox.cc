@@ -325,6 +325,7 @@ Status ValidateDecisions(std::span<const RouteDecision> decisions) {
         return InvalidArgument("a pull request fact needs a subject and a name");
       }
     }
+    for (const AuditEntry& e : d.audit) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
   }
   return Status::Ok();
 }
@@ -436,11 +437,13 @@ Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now)
     // No longer open, or claimed since by another router, which decides it: skipped.
     std::vector<const RouteDecision*> applied;
     std::vector<Signal> signals;
+    std::vector<AuditEntry> audit;
     int64_t routed = 0, ignored = 0, dead = 0;
     for (const RouteDecision* d : decided) {
       if (!closed.count(d->seq)) continue;
       applied.push_back(d);
       signals.insert(signals.end(), d->signals.begin(), d->signals.end());
+      audit.insert(audit.end(), d->audit.begin(), d->audit.end());
       routed += d->state == InboxState::kRouted;
       ignored += d->state == InboxState::kIgnored;
       dead += d->state == InboxState::kDead;
@@ -451,6 +454,7 @@ Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now)
     }
     GH_RETURN_IF_ERROR(ApplyHeadsInTx(c, applied, now));
     GH_RETURN_IF_ERROR(ApplyLearnedInTx(c, applied, now));
+    GH_RETURN_IF_ERROR(AppendAuditInTx(c, audit));
     return Bumps(c, {{"inbox.routed", routed}, {"inbox.ignored", ignored}, {"inbox.dead", dead}});
   });
   if (s.ok() && signalled) NotifyCommitted(Wakeups::Topic::kWork);

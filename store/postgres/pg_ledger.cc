@@ -6,6 +6,7 @@
 // that holds the key, so the row it then reads is committed. Every write share-locks the
 // subject's work item (CheckFenceInTx) before anything else, so no claim can move the fence
 // under it.
+#include <algorithm>
 #include <string>
 
 #include "store/postgres/pg_store.h"
@@ -159,6 +160,24 @@ Result<std::vector<ActionRecord>> PgStore::ListActions(std::string_view subject)
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("listing the actions of " + std::string(subject));
+  return out;
+}
+
+Result<std::vector<ActionRecord>> PgStore::ListOpenIntents(size_t limit) {
+  std::vector<ActionRecord> out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("ledger_open_intents",
+                       "SELECT " GH_ACTION_COLUMNS
+                       " FROM actions WHERE state = 'intent' ORDER BY id LIMIT $1::bigint",
+                       {PgParam::Int(static_cast<int64_t>(
+                           std::min<size_t>(limit, static_cast<size_t>(INT64_MAX))))}));
+    out.clear();
+    for (int i = 0; i < r.rows(); ++i) out.push_back(ReadAction(r, i));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("listing open intents");
   return out;
 }
 

@@ -213,9 +213,15 @@ CREATE TABLE recovery_mark (
 );
 )sql";
 
+// SQLite's version 9: the admin API lists the ledger's open intents (docs/ADMIN_API.md).
+constexpr const char kV3[] = R"sql(
+CREATE INDEX actions_open ON actions (id) WHERE state = 'intent';
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
+    {3, "open intents by id", kV3},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

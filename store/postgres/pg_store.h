@@ -84,6 +84,7 @@ class PgStore final : public Store,
   Status Wake(std::span<const std::string> keys, Time now) override;
   Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override;
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
+  Result<WorkSummary> SummarizeWork() override;
 
   // Store-wide: store/postgres/pg_store.cc.
   Result<Counters> GetCounters() override;
@@ -107,6 +108,7 @@ class PgStore final : public Store,
   Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
                        Time now) override;
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
+  Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) override;
 
   // Head occurrences: store/postgres/pg_heads.cc.
   Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override;
@@ -181,6 +183,10 @@ class PgStore final : public Store,
   // one by one in this order would (pg_repos.cc).
   Status ApplyLearnedInTx(PgConn& c, const std::vector<const RouteDecision*>& decisions,
                           Time now);
+
+  // Appends validated audit entries in one statement, ids increasing along the span, and bumps
+  // audit.entries; inside a write transaction (pg_audit.cc).
+  Status AppendAuditInTx(PgConn& c, std::span<const AuditEntry> entries);
 
   // Runs `body` in one write transaction on a pooled connection.
   Status Write(Durability durability, const std::function<Status(PgConn&)>& body,

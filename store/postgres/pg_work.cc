@@ -454,24 +454,58 @@ Result<std::optional<WorkItem>> PgStore::GetWorkItem(std::string_view key) {
 
 Result<std::vector<WorkItem>> PgStore::ListWorkItems(const WorkFilter& filter) {
   // Ordered by key bytes ("C"), as SQLite's BINARY, whatever the database's collation.
-  static const std::string all_sql = std::string("SELECT ") + kWorkItemColumns +
-                                     " FROM work_items ORDER BY key COLLATE \"C\" LIMIT $1::bigint";
-  static const std::string state_sql =
+  static const std::string sql =
       std::string("SELECT ") + kWorkItemColumns +
-      " FROM work_items WHERE state = $2::text ORDER BY key COLLATE \"C\" LIMIT $1::bigint";
+      " FROM work_items WHERE ($2::text IS NULL OR state = $2::text) "
+      "AND key COLLATE \"C\" > $3::text COLLATE \"C\" ORDER BY key COLLATE \"C\" LIMIT $1::bigint";
   std::vector<WorkItem> out;
   Status s = Read([&](PgConn& c) -> Status {
-    const PgParam limit = Limit(filter.limit);
-    Result<PgResult> r =
-        filter.state ? c.ExecPrepared("work.list_state", state_sql,
-                                      {limit, PgParam::Text(WorkStateName(*filter.state))})
-                     : c.ExecPrepared("work.list_all", all_sql, {limit});
-    if (!r.ok()) return r.status();
-    out.reserve(static_cast<size_t>(r->rows()));
-    for (int i = 0; i < r->rows(); ++i) out.push_back(ReadWorkItem(*r, i));
+    GH_ASSIGN_OR_RETURN(PgResult r,
+                        c.ExecPrepared("work.list", sql,
+                                       {Limit(filter.limit),
+                                        filter.state ? PgParam::Text(WorkStateName(*filter.state))
+                                                     : PgParam::Null(),
+                                        PgParam::Text(filter.after)}));
+    out.clear();
+    out.reserve(static_cast<size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) out.push_back(ReadWorkItem(r, i));
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("listing work items");
+  return out;
+}
+
+Result<WorkSummary> PgStore::SummarizeWork() {
+  WorkSummary out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("work.summary",
+                                                   "SELECT state, COUNT(*), MIN(due_at) FROM "
+                                                   "work_items GROUP BY state",
+                                                   {}));
+    out = WorkSummary{};
+    for (int i = 0; i < r.rows(); ++i) {
+      WorkState state;
+      if (!ParseWorkState(r.Text(i, 0), &state)) continue;
+      const int64_t n = r.Int(i, 1);
+      switch (state) {
+        case WorkState::kIdle:
+          out.idle = n;
+          break;
+        case WorkState::kPending:
+          out.pending = n;
+          if (!r.IsNull(i, 2)) out.oldest_due = r.TimeAt(i, 2);
+          break;
+        case WorkState::kRunning:
+          out.running = n;
+          break;
+        case WorkState::kDead:
+          out.dead = n;
+          break;
+      }
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("summarizing work items");
   return out;
 }
 

@@ -109,7 +109,7 @@ TEST_F(PgWorkTest, ConcurrentClaimersTakeEveryDueItemExactlyOnce) {
     EXPECT_EQ(leases[0].fence, 1) << key;
     EXPECT_FALSE(leases[0].reclaimed) << key;
   }
-  auto running = first->ListWorkItems(WorkFilter{WorkState::kRunning, 10000});
+  auto running = first->ListWorkItems(WorkFilter{WorkState::kRunning, 10000, ""});
   ASSERT_TRUE(running.ok());
   EXPECT_EQ(running->size(), static_cast<size_t>(kItems));
   auto counters = first->GetCounters();

@@ -262,6 +262,11 @@ CREATE TABLE recovery_mark (
 ) WITHOUT ROWID;
 )sql";
 
+// The admin API lists the ledger's open intents across subjects (docs/ADMIN_API.md).
+constexpr const char kV9[] = R"sql(
+CREATE INDEX actions_open ON actions (id) WHERE state = 'intent';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -271,6 +276,7 @@ constexpr Migration kMigrations[] = {
     {6, "claimed routing, sharded counters", kV6},
     {7, "review runs, reviewers, reviewer slots, woken work items", kV7},
     {8, "recovered deliveries, the recovery high-water mark", kV8},
+    {9, "open intents by id", kV9},
 };
 
 }  // namespace

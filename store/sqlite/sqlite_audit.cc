@@ -10,18 +10,22 @@ Status SqliteStore::AppendAudit(std::span<const AuditEntry> entries, Durability 
   for (const AuditEntry& e : entries) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
   if (entries.empty()) return Status::Ok();
   MutexLock lock(&mu_);
-  Status s = db_->WriteTransaction(durability, [&]() REQUIRES(mu_) -> Status {
-    for (const AuditEntry& e : entries) {
-      GH_ASSIGN_OR_RETURN(auto ins,
-                          db_->Prepare("INSERT INTO audit (subject, at, fence, head_sha, kind, "
-                                       "summary, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
-      ins->Bind(1, e.subject).Bind(2, e.at).Bind(3, e.fence).Bind(4, e.head_sha);
-      ins->Bind(5, e.kind).Bind(6, e.summary).Bind(7, e.detail);
-      GH_RETURN_IF_ERROR(ins->Run());
-    }
-    return Bump("audit.entries", static_cast<int64_t>(entries.size()));
-  });
+  Status s = db_->WriteTransaction(
+      durability, [&]() REQUIRES(mu_) -> Status { return AppendAuditInTx(entries); });
   return s.WithContext("appending to the audit log");
+}
+
+Status SqliteStore::AppendAuditInTx(std::span<const AuditEntry> entries) {
+  if (entries.empty()) return Status::Ok();
+  for (const AuditEntry& e : entries) {
+    GH_ASSIGN_OR_RETURN(auto ins,
+                        db_->Prepare("INSERT INTO audit (subject, at, fence, head_sha, kind, "
+                                     "summary, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    ins->Bind(1, e.subject).Bind(2, e.at).Bind(3, e.fence).Bind(4, e.head_sha);
+    ins->Bind(5, e.kind).Bind(6, e.summary).Bind(7, e.detail);
+    GH_RETURN_IF_ERROR(ins->Run());
+  }
+  return Bump("audit.entries", static_cast<int64_t>(entries.size()));
 }
 
 Result<std::vector<AuditEntry>> SqliteStore::ListAudit(std::string_view subject, size_t limit) {

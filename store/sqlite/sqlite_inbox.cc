@@ -259,6 +259,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
         return InvalidArgument("a pull request fact needs a subject and a name");
       }
     }
+    for (const AuditEntry& e : d.audit) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
   }
   if (decisions.empty()) return Status::Ok();
   bool signalled = false;
@@ -304,6 +305,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
           GH_RETURN_IF_ERROR(up->Run());
         }
         GH_RETURN_IF_ERROR(ApplyLearnedInTx(d, now));
+        GH_RETURN_IF_ERROR(AppendAuditInTx(d.audit));
         routed += d.state == InboxState::kRouted;
         ignored += d.state == InboxState::kIgnored;
         dead += d.state == InboxState::kDead;

@@ -154,4 +154,19 @@ Result<std::vector<ActionRecord>> SqliteStore::ListActions(std::string_view subj
   return out;
 }
 
+Result<std::vector<ActionRecord>> SqliteStore::ListOpenIntents(size_t limit) {
+  static const std::string sql = std::string("SELECT ") + kActionColumns +
+                                 " FROM actions WHERE state = 'intent' ORDER BY id LIMIT ?1";
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+  q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<ActionRecord> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(ReadAction(*q));
+  }
+  return out;
+}
+
 }  // namespace gatehouse

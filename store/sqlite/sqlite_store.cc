@@ -456,19 +456,53 @@ Result<std::optional<WorkItem>> SqliteStore::GetWorkItem(std::string_view key) {
 }
 
 Result<std::vector<WorkItem>> SqliteStore::ListWorkItems(const WorkFilter& filter) {
-  static const std::string all_sql =
-      std::string("SELECT ") + kWorkItemColumns + " FROM work_items ORDER BY key LIMIT ?1";
-  static const std::string state_sql = std::string("SELECT ") + kWorkItemColumns +
-                                       " FROM work_items WHERE state = ?2 ORDER BY key LIMIT ?1";
+  static const std::string sql = std::string("SELECT ") + kWorkItemColumns +
+                                 " FROM work_items WHERE (?2 IS NULL OR state = ?2) AND key > ?3 "
+                                 "ORDER BY key LIMIT ?1";
   MutexLock lock(&mu_);
-  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(filter.state ? state_sql.c_str() : all_sql.c_str()));
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, static_cast<int64_t>(filter.limit));
-  if (filter.state) q->Bind(2, WorkStateName(*filter.state));
+  if (filter.state) {
+    q->Bind(2, WorkStateName(*filter.state));
+  } else {
+    q->BindNull(2);
+  }
+  q->Bind(3, filter.after);
   std::vector<WorkItem> out;
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, q->Step());
     if (!row) break;
     out.push_back(ReadWorkItem(*q));
+  }
+  return out;
+}
+
+Result<WorkSummary> SqliteStore::SummarizeWork() {
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT state, COUNT(*), MIN(due_at) FROM work_items "
+                                           "GROUP BY state"));
+  WorkSummary out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    WorkState state;
+    if (!ParseWorkState(q->Text(0), &state)) continue;
+    const int64_t n = q->Int(1);
+    switch (state) {
+      case WorkState::kIdle:
+        out.idle = n;
+        break;
+      case WorkState::kPending:
+        out.pending = n;
+        if (!q->IsNull(2)) out.oldest_due = q->TimeAt(2);
+        break;
+      case WorkState::kRunning:
+        out.running = n;
+        break;
+      case WorkState::kDead:
+        out.dead = n;
+        break;
+    }
   }
   return out;
 }

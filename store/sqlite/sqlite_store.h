@@ -61,6 +61,7 @@ class SqliteStore final : public Store,
   Status Wake(std::span<const std::string> keys, Time now) override;
   Result<std::optional<WorkItem>> GetWorkItem(std::string_view key) override;
   Result<std::vector<WorkItem>> ListWorkItems(const WorkFilter& filter) override;
+  Result<WorkSummary> SummarizeWork() override;
   Result<Counters> GetCounters() override;
 
   // The inbox: store/sqlite/sqlite_inbox.cc.
@@ -84,6 +85,7 @@ class SqliteStore final : public Store,
   Status RecordOutcome(int64_t id, int64_t fence, ActionState outcome, std::string_view result,
                        Time now) override;
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
+  Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) override;
 
   // Head occurrences: store/sqlite/sqlite_heads.cc.
   Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override;
@@ -145,6 +147,9 @@ class SqliteStore final : public Store,
   // Applies what a routing decision learned (repos, repos_removed, facts); call inside the
   // ApplyRouting transaction.
   Status ApplyLearnedInTx(const RouteDecision& decision, Time now) REQUIRES(mu_);
+  // Appends validated audit entries, in order, and bumps audit.entries; inside a write
+  // transaction.
+  Status AppendAuditInTx(std::span<const AuditEntry> entries) REQUIRES(mu_);
   // kFenceLost unless `subject`'s work item is running under `fence`.
   Status CheckFenceInTx(std::string_view subject, int64_t fence) REQUIRES(mu_);
   // Run `id` as ListRuns reports it (dead derived from its work item); nullopt if unknown.
