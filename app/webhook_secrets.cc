@@ -5,9 +5,7 @@
 #include <sstream>
 
 namespace gatehouse::app {
-namespace {
-
-Result<std::string> LoadOne(const std::string& name) {
+Result<std::string> LoadSecretVariable(const std::string& name) {
   const char* value = std::getenv(name.c_str());
   const std::string file_var = name + "_FILE";
   const char* file = std::getenv(file_var.c_str());
@@ -27,12 +25,11 @@ Result<std::string> LoadOne(const std::string& name) {
   return secret;
 }
 
-}  // namespace
-
 Result<std::vector<std::string>> LoadWebhookSecrets() {
   std::vector<std::string> out;
-  GH_ASSIGN_OR_RETURN(std::string current, LoadOne("GATEHOUSE_WEBHOOK_SECRET"));
-  GH_ASSIGN_OR_RETURN(std::string previous, LoadOne("GATEHOUSE_WEBHOOK_SECRET_PREVIOUS"));
+  GH_ASSIGN_OR_RETURN(std::string current, LoadSecretVariable("GATEHOUSE_WEBHOOK_SECRET"));
+  GH_ASSIGN_OR_RETURN(std::string previous,
+                      LoadSecretVariable("GATEHOUSE_WEBHOOK_SECRET_PREVIOUS"));
   if (!current.empty()) out.push_back(std::move(current));
   if (!previous.empty()) out.push_back(std::move(previous));
   return out;

@@ -16,12 +16,13 @@ declare -A allowed=(
   [act]="base decide github review store"
   [engine]="base decide act github store"
   [http]="base engine github"
+  [admin]="base store github act engine http"
   [sim]="base github http"
-  [app]="base store github decide review act engine http"
+  [app]="base store github decide review act engine http admin"
 )
 
 bad=0
-for layer in base store github decide review act engine http sim app; do
+for layer in base store github decide review act engine http admin sim app; do
   while IFS= read -r file; do
     while IFS= read -r line; do
       target=${line#*\"}

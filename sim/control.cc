@@ -89,7 +89,7 @@ HttpResponse SimHandler::ServeChatControl(const HttpRequest& request, const json
 }
 
 HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
-  std::vector<std::string> parts = SplitPath(request.Path());  // "_sim", ...
+  std::vector<std::string> parts = PathSegments(request.Path());  // "_sim", ...
   const std::string& m = request.method;
   json::object body;
   HttpResponse error;

@@ -10,26 +10,6 @@
 namespace gatehouse::sim {
 namespace json = boost::json;
 
-namespace {
-
-std::string PercentDecode(std::string_view in) {
-  std::string out;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size() && std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(in[i + 2]))) {
-      out += static_cast<char>(std::stoi(std::string(in.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else if (in[i] == '+') {
-      out += ' ';
-    } else {
-      out += in[i];
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 int ToNumber(const std::string& s) {
   if (s.empty() || s.size() > 9 ||
       !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -51,35 +31,6 @@ HttpResponse GitHubError(int status, std::string_view message) {
 
 HttpResponse JsonValueResponse(int status, const json::value& v) {
   return JsonResponse(status, json::serialize(v));
-}
-
-std::vector<std::string> SplitPath(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.push_back(PercentDecode(path.substr(start, slash - start)));
-    start = slash + 1;
-  }
-  return parts;
-}
-
-std::map<std::string, std::string> ParseQuery(std::string_view target) {
-  std::map<std::string, std::string> out;
-  size_t q = target.find('?');
-  if (q == std::string_view::npos) return out;
-  std::string_view rest = target.substr(q + 1);
-  while (!rest.empty()) {
-    size_t amp = rest.find('&');
-    std::string_view pair = rest.substr(0, amp);
-    size_t eq = pair.find('=');
-    out[PercentDecode(pair.substr(0, eq))] =
-        eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
-    if (amp == std::string_view::npos) break;
-    rest.remove_prefix(amp + 1);
-  }
-  return out;
 }
 
 bool ParseObject(const std::string& body, json::object* out, HttpResponse* error) {
@@ -291,7 +242,7 @@ HttpResponse SimHandler::ServeAccessToken(const HttpRequest& request, int64_t in
 }
 
 HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
-  std::vector<std::string> parts = SplitPath(request.Path());
+  std::vector<std::string> parts = PathSegments(request.Path());
   if (parts.size() == 4 && parts[0] == "app" && parts[1] == "installations" &&
       parts[3] == "access_tokens" && request.method == "POST") {
     int id = ToNumber(parts[2]);

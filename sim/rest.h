@@ -22,6 +22,7 @@
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "http/handler.h"
+#include "http/query.h"
 #include "sim/chat_completions.h"
 #include "sim/delay_line.h"
 #include "sim/faults.h"
@@ -130,8 +131,6 @@ HttpResponse GitHubError(int status, std::string_view message);
 // kReset resets the connection without a response; kBadGateway is a bare 502 page.
 HttpResponse LoseAnswer(LostAnswer how);
 HttpResponse JsonValueResponse(int status, const boost::json::value& v);
-std::vector<std::string> SplitPath(std::string_view path);
-std::map<std::string, std::string> ParseQuery(std::string_view target);
 // Parses a JSON object body; false (and `error` filled) when it is not one. An empty body
 // is an empty object.
 bool ParseObject(const std::string& body, boost::json::object* out, HttpResponse* error);
