@@ -1,15 +1,18 @@
 // The gatehouse binary as a user runs it: exit codes, help, errors, and the work commands
 // against a real database file.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "http/test_client.h"
 #include "store/open_store.h"
 #include "store/store_test_util.h"
 #include "tests/child_process.h"
@@ -251,8 +254,8 @@ TEST(CliTest, ReviewersFileAndReviewersCommand) {
   EXPECT_EQ(Gatehouse("serve --db " + db + " --reviewers " + bad).code, 2);
 
   {
-    testing::ChildProcess serve(
-        {GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--reviewers", good});
+    testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                                 "--admin-listen", "127.0.0.1:0", "--reviewers", good});
     ASSERT_TRUE(serve.ok());
     EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on", 0), 0u);
     serve.Signal(SIGTERM);
@@ -276,13 +279,63 @@ TEST(CliTest, ReviewersFileAndReviewersCommand) {
   EXPECT_EQ(Gatehouse("reviewers --help").code, 0);
 }
 
+// `gatehouse serve` opens the admin listener: without GATEHOUSE_ADMIN_TOKEN it makes a token,
+// writes it beside the database (mode 0600) and prints where; the API answers only with it.
+TEST(CliTest, ServeOpensTheAdminListenerWithAGeneratedToken) {
+  testing::TempDir dir;
+  const std::string db = dir.File("g.db");
+  setenv("GATEHOUSE_WEBHOOK_SECRET", "cli-test-secret", 1);
+  unsetenv("GATEHOUSE_ADMIN_TOKEN");
+  unsetenv("GATEHOUSE_ADMIN_TOKEN_FILE");
+  CliRun exposed = Gatehouse("serve --db " + db + " --listen 127.0.0.1:0 --admin-listen 0.0.0.0:0");
+  EXPECT_EQ(exposed.code, 2);
+  EXPECT_THAT(exposed.out, ::testing::HasSubstr("GATEHOUSE_ADMIN_TOKEN"));
+  testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                               "--admin-listen", "127.0.0.1:0"},
+                              dir.File("serve.log"));
+  ASSERT_TRUE(serve.ok());
+  EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on http://127.0.0.1:", 0), 0u);
+  const std::string admin = serve.ReadLine();
+  ASSERT_EQ(admin.rfind("gatehouse: admin on http://127.0.0.1:", 0), 0u) << admin;
+  EXPECT_THAT(admin, ::testing::HasSubstr(db + ".admin-token"));
+  const uint16_t port = static_cast<uint16_t>(
+      std::stoi(admin.substr(std::string("gatehouse: admin on http://127.0.0.1:").size())));
+  struct stat st {};
+  ASSERT_EQ(::stat((db + ".admin-token").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::ifstream in(db + ".admin-token");
+  std::string token;
+  std::getline(in, token);
+  ASSERT_EQ(token.size(), 64u);
+  auto get = [&](const std::string& auth) {
+    auto c = http_testing::TestConnection::Connect(port);
+    EXPECT_NE(c, nullptr);
+    if (!c) return http_testing::ClientResponse{};
+    EXPECT_TRUE(
+        c->Send("GET /api/v1/status HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n"));
+    return c->Read();
+  };
+  EXPECT_EQ(get("").status, 401);
+  http_testing::ClientResponse ok = get("Authorization: Bearer " + token + "\r\n");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_THAT(ok.body, ::testing::HasSubstr("\"balanced\":true"));
+  serve.Signal(SIGTERM);
+  EXPECT_EQ(serve.Wait(), 0);
+  // The serve's log never shows the token.
+  std::ifstream log(dir.File("serve.log"));
+  std::stringstream logged;
+  logged << log.rdbuf();
+  EXPECT_THAT(logged.str(), ::testing::HasSubstr("serve.admin"));
+  EXPECT_THAT(logged.str(), ::testing::Not(::testing::HasSubstr(token)));
+}
+
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
 TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   testing::TempDir dir;
   const std::string db = dir.File("g.db");
   setenv("GATEHOUSE_WEBHOOK_SECRET", "cli-test-secret", 1);
-  testing::ChildProcess serve(
-      {GATEHOUSE_BIN, "serve", "--db", db, "--workers", "2", "--listen", "127.0.0.1:0"});
+  testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--workers", "2", "--listen",
+                               "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
   ASSERT_TRUE(serve.ok());
   EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on http://127.0.0.1:", 0), 0u);
   CliRun sig = Gatehouse("work signal acme/app#7 --reason pushed --db " + db);

@@ -9,8 +9,9 @@
 #include <string>
 
 #include "act/pr_pass.h"
-#include "app/commands.h"
+#include "app/admin_setup.h"
 #include "app/clock_skew.h"
+#include "app/commands.h"
 #include "app/common.h"
 #include "app/db_pool.h"
 #include "app/gatehouse_server.h"
@@ -42,6 +43,12 @@ Options:
   --listen ADDR          HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one;
                          the address is printed on stdout)
   --webhook-path PATH    where GitHub POSTs (default /webhook); GET /healthz, GET /readyz
+  --admin-listen ADDR    the admin listener: JSON API, /metrics, dashboard (default
+                         127.0.0.1:8081; port 0 picks one; "off" for none; docs/ADMIN_API.md).
+                         A non-loopback address needs GATEHOUSE_ADMIN_TOKEN[_FILE]
+  --admin-token-out PATH without GATEHOUSE_ADMIN_TOKEN[_FILE], the token gatehouse makes is
+                         written here, mode 0600 (default: <the SQLite file>.admin-token, or
+                         ./gatehouse-admin.token for PostgreSQL)
   --body-limit-mb N      larger webhook bodies are refused with 413 (default 25)
   --http-threads N       HTTP I/O threads (default 2)
   --debounce-ms MS       a routed signal waits this long for company (default 1000)
@@ -82,7 +89,7 @@ Options:
 Secrets come from the environment, never from arguments:
   GATEHOUSE_WEBHOOK_SECRET (or GATEHOUSE_WEBHOOK_SECRET_FILE=path) is required unless
   --insecure-no-signature; GATEHOUSE_WEBHOOK_SECRET_PREVIOUS (or ..._FILE) is also accepted
-  during a rotation.
+  during a rotation. GATEHOUSE_ADMIN_TOKEN (or GATEHOUSE_ADMIN_TOKEN_FILE) is the admin token.
 GitHub credentials: GATEHOUSE_GITHUB_APP_ID with GATEHOUSE_GITHUB_PRIVATE_KEY_FILE (or
 GATEHOUSE_GITHUB_PRIVATE_KEY), or GATEHOUSE_GITHUB_TOKEN[_FILE]; GATEHOUSE_GITHUB_API_URL for
 GitHub Enterprise Server or a simulator. Without any, passes only log (no GitHub calls).
@@ -90,6 +97,22 @@ GitHub Enterprise Server or a simulator. Without any, passes only log (no GitHub
 Several `gatehouse serve` processes may share one --db: a SQLite file on one host, or a
 PostgreSQL database from any number of hosts (docs/POSTGRES.md).
 )";
+
+// "gatehouse: admin on http://127.0.0.1:8081/ (token in FILE)", after the listening line.
+void PrintAdminAddress(const std::string& listen, uint16_t port, const AdminSetup& setup) {
+  auto address = ParseListenAddress(listen);
+  const std::string host = address.ok() ? address->host : "127.0.0.1";
+  const std::string url = "http://" +
+                          (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                          std::to_string(port) + "/";
+  const std::string token = setup.generated_token_file.empty()
+                                ? "the token is GATEHOUSE_ADMIN_TOKEN"
+                                : "token in " + setup.generated_token_file;
+  std::printf("gatehouse: admin on %s (%s)\n", url.c_str(), token.c_str());
+  Log(LogLevel::kInfo, "serve.admin")
+      .Field("url", url)
+      .Field("token_file", setup.generated_token_file);
+}
 
 int UsageError(const std::string& message) {
   PrintError("serve", message);
@@ -99,12 +122,28 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int RunServe(int argc, char** argv) {
-  Flags flags(
-      {"db", "db-pool", "listen", "webhook-path", "body-limit-mb", "http-threads", "debounce-ms", "workers",
-       "lease-seconds", "max-attempts", "shutdown-grace-seconds", "log-level", "policy-dir",
-       "autonomy", "app-login", "sweep-interval-seconds", "resolve-interval-seconds",
-       "recover-interval-seconds", "reviewers"},
-      {"insecure-no-signature", "dry-run"});
+  Flags flags({"db",
+               "db-pool",
+               "listen",
+               "webhook-path",
+               "body-limit-mb",
+               "http-threads",
+               "debounce-ms",
+               "workers",
+               "lease-seconds",
+               "max-attempts",
+               "shutdown-grace-seconds",
+               "log-level",
+               "policy-dir",
+               "autonomy",
+               "app-login",
+               "sweep-interval-seconds",
+               "resolve-interval-seconds",
+               "recover-interval-seconds",
+               "reviewers",
+               "admin-listen",
+               "admin-token-out"},
+              {"insecure-no-signature", "dry-run"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("serve",
@@ -211,6 +250,16 @@ int RunServe(int argc, char** argv) {
   if (flags.Has("db-pool") && !postgres) {
     return UsageError("--db-pool applies to a PostgreSQL --db only (SQLite has one connection)");
   }
+  auto admin_setup = SetUpAdmin(flags.Get("admin-listen", "127.0.0.1:8081"),
+                                flags.Get("admin-token-out", ""), DatabaseUrl(flags));
+  if (!admin_setup.ok()) {
+    if (admin_setup.status().code() == StatusCode::kInvalidArgument) {
+      return UsageError(admin_setup.status().message());
+    }
+    PrintError("serve", admin_setup.status().ToString());
+    return kExitFailure;
+  }
+  options.admin = admin_setup->listener;
   if (postgres) {
     std::string warning;
     if (Status s = CheckDbPool(static_cast<int>(*db_pool), pool_needs, &warning); !s.ok()) {
@@ -250,6 +299,8 @@ int RunServe(int argc, char** argv) {
                           (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                           std::to_string((*server)->port()) + webhook.path;
   std::printf("gatehouse: listening on %s\n", url.c_str());
+  if (options.admin)
+    PrintAdminAddress(options.admin->listen, (*server)->admin_port(), *admin_setup);
   std::fflush(stdout);
   Log(LogLevel::kInfo, "serve.ready")
       .Field("db", DescribeStoreUrl(DatabaseUrl(flags)))

@@ -24,14 +24,17 @@ Status DemoNodes::Start() {
                               ? dir_ + "/gatehouse.log"
                               : dir_ + "/gatehouse-" + std::to_string(number) + ".log";
   std::vector<std::string> argv = serve_argv_;
-  argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+  argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
   auto process = std::make_unique<ChildProcess>(argv, log);
   const std::string url = process->ok() ? UrlFromLine(process->ReadLine()) : "";
-  if (url.empty()) {
+  // "gatehouse: admin on http://127.0.0.1:P/ (...)"
+  std::string admin = url.empty() ? "" : UrlFromLine(process->ReadLine());
+  admin = admin.substr(0, admin.find(' '));
+  if (url.empty() || admin.empty()) {
     return Unavailable("gatehouse serve (node " + std::to_string(number) + ") did not start; see " +
                        log);
   }
-  nodes_.push_back(Node{number, std::move(process), url});
+  nodes_.push_back(Node{number, std::move(process), url, admin});
   return Status::Ok();
 }
 
@@ -73,6 +76,10 @@ std::string DemoNodes::WebhookUrls() const {
     urls += n.webhook_url;
   }
   return urls;
+}
+
+std::string DemoNodes::AdminUrl() const {
+  return nodes_.empty() ? std::string() : nodes_.front().admin_url;
 }
 
 int DemoNodes::StopAll() {

@@ -43,6 +43,8 @@ class DemoNodes {
 
   // The live nodes' webhook URLs, comma-separated, in start order.
   std::string WebhookUrls() const;
+  // The admin listener of the oldest live node; "" when none is up.
+  std::string AdminUrl() const;
   size_t live() const { return nodes_.size(); }
   int kills() const { return kills_; }
 
@@ -55,6 +57,7 @@ class DemoNodes {
     int number = 0;
     std::unique_ptr<ChildProcess> process;
     std::string webhook_url;
+    std::string admin_url;  // its admin listener ("http://127.0.0.1:P/")
   };
 
   std::vector<std::string> serve_argv_;

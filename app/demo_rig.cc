@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "admin/admin_auth.h"
 #include "app/common.h"
 #include "app/demo_reviews.h"
 #include "decide/reasons.h"
@@ -114,6 +115,11 @@ Result<std::unique_ptr<DemoRig>> DemoRig::Start(const DemoRigOptions& options) {
   unsetenv("GATEHOUSE_GITHUB_TOKEN");
   unsetenv("GATEHOUSE_GITHUB_TOKEN_FILE");
   unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY");
+  auto admin_token = admin::GenerateToken();
+  if (!admin_token.ok()) return admin_token.status();
+  rig->admin_token_ = std::move(admin_token).value();
+  setenv("GATEHOUSE_ADMIN_TOKEN", rig->admin_token_.c_str(), 1);
+  unsetenv("GATEHOUSE_ADMIN_TOKEN_FILE");
   // The player's own view of the database (migrated here, before any node opens it).
   StoreOptions store_options;
   store_options.pool_size = 2;
@@ -136,6 +142,8 @@ Result<std::unique_ptr<DemoRig>> DemoRig::Start(const DemoRigOptions& options) {
 DemoRig::~DemoRig() { Stop(); }
 
 int64_t DemoRig::app_id() const { return kAppId; }
+
+std::string DemoRig::admin_url() const { return nodes_ ? nodes_->AdminUrl() : std::string(); }
 
 bool DemoRig::PointWebhooks() {
   auto [status, body] = control_->Call(

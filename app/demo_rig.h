@@ -52,6 +52,10 @@ class DemoRig {
   // The App the nodes act as: its id and private key (PEM), to call GitHub as the App.
   int64_t app_id() const;
   const std::string& private_key_pem() const { return private_pem_; }
+  // The oldest live node's admin listener and the token every node was started with (a fresh
+  // random one per rig, passed as GATEHOUSE_ADMIN_TOKEN).
+  std::string admin_url() const;
+  const std::string& admin_token() const { return admin_token_; }
 
   // Points the simulator's webhooks at the live nodes (round-robin); false if it refuses.
   bool PointWebhooks();
@@ -61,6 +65,7 @@ class DemoRig {
 
  private:
   DemoRig() = default;
+  std::string admin_token_;
 
   std::string db_;
   std::string sim_url_;

@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "admin/store_metrics.h"
 #include "base/log.h"
+#include "base/process_metrics.h"
 #include "decide/reasons.h"
 #include "engine/delivery_recovery.h"
 #include "engine/delivery_resolver.h"
@@ -38,7 +40,10 @@ PassOutcome LogOnlyPass(PassContext& ctx) {
 GatehouseServer::GatehouseServer(ServerOptions options, StorePtr store)
     : options_(std::move(options)),
       store_(std::move(store)),
-      clock_(options_.clock ? options_.clock : std::make_shared<RealClock>()) {}
+      clock_(options_.clock ? options_.clock : std::make_shared<RealClock>()) {
+  admin::RegisterStoreMetrics(registry_, *store_, clock_);
+  metrics::AddProcessCollectors(registry_);
+}
 
 Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions options,
                                                                  StorePtr store) {
@@ -214,17 +219,24 @@ Status GatehouseServer::Start() {
   inbox_->Start();
   if (resolver_) resolver_->Start();
   if (sweeper_) sweeper_->Start();
-  auto http = HttpServer::Start(options_.http, *handler_);
-  if (!http.ok()) {
+  auto fail = [this](Status why) {
     stopping_ = true;
+    if (http_) http_->Stop(std::chrono::seconds(0));
     if (sweeper_) sweeper_->Stop();
     if (resolver_) resolver_->Stop();
     inbox_->Stop();
     router_->Stop();
     pool_->Stop();
-    return http.status();
-  }
+    return why;
+  };
+  auto http = HttpServer::Start(options_.http, *handler_);
+  if (!http.ok()) return fail(http.status());
   http_ = std::move(http).value();
+  if (options_.admin) {
+    auto admin = admin::AdminListener::Start(*options_.admin, *store_, registry_, clock_);
+    if (!admin.ok()) return fail(admin.status());
+    admin_ = std::move(admin).value();
+  }
   // After the front door: deliveries arriving now are taken live while the first round runs.
   if (recovery_) recovery_->Start();
   return Status::Ok();
@@ -232,9 +244,12 @@ Status GatehouseServer::Start() {
 
 uint16_t GatehouseServer::port() const { return http_ ? http_->port() : 0; }
 
+uint16_t GatehouseServer::admin_port() const { return admin_ ? admin_->port() : 0; }
+
 void GatehouseServer::BeginStop() {
   if (!started_ || stopping_) return;
   stopping_ = true;
+  if (admin_) admin_->Stop(std::chrono::seconds(1));
   http_->Stop(std::chrono::seconds(10));
   inbox_->Stop();
   router_->Stop();

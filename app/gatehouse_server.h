@@ -24,7 +24,9 @@
 
 #include "act/pr_pass.h"
 #include "act/review_pass.h"
+#include "admin/admin_listener.h"
 #include "base/clock.h"
+#include "base/metrics.h"
 #include "base/status.h"
 #include "engine/worker_pool.h"
 #include "github/auth_config.h"
@@ -70,6 +72,9 @@ struct ServerOptions {
   // reviewers: no review runs are requested. pass.served_roles is set from it.
   decide::ReviewersConfig reviewers;
   std::map<std::string, std::shared_ptr<review::ReviewExecutor>> review_executors;
+  // The admin listener (docs/ADMIN_API.md): the JSON API, /metrics and the dashboard behind
+  // the admin token. nullopt: none.
+  std::optional<admin::AdminListenerOptions> admin;
   // Fault injection (crash tests): see act::ReviewPassConfig::after_review.
   std::function<void(int64_t run_id)> after_review;
 };
@@ -81,12 +86,17 @@ class GatehouseServer {
   static Result<std::unique_ptr<GatehouseServer>> Create(ServerOptions options, StorePtr store);
 
   // Starts the worker pool, the router, the inbox writer, the resolver and the sweeper, then
-  // the HTTP server, then delivery recovery (its first round at once). On failure (the pool's options, the listen address) everything started is
-  // stopped again and the error returned. Call once.
+  // the HTTP server and the admin listener, then delivery recovery (its first round at once). On
+  // failure (the pool's options, the listen address) everything started is stopped again and the
+  // error returned. Call once.
   Status Start();
 
   // The port the HTTP server listens on (after Start).
   uint16_t port() const;
+  // The admin listener's port (after Start); 0 without one.
+  uint16_t admin_port() const;
+  // The process's metrics (/metrics on the admin listener), for the parts that count.
+  metrics::Registry& registry() { return registry_; }
 
   // Front to back: stops taking requests (answering those in flight for up to 10 s), stores
   // what was accepted, routes it, then lets running passes finish and be recorded. True when
@@ -109,6 +119,7 @@ class GatehouseServer {
   ServerOptions options_;
   StorePtr store_;
   ClockPtr clock_;
+  metrics::Registry registry_;
   // GitHub, when configured: the client the passes, the resolver and the sweeper share.
   std::unique_ptr<CurlTransport> transport_;
   std::unique_ptr<TokenSource> tokens_;
@@ -126,6 +137,7 @@ class GatehouseServer {
   std::unique_ptr<DeliveryRecovery> recovery_;  // App mode and a recover interval
   std::unique_ptr<WebhookHandler> handler_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<admin::AdminListener> admin_;  // after http_, stopped before it
 
   bool started_ = false;
   bool stopping_ = false;  // or nothing is left to stop

@@ -94,6 +94,8 @@ class DecideActE2eTest : public ::testing::Test {
                                      dir_.File("g.db"),
                                      "--listen",
                                      "127.0.0.1:0",
+                                     "--admin-listen",
+                                     "127.0.0.1:0",
                                      "--lease-seconds",
                                      "2",
                                      "--resolve-interval-seconds",

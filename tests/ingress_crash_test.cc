@@ -27,9 +27,9 @@ constexpr char kSecret[] = "crash-test-secret";
 
 std::unique_ptr<testing::ChildProcess> StartServe(const std::string& db, uint16_t* port) {
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-  auto child = std::make_unique<testing::ChildProcess>(
-      std::vector<std::string>{GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
-                               "--debounce-ms", "0", "--log-level", "error"});
+  auto child = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+      GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--admin-listen",
+      "127.0.0.1:0", "--debounce-ms", "0", "--log-level", "error"});
   const std::string line = child->ReadLine();  // "gatehouse: listening on http://H:P/webhook"
   const size_t colon = line.rfind(':');
   const size_t slash = line.find('/', colon);

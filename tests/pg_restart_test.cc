@@ -103,8 +103,8 @@ Node StartServe(const std::string& db_url, const std::string& stderr_path) {
   Node n;
   n.process = std::make_unique<testing::ChildProcess>(
       std::vector<std::string>{GATEHOUSE_BIN, "serve", "--db", db_url, "--listen", "127.0.0.1:0",
-                               "--debounce-ms", "0", "--lease-seconds", "2", "--log-level",
-                               "warn"},
+                               "--admin-listen", "off", "--debounce-ms", "0", "--lease-seconds",
+                               "2", "--log-level", "warn"},
       stderr_path);
   const std::string line = n.process->ReadLine();  // "gatehouse: listening on http://H:P/webhook"
   const size_t colon = line.rfind(':');

@@ -81,10 +81,27 @@ TEST(ReviewCrashTest, SigkillWhileAReviewerRunsEndsInExactlyOneReview) {
   const std::string api = "http://127.0.0.1:" + std::to_string(sim_port);
   setenv("GATEHOUSE_GITHUB_API_URL", api.c_str(), 1);
   auto serve = [&] {
-    return std::make_unique<testing::ChildProcess>(std::vector<std::string>{
-        GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--debounce-ms", "0",
-        "--lease-seconds", "2", "--autonomy", "suggest", "--sweep-interval-seconds", "0",
-        "--reviewers", reviewers, "--log-level", "error"});
+    return std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{GATEHOUSE_BIN,
+                                 "serve",
+                                 "--db",
+                                 db,
+                                 "--listen",
+                                 "127.0.0.1:0",
+                                 "--admin-listen",
+                                 "127.0.0.1:0",
+                                 "--debounce-ms",
+                                 "0",
+                                 "--lease-seconds",
+                                 "2",
+                                 "--autonomy",
+                                 "suggest",
+                                 "--sweep-interval-seconds",
+                                 "0",
+                                 "--reviewers",
+                                 reviewers,
+                                 "--log-level",
+                                 "error"});
   };
   auto victim = serve();
   const uint16_t port = PortFrom(victim->ReadLine());

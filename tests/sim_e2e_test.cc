@@ -40,9 +40,9 @@ struct Processes {
 Processes Start(const std::string& db) {
   setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
   Processes p;
-  p.gatehouse = std::make_unique<testing::ChildProcess>(
-      std::vector<std::string>{GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
-                               "--debounce-ms", "0", "--log-level", "error"});
+  p.gatehouse = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+      GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--admin-listen",
+      "127.0.0.1:0", "--debounce-ms", "0", "--log-level", "error"});
   p.gatehouse_port = PortFrom(p.gatehouse->ReadLine());
   p.sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
       GATEHOUSE_SIM_BIN, "serve", "--listen", "127.0.0.1:0", "--webhook-url",

@@ -49,9 +49,9 @@ class SimScenarioE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-    gatehouse_ = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{GATEHOUSE_BIN, "serve", "--db", dir_.File("g.db"), "--listen",
-                                 "127.0.0.1:0", "--debounce-ms", "0", "--log-level", "error"});
+    gatehouse_ = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+        GATEHOUSE_BIN, "serve", "--db", dir_.File("g.db"), "--listen", "127.0.0.1:0",
+        "--admin-listen", "127.0.0.1:0", "--debounce-ms", "0", "--log-level", "error"});
     ASSERT_TRUE(gatehouse_->ok());
     port_ = PortFrom(gatehouse_->ReadLine());
     ASSERT_NE(port_, 0);
