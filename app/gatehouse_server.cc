@@ -14,6 +14,7 @@
 #include "engine/delivery_resolver.h"
 #include "engine/inbox_router.h"
 #include "engine/inbox_writer.h"
+#include "engine/pass_metrics.h"
 #include "engine/sweeper.h"
 #include "github/app_auth.h"
 #include "github/client.h"
@@ -89,7 +90,10 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   }
   // A review run that dies tells its PR, whose gate shows the role as dead (a blocker when it
   // is required) instead of waiting for it.
-  PassObserver observer = [store = &st, clock = s.clock_](const PassReport& report) {
+  s.pass_metrics_ = std::make_unique<PassMetrics>(s.registry_);
+  PassObserver observer = [store = &st, clock = s.clock_,
+                           metrics = s.pass_metrics_.get()](const PassReport& report) {
+    metrics->Observe(report);
     std::string subject, role;
     if (report.finish.kind != PassFinish::Kind::kDead || !report.recorded.ok() ||
         !ParseReviewWorkKey(report.lease.key, &subject, &role)) {
@@ -132,7 +136,9 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
           std::make_unique<DeliveryRecovery>(st.inbox(), *s.hook_deliveries_, s.clock_, recover);
     }
   }
-  s.handler_ = std::make_unique<WebhookHandler>(s.options_.webhook, *s.inbox_, *s.clock_);
+  s.webhook_metrics_ = std::make_unique<WebhookMetrics>(s.registry_);
+  s.handler_ = std::make_unique<WebhookHandler>(s.options_.webhook, *s.inbox_, *s.clock_,
+                                                s.webhook_metrics_.get());
   WebhookHandler* handler = s.handler_.get();
   s.options_.http.on_body_too_large = [handler] { handler->OnBodyTooLarge(); };
   return server;

@@ -42,6 +42,7 @@ class DeliveryRecovery;
 class DeliveryResolver;
 class InboxRouter;
 class InboxWriter;
+class PassMetrics;
 class Sweeper;
 }  // namespace gatehouse
 
@@ -129,12 +130,14 @@ class GatehouseServer {
   std::unique_ptr<act::PrPass> pr_pass_;
   std::unique_ptr<act::ReviewPass> review_pass_;
   // The engine and the front door, in the order they start.
+  std::unique_ptr<PassMetrics> pass_metrics_;  // before pool_, whose observer uses it
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<InboxRouter> router_;
   std::unique_ptr<InboxWriter> inbox_;
   std::unique_ptr<DeliveryResolver> resolver_;  // with GitHub
   std::unique_ptr<Sweeper> sweeper_;            // with GitHub and a sweep interval
   std::unique_ptr<DeliveryRecovery> recovery_;  // App mode and a recover interval
+  std::unique_ptr<WebhookMetrics> webhook_metrics_;  // before handler_, which counts into it
   std::unique_ptr<WebhookHandler> handler_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<admin::AdminListener> admin_;  // after http_, stopped before it

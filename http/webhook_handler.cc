@@ -94,8 +94,9 @@ Status ValidateWebhookOptions(const WebhookOptions& options) {
   return InvalidArgument("no webhook secret configured");
 }
 
-WebhookHandler::WebhookHandler(WebhookOptions options, DeliverySink& sink, const Clock& clock)
-    : options_(std::move(options)), sink_(sink), clock_(clock) {
+WebhookHandler::WebhookHandler(WebhookOptions options, DeliverySink& sink, const Clock& clock,
+                               WebhookMetrics* metrics)
+    : options_(std::move(options)), sink_(sink), clock_(clock), metrics_(metrics) {
   if (options_.insecure_no_signature) {
     Log(LogLevel::kWarn, "webhook.insecure")
         .Field("message",
@@ -109,6 +110,7 @@ void WebhookHandler::Handle(HttpRequest request, Responder respond) {
   if (path == options_.path) {
     if (request.method != "POST") {
       sink_.CountRejected("method");
+      if (metrics_) metrics_->CountRejected(WebhookMetrics::kUnverified, "method");
       respond(MethodNotAllowed("POST"));
       return;
     }
@@ -136,11 +138,18 @@ void WebhookHandler::Handle(HttpRequest request, Responder respond) {
   respond(JsonError(404, "not found"));
 }
 
-void WebhookHandler::OnBodyTooLarge() { sink_.CountRejected("too_large"); }
+void WebhookHandler::OnBodyTooLarge() {
+  sink_.CountRejected("too_large");
+  if (metrics_) metrics_->CountRejected(WebhookMetrics::kUnverified, "too_large");
+}
 
 void WebhookHandler::Reject(std::string_view reason, const HttpRequest& request, int status,
                             std::string_view message, const Responder& respond) {
   sink_.CountRejected(reason);
+  if (metrics_) {
+    const std::string event = request.Header("X-GitHub-Event");
+    metrics_->CountRejected(reason == "signature" ? WebhookMetrics::kUnverified : event, reason);
+  }
   Log log(LogLevel::kInfo, "webhook.rejected");
   log.Field("reason", reason).Field("status", status).Field("peer", request.peer);
   if (std::string id = request.Header("X-GitHub-Delivery"); IsToken(id)) log.Field("delivery", id);
@@ -178,6 +187,7 @@ void WebhookHandler::HandleWebhook(HttpRequest request, const Responder& respond
     Log(LogLevel::kError, "webhook.parse_failed")
         .Field("delivery", delivery_id)
         .Field("what", e.what());
+    if (metrics_) metrics_->Count(event, WebhookMetrics::Outcome::kUnavailable);
     respond(JsonError(503, "cannot parse the payload now"));
     return;
   }
@@ -197,8 +207,16 @@ void WebhookHandler::HandleWebhook(HttpRequest request, const Responder& respond
   delivery.body = std::move(request.body);
   delivery.received_at = clock_.Now();
 
-  sink_.Accept(std::move(delivery), [respond, delivery_id = std::move(delivery_id),
+  sink_.Accept(std::move(delivery), [respond, metrics = metrics_,
+                                     delivery_id = std::move(delivery_id),
                                      event = std::move(event)](Result<AcceptOutcome> outcome) {
+    using O = WebhookMetrics::Outcome;
+    if (metrics) {
+      metrics->Count(event, !outcome.ok()                           ? O::kUnavailable
+                            : *outcome == AcceptOutcome::kAccepted  ? O::kAccepted
+                            : *outcome == AcceptOutcome::kDuplicate ? O::kDuplicate
+                                                                    : O::kConflict);
+    }
     if (!outcome.ok()) {
       Log(LogLevel::kWarn, "webhook.accept_failed")
           .Field("delivery", delivery_id)

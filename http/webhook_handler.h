@@ -24,6 +24,7 @@
 #include "base/status.h"
 #include "engine/inbox.h"
 #include "http/handler.h"
+#include "http/webhook_metrics.h"
 
 namespace gatehouse {
 
@@ -43,8 +44,9 @@ Status ValidateWebhookOptions(const WebhookOptions& options);
 
 class WebhookHandler final : public HttpHandler {
  public:
-  // `sink` and `clock` must outlive the handler.
-  WebhookHandler(WebhookOptions options, DeliverySink& sink, const Clock& clock);
+  // `sink`, `clock` and `metrics` (null: not counted) must outlive the handler.
+  WebhookHandler(WebhookOptions options, DeliverySink& sink, const Clock& clock,
+                 WebhookMetrics* metrics = nullptr);
 
   void Handle(HttpRequest request, Responder respond) override;
 
@@ -60,6 +62,7 @@ class WebhookHandler final : public HttpHandler {
   const WebhookOptions options_;
   DeliverySink& sink_;
   const Clock& clock_;
+  WebhookMetrics* const metrics_;
 };
 
 }  // namespace gatehouse
