@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "admin/views.h"
 #include "app/commands.h"
 #include "app/common.h"
 #include "base/log.h"
@@ -47,42 +48,6 @@ std::string OneLine(std::string s) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
   return s;
-}
-
-// The detail column is JSON text: embedded as JSON when it parses, as a string otherwise.
-boost::json::value DetailJson(const std::string& detail) {
-  if (detail.empty()) return nullptr;
-  boost::system::error_code ec;
-  boost::json::value v = boost::json::parse(detail, ec);
-  if (ec) return boost::json::value(detail);
-  return v;
-}
-
-boost::json::object ToJson(const AuditEntry& e) {
-  boost::json::object o;
-  o["id"] = e.id;
-  o["at"] = FormatTime(e.at);
-  o["kind"] = e.kind;
-  o["fence"] = e.fence;
-  o["head_sha"] = e.head_sha;
-  o["summary"] = e.summary;
-  o["detail"] = DetailJson(e.detail);
-  return o;
-}
-
-boost::json::object ToJson(const ActionRecord& a) {
-  boost::json::object o;
-  o["id"] = a.id;
-  o["kind"] = a.key.kind;
-  o["detail"] = a.key.detail;
-  o["head_sha"] = a.key.head_sha;
-  o["state"] = std::string(ActionStateName(a.state));
-  o["fence"] = a.fence;
-  o["attempts"] = a.attempts;
-  o["result"] = a.result;
-  o["created_at"] = FormatTime(a.created_at);
-  o["updated_at"] = FormatTime(a.updated_at);
-  return o;
 }
 
 void PrintTable(const std::string& subject, const std::vector<AuditEntry>& audit,
@@ -129,32 +94,6 @@ Result<std::vector<RunView>> ReadRuns(Store& store, const std::string& subject) 
     out.push_back(std::move(v));
   }
   return out;
-}
-
-boost::json::object ToJson(const RunView& v) {
-  const ReviewRun& r = v.run;
-  boost::json::object o;
-  o["id"] = r.id;
-  o["role"] = r.key.role;
-  o["head_sha"] = r.key.head_sha;
-  o["trigger"] = r.key.trigger;
-  o["state"] = std::string(RunStateName(r.state));
-  o["reviewer"] = r.reviewer;
-  o["starts"] = r.starts;
-  o["reason"] = r.reason;
-  o["review_id"] = r.review_id;
-  o["created_at"] = FormatTime(r.created_at);
-  o["updated_at"] = FormatTime(r.updated_at);
-  if (v.mailbox) {
-    o["mailbox"] = boost::json::object{{"key", v.mailbox->key},
-                                       {"state", std::string(WorkStateName(v.mailbox->state))},
-                                       {"attempts", v.mailbox->attempts},
-                                       {"last_error", v.mailbox->last_error}};
-  }
-  boost::json::array posts;
-  for (const ActionRecord& a : v.posts) posts.push_back(ToJson(a));
-  o["posts"] = std::move(posts);
-  return o;
 }
 
 void PrintRuns(const std::vector<RunView>& runs) {
@@ -212,6 +151,16 @@ int RunAudit(int argc, char** argv) {
     PrintError("audit", store.status().ToString());
     return kExitFailure;
   }
+  if (flags.Has("json")) {
+    // The same document as the admin API's timeline (admin/views.h).
+    auto timeline = admin::TimelineView(**store, subject->key(), static_cast<size_t>(*limit));
+    if (!timeline.ok()) {
+      PrintError("audit", timeline.status().ToString());
+      return kExitFailure;
+    }
+    std::printf("%s\n", boost::json::serialize(*timeline).c_str());
+    return kExitOk;
+  }
   auto audit = (*store)->audit().ListAudit(subject->key(), static_cast<size_t>(*limit));
   auto actions = (*store)->ledger().ListActions(subject->key());
   auto runs = ReadRuns(**store, subject->key());
@@ -221,20 +170,6 @@ int RunAudit(int argc, char** argv) {
                                        : runs.status();
     PrintError("audit", bad.ToString());
     return kExitFailure;
-  }
-  if (flags.Has("json")) {
-    boost::json::object o;
-    o["subject"] = subject->key();
-    boost::json::array entries, ledger;
-    for (const AuditEntry& e : *audit) entries.push_back(ToJson(e));
-    for (const ActionRecord& a : *actions) ledger.push_back(ToJson(a));
-    o["audit"] = std::move(entries);
-    o["actions"] = std::move(ledger);
-    boost::json::array review_runs;
-    for (const RunView& v : *runs) review_runs.push_back(ToJson(v));
-    o["review_runs"] = std::move(review_runs);
-    std::printf("%s\n", boost::json::serialize(o).c_str());
-    return kExitOk;
   }
   if (audit->empty() && actions->empty() && runs->empty()) {
     std::printf("no history for %s\n", subject->key().c_str());

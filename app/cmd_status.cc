@@ -2,8 +2,10 @@
 #include <boost/json.hpp>
 #include <cstdio>
 
+#include "admin/views.h"
 #include "app/commands.h"
 #include "app/common.h"
+#include "base/clock.h"
 #include "base/log.h"
 
 namespace gatehouse::app {
@@ -73,31 +75,13 @@ int RunStatus(int argc, char** argv) {
     return it == counters->end() ? int64_t{0} : it->second;
   };
   if (flags.Has("json")) {
-    boost::json::object o;
-    o["received"] = f.received;
-    o["recovered"] = f.recovered;
-    o["routed"] = f.routed;
-    o["ignored"] = f.ignored;
-    o["duplicate"] = f.duplicate;
-    o["rejected"] = f.rejected;
-    o["dead"] = f.dead;
-    o["in_flight"] = f.in_flight;
-    o["unresolved"] = f.unresolved;
-    o["conflicts"] = f.conflicts;
-    o["balanced"] = balanced;
-    boost::json::object r;
-    r["requested"] = rf.requested;
-    r["done"] = rf.done;
-    r["cancelled"] = rf.cancelled;
-    r["superseded"] = rf.superseded;
-    r["dead"] = rf.dead;
-    r["in_flight"] = rf.in_flight;
-    r["balanced"] = reviews_balanced;
-    o["reviews"] = std::move(r);
-    boost::json::object c;
-    for (const auto& [name, value] : *counters) c[name] = value;
-    o["counters"] = std::move(c);
-    std::printf("%s\n", boost::json::serialize(o).c_str());
+    // The admin API's status document (admin/views.h).
+    auto status = admin::StatusView(**store, RealClock().Now());
+    if (!status.ok()) {
+      PrintError("status", status.status().ToString());
+      return kExitFailure;
+    }
+    std::printf("%s\n", boost::json::serialize(*status).c_str());
     return kExitOk;
   }
   std::printf("deliveries received  %lld  (recovered %lld)\n", static_cast<long long>(f.received),

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "admin/views.h"
 #include "app/commands.h"
 #include "app/common.h"
 #include "base/clock.h"
@@ -49,39 +50,6 @@ std::optional<std::string> SubjectArg(const char* command, const std::string& te
 
 std::string OptTime(const std::optional<Time>& t) { return t ? FormatTime(*t) : "-"; }
 
-boost::json::array ToJsonArray(const std::vector<std::string>& v) {
-  boost::json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
-boost::json::value OptJsonTime(const std::optional<Time>& t) {
-  if (!t) return nullptr;
-  return boost::json::value(FormatTime(*t));
-}
-
-boost::json::object ToJson(const WorkItem& w) {
-  boost::json::object o;
-  o["key"] = w.key;
-  o["state"] = std::string(WorkStateName(w.state));
-  o["requested_gen"] = w.requested_gen;
-  o["claimed_gen"] = w.claimed_gen;
-  o["done_gen"] = w.done_gen;
-  o["reasons"] = ToJsonArray(w.reasons);
-  o["claimed_reasons"] = ToJsonArray(w.claimed_reasons);
-  o["due_at"] = OptJsonTime(w.due_at);
-  o["backoff_until"] = OptJsonTime(w.backoff_until);
-  o["lease_owner"] =
-      w.lease_owner.empty() ? boost::json::value(nullptr) : boost::json::value(w.lease_owner);
-  o["lease_until"] = OptJsonTime(w.lease_until);
-  o["fence"] = w.fence;
-  o["attempts"] = w.attempts;
-  o["availability_since"] = OptJsonTime(w.availability_since);
-  o["last_error"] = w.last_error;
-  o["updated_at"] = FormatTime(w.updated_at);
-  return o;
-}
-
 int List(const Flags& flags, Store& store) {
   WorkFilter filter;
   if (flags.Has("state")) {
@@ -105,7 +73,7 @@ int List(const Flags& flags, Store& store) {
   }
   if (flags.Has("json")) {
     boost::json::array out;
-    for (const auto& w : *items) out.push_back(ToJson(w));
+    for (const auto& w : *items) out.push_back(admin::WorkItemJson(w));
     std::printf("%s\n", boost::json::serialize(out).c_str());
     return kExitOk;
   }
