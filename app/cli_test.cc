@@ -79,25 +79,28 @@ TEST(CliTest, MissingDatabaseIsAClearError) {
   EXPECT_NE(r.out.find("no database at"), std::string::npos) << r.out;
 }
 
+// acme/app#1 dead after 8 attempts and acme/app#2 pending, in a new database `db`.
+void MakeOneDeadItem(const std::string& db) {
+  auto store = OpenStore(db);
+  ASSERT_TRUE(store.ok());
+  const Time now = RealClock().Now();
+  std::vector<Signal> sigs = {{"acme/app#1", "pushed", {}}, {"acme/app#2", "pushed", {}}};
+  ASSERT_TRUE((*store)->work().Enqueue(sigs, now, Durability::kAcknowledged).ok());
+  auto leases = (*store)->work().Claim("t", 1, std::chrono::seconds(30), now);
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+  PassFinish f;
+  f.key = (*leases)[0].key;
+  f.fence = (*leases)[0].fence;
+  f.kind = PassFinish::Kind::kDead;
+  f.attempts = 8;
+  f.error = "transient, gave up after 8 attempts: 502";
+  ASSERT_TRUE((*store)->work().Finish({&f, 1}, now).ok());
+}
+
 TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
   testing::TempDir dir;
   const std::string db = dir.File("g.db");
-  {
-    auto store = OpenStore(db);
-    ASSERT_TRUE(store.ok());
-    const Time now = RealClock().Now();
-    std::vector<Signal> sigs = {{"acme/app#1", "pushed", {}}, {"acme/app#2", "pushed", {}}};
-    ASSERT_TRUE((*store)->work().Enqueue(sigs, now, Durability::kAcknowledged).ok());
-    auto leases = (*store)->work().Claim("t", 1, std::chrono::seconds(30), now);
-    ASSERT_TRUE(leases.ok() && leases->size() == 1u);
-    PassFinish f;
-    f.key = (*leases)[0].key;
-    f.fence = (*leases)[0].fence;
-    f.kind = PassFinish::Kind::kDead;
-    f.attempts = 8;
-    f.error = "transient, gave up after 8 attempts: 502";
-    ASSERT_TRUE((*store)->work().Finish({&f, 1}, now).ok());
-  }
+  MakeOneDeadItem(db);
   CliRun ls = Gatehouse("work ls --state dead --json --db " + db);
   ASSERT_EQ(ls.code, 0) << ls.out;
   boost::json::value v = boost::json::parse(ls.out);
@@ -263,14 +266,14 @@ TEST(CliTest, ReviewersFileAndReviewersCommand) {
   }
   CliRun ls = Gatehouse("reviewers ls --json --db " + db);
   ASSERT_EQ(ls.code, 0) << ls.out;
-  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":false,"busy":0})"), std::string::npos) << ls.out;
-  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":true,"busy":0})"), std::string::npos)
+  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":false,"busy":0,)"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":true,"busy":0,)"), std::string::npos)
       << ls.out;
   EXPECT_EQ(Gatehouse("reviewers pause lint --db " + db).code, 0);
   EXPECT_EQ(Gatehouse("reviewers resume secrets --db " + db).code, 0);
   ls = Gatehouse("reviewers ls --json --db " + db);
-  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":true,"busy":0})"), std::string::npos) << ls.out;
-  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":false,"busy":0})"), std::string::npos)
+  EXPECT_NE(ls.out.find(R"({"name":"lint","paused":true,"busy":0,)"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(R"({"name":"secrets","paused":false,"busy":0,)"), std::string::npos)
       << ls.out;
   CliRun unknown = Gatehouse("reviewers pause nobody --db " + db);
   EXPECT_EQ(unknown.code, 1);
@@ -327,6 +330,76 @@ TEST(CliTest, ServeOpensTheAdminListenerWithAGeneratedToken) {
   logged << log.rdbuf();
   EXPECT_THAT(logged.str(), ::testing::HasSubstr("serve.admin"));
   EXPECT_THAT(logged.str(), ::testing::Not(::testing::HasSubstr(token)));
+}
+
+// status, work ls|rearm, audit and reviewers take --server URL: they read and act through a
+// running server's admin API, with the token from the environment, and print what --db prints.
+TEST(CliTest, OperatorCommandsTalkToARunningServer) {
+  testing::TempDir dir;
+  const std::string db = dir.File("g.db");
+  MakeOneDeadItem(db);
+  setenv("GATEHOUSE_WEBHOOK_SECRET", "cli-test-secret", 1);
+  const std::string token = "cli-test-admin-token-0123456789";
+  setenv("GATEHOUSE_ADMIN_TOKEN", token.c_str(), 1);
+  unsetenv("GATEHOUSE_ADMIN_TOKEN_FILE");
+  testing::ChildProcess serve({GATEHOUSE_BIN, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                               "--admin-listen", "127.0.0.1:0", "--sweep-interval-seconds", "0"},
+                              dir.File("serve.log"));
+  ASSERT_TRUE(serve.ok());
+  EXPECT_EQ(serve.ReadLine().rfind("gatehouse: listening on", 0), 0u);
+  const std::string admin = serve.ReadLine();
+  const std::string prefix = "gatehouse: admin on ";
+  ASSERT_EQ(admin.rfind(prefix, 0), 0u) << admin;
+  const std::string url =
+      admin.substr(prefix.size(), admin.find(' ', prefix.size()) - prefix.size());
+  const std::string server = " --server " + url;
+
+  CliRun status = Gatehouse("status" + server);
+  EXPECT_EQ(status.code, 0) << status.out;
+  EXPECT_THAT(status.out, ::testing::HasSubstr("funnel balanced      yes"));
+  EXPECT_THAT(status.out, ::testing::HasSubstr("work items dead      1"));
+  CliRun local = Gatehouse("status --db " + db);
+  EXPECT_EQ(local.out, status.out) << "--server and --db print the same";
+  CliRun dead = Gatehouse("work ls --state dead --json" + server);
+  ASSERT_EQ(dead.code, 0) << dead.out;
+  boost::json::value items = boost::json::parse(dead.out);
+  ASSERT_EQ(items.as_array().size(), 1u) << dead.out;
+  EXPECT_EQ(items.as_array()[0].at("key").as_string(), "acme/app#1");
+  CliRun table = Gatehouse("work ls --limit 1" + server);  // paging: one item of two
+  EXPECT_THAT(table.out, ::testing::HasSubstr("(1 item)"));
+  CliRun not_dead = Gatehouse("work rearm acme/app#2" + server);
+  EXPECT_EQ(not_dead.code, 1);
+  EXPECT_THAT(not_dead.out, ::testing::HasSubstr("409"));
+  CliRun rearm = Gatehouse("work rearm acme/app#1" + server);
+  EXPECT_EQ(rearm.code, 0) << rearm.out;
+  CliRun audit = Gatehouse("audit acme/app#1" + server);
+  EXPECT_EQ(audit.code, 0) << audit.out;
+  EXPECT_THAT(audit.out, ::testing::HasSubstr("operator"));  // the re-arm's audit line
+  CliRun reviewers = Gatehouse("reviewers ls" + server);
+  EXPECT_EQ(reviewers.code, 0) << reviewers.out;
+  EXPECT_THAT(reviewers.out, ::testing::HasSubstr("REVIEWER"));
+  CliRun unknown = Gatehouse("reviewers pause nobody" + server);
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_THAT(unknown.out, ::testing::HasSubstr("no reviewer nobody"));
+
+  EXPECT_EQ(Gatehouse("status --db " + db + server).code, 2);  // one source, not two
+  setenv("GATEHOUSE_ADMIN_TOKEN", "not-the-token", 1);
+  CliRun refused = Gatehouse("status" + server);
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_THAT(refused.out, ::testing::HasSubstr("401"));
+  EXPECT_THAT(refused.out, ::testing::Not(::testing::HasSubstr(token)));
+  unsetenv("GATEHOUSE_ADMIN_TOKEN");
+  CliRun no_token = Gatehouse("status" + server);
+  EXPECT_EQ(no_token.code, 2);
+  EXPECT_THAT(no_token.out, ::testing::HasSubstr("GATEHOUSE_ADMIN_TOKEN"));
+  const std::string token_file = dir.File("token");
+  std::ofstream(token_file) << token << "\n";
+  EXPECT_EQ(Gatehouse("status --token-file " + token_file + server).code, 0);
+  serve.Signal(SIGTERM);
+  EXPECT_EQ(serve.Wait(), 0);
+  CliRun gone = Gatehouse("status --token-file " + token_file + server);
+  EXPECT_EQ(gone.code, 1);
+  EXPECT_THAT(gone.out, ::testing::HasSubstr(url));
 }
 
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.

@@ -43,6 +43,7 @@
 #include "app/demo_nodes.h"
 #include "app/demo_reviews.h"
 #include "app/demo_rig.h"
+#include "app/demo_serve_after.h"
 #include "app/demo_sim.h"
 #include "app/demo_world.h"
 #include "base/child_process.h"
@@ -86,6 +87,11 @@ Options:
   --sim PATH         the gatehouse-sim binary (default: next to this binary)
   --timeout-seconds S
                      give up waiting for gatehouse to settle after S seconds (default 120)
+  --max-attempts N   every node's --max-attempts: failed attempts before a work item is
+                     dead (default 8, as serve's)
+  --serve-after      after the report, keep the simulator and gatehouse running (dashboard,
+                     admin API, webhooks) until Ctrl-C; prints
+                     `gatehouse demo: serving dashboard=URL token_file=PATH sim=URL ...`
   -h, --help         this text
 )";
 
@@ -109,9 +115,9 @@ void KillOneNode(DemoRig& rig, double secs, bool tty, std::vector<std::string>* 
 }  // namespace
 
 int RunDemo(int argc, char** argv) {
-  Flags flags(
-      {"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes", "kill-node-after-seconds"},
-      {});
+  Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes",
+               "kill-node-after-seconds", "max-attempts"},
+              {"serve-after"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("demo",
@@ -128,7 +134,9 @@ int RunDemo(int argc, char** argv) {
   auto timeout_s = flags.GetInt("timeout-seconds", 120, 5, 3600);
   auto nodes_n = flags.GetInt("nodes", 1, 1, 16);
   auto kill_after_s = flags.GetInt("kill-node-after-seconds", 0, 0, 3600);
-  for (const auto* r : {&prs_per_repo, &seed, &timeout_s, &nodes_n, &kill_after_s}) {
+  auto max_attempts = flags.GetInt("max-attempts", 8, 1, 1000);
+  const bool serve_after = flags.Has("serve-after");
+  for (const auto* r : {&prs_per_repo, &seed, &timeout_s, &nodes_n, &kill_after_s, &max_attempts}) {
     if (!r->ok()) {
       PrintError("demo", r->status().message());
       return kExitUsage;
@@ -175,9 +183,18 @@ int RunDemo(int argc, char** argv) {
   rig_options.self = self;
   rig_options.sim_bin = sim_bin;
   rig_options.nodes = *nodes_n;
-  rig_options.serve_flags = {"--debounce-ms",          "300", "--workers", "4",
-                             "--sweep-interval-seconds", "4",   "--resolve-interval-seconds",
-                             "2",                        "--log-level", "warn"};
+  rig_options.serve_flags = {"--debounce-ms",
+                             "300",
+                             "--workers",
+                             "4",
+                             "--sweep-interval-seconds",
+                             "4",
+                             "--resolve-interval-seconds",
+                             "2",
+                             "--log-level",
+                             "warn",
+                             "--max-attempts",
+                             std::to_string(*max_attempts)};
   // A killed node's leases must run out within the play, not a minute later.
   if (*nodes_n > 1) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--lease-seconds", "4"});
   if (IsPostgresUrl(db)) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});
@@ -275,8 +292,9 @@ int RunDemo(int argc, char** argv) {
   WorldChecks checks = CheckWorld(control, world);
   const ReviewChecks reviews_seen = CheckReviews(*store, control, world);
 
-  // 6. Stop both, gatehouse first (it finishes its passes), then read its database.
-  const int serve_exit = rig.Stop();
+  // 6. Stop both, gatehouse first (it finishes its passes), then read its database. With
+  // --serve-after they keep running: the world is quiet, so what is read now is final.
+  int serve_exit = serve_after ? 0 : rig.Stop();
   if (auto f = store->inbox().GetFunnel(); f.ok()) funnel = *f;
   if (auto c = store->GetCounters(); c.ok()) counters = *c;
   const LedgerSummary ledger = SummarizeLedger(*store);
@@ -361,6 +379,11 @@ int RunDemo(int argc, char** argv) {
       static_cast<long long>(rf.requested), static_cast<long long>(reviews_seen.duplicate_reviews),
       static_cast<long long>(*nodes_n), nodes.kills());
   std::fflush(stdout);
+  if (serve_after) {
+    const bool served = ServeUntilSignal(rig, dir);
+    serve_exit = rig.Stop();
+    if (!served || serve_exit != 0) return kExitFailure;
+  }
   return ok ? kExitOk : kExitFailure;
 }
 

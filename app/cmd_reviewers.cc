@@ -3,18 +3,19 @@
 #include <boost/json.hpp>
 #include <cstdio>
 
-#include "act/review_pass.h"
+#include "app/admin_client.h"
 #include "app/commands.h"
 #include "app/common.h"
-#include "base/clock.h"
+#include "app/json_fields.h"
 #include "base/log.h"
 
 namespace gatehouse::app {
 namespace {
 
-constexpr const char kReviewersUsage[] = R"(Usage: gatehouse reviewers ls [--json] [--db URL]
-       gatehouse reviewers pause NAME [--db URL]
-       gatehouse reviewers resume NAME [--db URL]
+constexpr const char kReviewersUsage[] =
+    R"(Usage: gatehouse reviewers ls [--json] [--db URL | --server URL]
+       gatehouse reviewers pause NAME [--db URL | --server URL]
+       gatehouse reviewers resume NAME [--db URL | --server URL]
 
 The reviewers every `gatehouse serve --reviewers` on this store has registered, whether each is
 paused, and how many of its slots are busy right now.
@@ -25,43 +26,41 @@ store, so it holds for every process sharing it and across restarts; `resume` wa
 waiting runs at once.
 
 Options:
-  --db URL       a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
-                 or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
-  --json         ls: one JSON array instead of the table
+  --json         ls: the admin API's reviewers document {"reviewers": [...], "waiting": [...]}
   -h, --help     this text
 )";
 
-int List(Store& store, bool json) {
-  auto reviewers = store.reviews().ListReviewers(RealClock().Now());
-  if (!reviewers.ok()) {
-    PrintError("reviewers", reviewers.status().ToString());
+int List(AdminClient& client, bool json) {
+  auto doc = client.Call("GET", "/api/v1/reviewers");
+  if (!doc.ok()) {
+    PrintError("reviewers", doc.status().ToString());
     return kExitFailure;
   }
   if (json) {
-    boost::json::array a;
-    for (const ReviewerState& r : *reviewers) {
-      a.push_back(boost::json::object{{"name", r.name}, {"paused", r.paused}, {"busy", r.busy}});
-    }
-    std::printf("%s\n", boost::json::serialize(a).c_str());
+    std::printf("%s\n", boost::json::serialize(*doc).c_str());
     return kExitOk;
   }
   std::printf("%-24s %-8s %s\n", "REVIEWER", "STATE", "BUSY");
-  for (const ReviewerState& r : *reviewers) {
-    std::printf("%-24s %-8s %d\n", r.name.c_str(), r.paused ? "paused" : "active", r.busy);
+  for (const boost::json::value& r : ArrayOf(*doc, "reviewers")) {
+    std::printf("%-24s %-8s %lld\n", TextOf(r, "name").c_str(),
+                BoolOf(r, "paused") ? "paused" : "active",
+                static_cast<long long>(IntOf(r, "busy")));
   }
+  const boost::json::array& waiting = ArrayOf(*doc, "waiting");
+  if (!waiting.empty()) std::printf("(%zu review mailboxes wait for a reviewer)\n", waiting.size());
   return kExitOk;
 }
 
-int SetPaused(Store& store, const std::string& name, bool paused) {
-  const Time now = RealClock().Now();
-  Status s = store.reviews().SetPaused(name, paused, now);
-  if (!s.ok()) {
-    PrintError("reviewers", s.code() == StatusCode::kNotFound
-                                ? "no reviewer " + name + " in this store (gatehouse reviewers ls)"
-                                : s.ToString());
+int SetPaused(AdminClient& client, const std::string& name, bool paused) {
+  auto answer =
+      client.Call("POST", "/api/v1/reviewers/" + Encode(name) + (paused ? "/pause" : "/resume"));
+  if (!answer.ok()) {
+    PrintError("reviewers", answer.status().code() == StatusCode::kNotFound
+                                ? "no reviewer " + name + " in " + client.Describe() +
+                                      " (gatehouse reviewers ls)"
+                                : answer.status().ToString());
     return kExitFailure;
   }
-  if (!paused) act::WakeWaitingRuns(store, now);
   std::printf("%s %s\n", name.c_str(), paused ? "paused" : "resumed");
   return kExitOk;
 }
@@ -69,33 +68,33 @@ int SetPaused(Store& store, const std::string& name, bool paused) {
 }  // namespace
 
 int RunReviewers(int argc, char** argv) {
-  Flags flags({"db", "log-level"}, {"json"});
+  Flags flags({"db", "log-level", "server", "token-file"}, {"json"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     PrintError("reviewers", parsed.message());
-    std::fputs(kReviewersUsage, stderr);
+    std::fprintf(stderr, "%s%s", kReviewersUsage, kAdminClientOptions);
     return kExitUsage;
   }
   if (flags.Has("help")) {
-    std::fputs(kReviewersUsage, stdout);
+    std::printf("%s%s", kReviewersUsage, kAdminClientOptions);
     return kExitOk;
   }
   const auto& args = flags.positional();
   const bool ls = args.size() == 1 && args[0] == "ls";
   const bool toggle = args.size() == 2 && (args[0] == "pause" || args[0] == "resume");
   if (!ls && !toggle) {
-    std::fputs(kReviewersUsage, stderr);
+    std::fprintf(stderr, "%s%s", kReviewersUsage, kAdminClientOptions);
     return kExitUsage;
   }
   SetLogLevel(LogLevel::kWarn);
   if (flags.Has("log-level") && !ApplyLogLevel(flags)) return kExitUsage;
-  auto store = OpenStoreFromFlags(flags, /*must_exist=*/true);
-  if (!store.ok()) {
-    PrintError("reviewers", store.status().ToString());
-    return kExitFailure;
+  auto client = OpenAdminClient(flags, /*must_exist=*/true);
+  if (!client.ok()) {
+    PrintError("reviewers", client.status().ToString());
+    return client.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
-  if (ls) return List(**store, flags.Has("json"));
-  return SetPaused(**store, args[1], args[0] == "pause");
+  if (ls) return List(**client, flags.Has("json"));
+  return SetPaused(**client, args[1], args[0] == "pause");
 }
 
 }  // namespace gatehouse::app

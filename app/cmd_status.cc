@@ -2,16 +2,16 @@
 #include <boost/json.hpp>
 #include <cstdio>
 
-#include "admin/views.h"
+#include "app/admin_client.h"
 #include "app/commands.h"
 #include "app/common.h"
-#include "base/clock.h"
+#include "app/json_fields.h"
 #include "base/log.h"
 
 namespace gatehouse::app {
 namespace {
 
-constexpr const char kStatusUsage[] = R"(Usage: gatehouse status [--json] [--db URL]
+constexpr const char kStatusUsage[] = R"(Usage: gatehouse status [--json] [--db URL | --server URL]
 
 The webhook funnel: every delivery received ends routed, ignored, duplicate, rejected or dead,
 or is still in flight (accepted or unresolved, not yet routed):
@@ -23,90 +23,88 @@ superseded or dead, or is still in flight (queued, running, or finished and not 
 
   requested = done + cancelled + superseded + dead + in_flight
 
-and the engine's counters (signals, passes). Exits 1 if the database does not exist.
+the engine's counters (signals, passes) and the work items by state. Read from the database
+(--db) or from a running server's admin API (--server). Exits 1 if the database does not
+exist or the server cannot be reached.
 
 Options:
-  --db URL       a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
-                 or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
-  --json         one JSON object instead of the table
+  --json         the admin API's status document (docs/ADMIN_API.md) instead of the table
   -h, --help     this text
 )";
+
+void Line(const char* label, int64_t n, const char* suffix = "") {
+  std::printf("%-20s %lld%s\n", label, static_cast<long long>(n), suffix);
+}
+
+// The table, from the status document.
+void PrintStatus(const boost::json::value& s) {
+  const auto n = [&](const char* name) { return IntOf(s, name); };
+  std::printf("deliveries received  %lld  (recovered %lld)\n",
+              static_cast<long long>(n("received")), static_cast<long long>(n("recovered")));
+  Line("  routed", n("routed"));
+  Line("  ignored", n("ignored"));
+  Line("  duplicate", n("duplicate"));
+  std::printf("  rejected           %lld  (conflicts %lld)\n",
+              static_cast<long long>(n("rejected")), static_cast<long long>(n("conflicts")));
+  Line("  dead", n("dead"));
+  std::printf("  in flight          %lld  (unresolved %lld)\n",
+              static_cast<long long>(n("in_flight")), static_cast<long long>(n("unresolved")));
+  std::printf("funnel balanced      %s\n", BoolOf(s, "balanced") ? "yes" : "NO");
+  const boost::json::value empty;
+  const boost::json::value* reviews = FieldOf(s, "reviews");
+  const boost::json::value& rf = reviews ? *reviews : empty;
+  Line("review runs requested", IntOf(rf, "requested"));
+  Line("  posted", IntOf(rf, "done"));
+  Line("  cancelled", IntOf(rf, "cancelled"));
+  Line("  superseded", IntOf(rf, "superseded"));
+  Line("  dead", IntOf(rf, "dead"));
+  Line("  in flight", IntOf(rf, "in_flight"));
+  std::printf("reviews balanced     %s\n", BoolOf(rf, "balanced") ? "yes" : "NO");
+  const boost::json::value* counters = FieldOf(s, "counters");
+  const boost::json::value& c = counters ? *counters : empty;
+  Line("signals routed", IntOf(c, "work.signals"));
+  Line("passes completed", IntOf(c, "work.passes_completed"));
+  const boost::json::value* work = FieldOf(s, "work");
+  const boost::json::value& w = work ? *work : empty;
+  std::printf("work items           idle %lld, pending %lld, running %lld\n",
+              static_cast<long long>(IntOf(w, "idle")), static_cast<long long>(IntOf(w, "pending")),
+              static_cast<long long>(IntOf(w, "running")));
+  Line("work items dead", IntOf(w, "dead"), " (gatehouse work ls --state dead)");
+}
 
 }  // namespace
 
 int RunStatus(int argc, char** argv) {
-  Flags flags({"db", "log-level"}, {"json"});
+  Flags flags({"db", "log-level", "server", "token-file"}, {"json"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("status",
                parsed.ok() ? "unexpected argument " + flags.positional()[0] : parsed.message());
-    std::fputs(kStatusUsage, stderr);
+    std::fprintf(stderr, "%s%s", kStatusUsage, kAdminClientOptions);
     return kExitUsage;
   }
   if (flags.Has("help")) {
-    std::fputs(kStatusUsage, stdout);
+    std::printf("%s%s", kStatusUsage, kAdminClientOptions);
     return kExitOk;
   }
   SetLogLevel(LogLevel::kWarn);
   if (flags.Has("log-level") && !ApplyLogLevel(flags)) return kExitUsage;
-  auto store = OpenStoreFromFlags(flags, /*must_exist=*/true);
-  if (!store.ok()) {
-    PrintError("status", store.status().ToString());
+  auto client = OpenAdminClient(flags, /*must_exist=*/true);
+  if (!client.ok()) {
+    PrintError("status", client.status().ToString());
+    return client.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  // The admin API's status document (admin/views.h), from the server or the database.
+  auto status = (*client)->Call("GET", "/api/v1/status");
+  if (!status.ok()) {
+    PrintError("status", status.status().ToString());
     return kExitFailure;
   }
-  auto funnel = (*store)->inbox().GetFunnel();
-  auto counters = (*store)->GetCounters();
-  auto reviews = (*store)->reviews().GetReviewFunnel();
-  if (!funnel.ok() || !counters.ok() || !reviews.ok()) {
-    const Status bad = !funnel.ok()     ? funnel.status()
-                       : !counters.ok() ? counters.status()
-                                        : reviews.status();
-    PrintError("status", bad.ToString());
-    return kExitFailure;
-  }
-  const ReviewFunnel& rf = *reviews;
-  const bool reviews_balanced =
-      rf.requested == rf.done + rf.cancelled + rf.superseded + rf.dead + rf.in_flight;
-  const Funnel& f = *funnel;
-  const bool balanced =
-      f.received == f.routed + f.ignored + f.duplicate + f.rejected + f.dead + f.in_flight;
-  auto counter = [&](const char* name) {
-    auto it = counters->find(name);
-    return it == counters->end() ? int64_t{0} : it->second;
-  };
   if (flags.Has("json")) {
-    // The admin API's status document (admin/views.h).
-    auto status = admin::StatusView(**store, RealClock().Now());
-    if (!status.ok()) {
-      PrintError("status", status.status().ToString());
-      return kExitFailure;
-    }
     std::printf("%s\n", boost::json::serialize(*status).c_str());
     return kExitOk;
   }
-  std::printf("deliveries received  %lld  (recovered %lld)\n", static_cast<long long>(f.received),
-              static_cast<long long>(f.recovered));
-  std::printf("  routed             %lld\n", static_cast<long long>(f.routed));
-  std::printf("  ignored            %lld\n", static_cast<long long>(f.ignored));
-  std::printf("  duplicate          %lld\n", static_cast<long long>(f.duplicate));
-  std::printf("  rejected           %lld  (conflicts %lld)\n", static_cast<long long>(f.rejected),
-              static_cast<long long>(f.conflicts));
-  std::printf("  dead               %lld\n", static_cast<long long>(f.dead));
-  std::printf("  in flight          %lld  (unresolved %lld)\n", static_cast<long long>(f.in_flight),
-              static_cast<long long>(f.unresolved));
-  std::printf("funnel balanced      %s\n", balanced ? "yes" : "NO");
-  std::printf("review runs requested %lld\n", static_cast<long long>(rf.requested));
-  std::printf("  posted             %lld\n", static_cast<long long>(rf.done));
-  std::printf("  cancelled          %lld\n", static_cast<long long>(rf.cancelled));
-  std::printf("  superseded         %lld\n", static_cast<long long>(rf.superseded));
-  std::printf("  dead               %lld\n", static_cast<long long>(rf.dead));
-  std::printf("  in flight          %lld\n", static_cast<long long>(rf.in_flight));
-  std::printf("reviews balanced     %s\n", reviews_balanced ? "yes" : "NO");
-  std::printf("signals routed       %lld\n", static_cast<long long>(counter("work.signals")));
-  std::printf("passes completed     %lld\n",
-              static_cast<long long>(counter("work.passes_completed")));
-  std::printf("work items dead      %lld (gatehouse work ls --state dead)\n",
-              static_cast<long long>(counter("work.dead") - counter("work.rearmed")));
+  PrintStatus(*status);
   return kExitOk;
 }
 

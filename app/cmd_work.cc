@@ -1,12 +1,14 @@
 // gatehouse work ls | rearm | signal
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <optional>
 #include <string>
 
-#include "admin/views.h"
+#include "app/admin_client.h"
 #include "app/commands.h"
 #include "app/common.h"
+#include "app/json_fields.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/subject.h"
@@ -16,9 +18,10 @@ namespace gatehouse::app {
 namespace {
 
 constexpr const char kWorkUsage[] = R"(Usage:
-  gatehouse work ls [--state idle|pending|running|dead] [--json] [--limit N] [--db URL]
+  gatehouse work ls [--state idle|pending|running|dead] [--json] [--limit N]
+                    [--db URL | --server URL]
       List work items (one per pull request), ordered by key.
-  gatehouse work rearm KEY [--db URL]
+  gatehouse work rearm KEY [--db URL | --server URL]
       Bring a dead work item back: pending, due now, retry budgets reset. KEY is
       owner/repo#number (case-insensitive). Exits 1 if the item is unknown or not dead.
   gatehouse work signal KEY [--reason REASON] [--debounce-ms MS] [--db URL]
@@ -26,15 +29,13 @@ constexpr const char kWorkUsage[] = R"(Usage:
       webhook would: the pass runs once the debounce has passed, together with any other
       signal for KEY that arrived meanwhile.
 
-  gatehouse work counters [--json] [--db URL]
+  gatehouse work counters [--json] [--db URL | --server URL]
       The engine's counters: signals, passes claimed/completed/retried, dead items, leases
       that expired mid-pass, stale writes rejected by a fence, re-arms.
 
 Options:
-  --db URL         a SQLite file (sqlite:PATH or PATH; default ./gatehouse.db)
-                   or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL
-  --log-level L    debug|info|warn|error|off (default warn for these commands)
-  -h, --help       this text
+  --log-level L  debug|info|warn|error|off (default warn for these commands)
+  -h, --help     this text
 )";
 
 // The KEY argument as a subject key (case-insensitive); nullopt, with the error printed, when
@@ -48,51 +49,67 @@ std::optional<std::string> SubjectArg(const char* command, const std::string& te
   return subject->key();
 }
 
-std::string OptTime(const std::optional<Time>& t) { return t ? FormatTime(*t) : "-"; }
+// Up to `limit` items in key order, page by page (the API's pages are at most 500).
+Result<boost::json::array> ListItems(AdminClient& client, const std::string& state, size_t limit) {
+  boost::json::array items;
+  std::string after;
+  while (items.size() < limit) {
+    const size_t want = std::min<size_t>(limit - items.size(), 500);
+    std::string target = "/api/v1/work?limit=" + std::to_string(want);
+    if (!state.empty()) target += "&state=" + Encode(state);
+    if (!after.empty()) target += "&after=" + Encode(after);
+    GH_ASSIGN_OR_RETURN(boost::json::value page, client.Call("GET", target));
+    for (const boost::json::value& w : ArrayOf(page, "items")) items.push_back(w);
+    after = TextOf(page, "next");
+    if (after.empty() || ArrayOf(page, "items").empty()) break;
+  }
+  return items;
+}
 
-int List(const Flags& flags, Store& store) {
-  WorkFilter filter;
-  if (flags.Has("state")) {
-    WorkState state;
-    if (!ParseWorkState(flags.Get("state", ""), &state)) {
-      PrintError("work ls", "--state must be one of idle, pending, running, dead");
-      return kExitUsage;
-    }
-    filter.state = state;
+int List(const Flags& flags, AdminClient& client) {
+  std::string state = flags.Get("state", "");
+  WorkState parsed_state;
+  if (flags.Has("state") && !ParseWorkState(state, &parsed_state)) {
+    PrintError("work ls", "--state must be one of idle, pending, running, dead");
+    return kExitUsage;
   }
   auto limit = flags.GetInt("limit", 1000, 1, 1'000'000);
   if (!limit.ok()) {
     PrintError("work ls", limit.status().message());
     return kExitUsage;
   }
-  filter.limit = static_cast<size_t>(*limit);
-  auto items = store.work().ListWorkItems(filter);
+  auto items = ListItems(client, state, static_cast<size_t>(*limit));
   if (!items.ok()) {
     PrintError("work ls", items.status().ToString());
     return kExitFailure;
   }
   if (flags.Has("json")) {
-    boost::json::array out;
-    for (const auto& w : *items) out.push_back(admin::WorkItemJson(w));
-    std::printf("%s\n", boost::json::serialize(out).c_str());
+    std::printf("%s\n", boost::json::serialize(*items).c_str());
     return kExitOk;
   }
   std::printf("%-32s %-8s %6s %6s %6s %5s %4s  %-24s %s\n", "KEY", "STATE", "REQ", "CLAIM", "DONE",
               "FENCE", "TRY", "DUE", "LAST ERROR / REASONS");
-  for (const auto& w : *items) {
-    std::string tail = w.last_error;
-    if (tail.empty()) tail = JoinReasons(w.reasons);
-    std::printf("%-32s %-8s %6lld %6lld %6lld %5lld %4d  %-24s %s\n", w.key.c_str(),
-                std::string(WorkStateName(w.state)).c_str(),
-                static_cast<long long>(w.requested_gen), static_cast<long long>(w.claimed_gen),
-                static_cast<long long>(w.done_gen), static_cast<long long>(w.fence), w.attempts,
-                OptTime(w.due_at).c_str(), tail.c_str());
+  for (const boost::json::value& w : *items) {
+    std::string tail = TextOf(w, "last_error");
+    if (tail.empty()) {
+      for (const boost::json::value& r : ArrayOf(w, "reasons")) {
+        if (!tail.empty()) tail += ",";
+        tail += r.is_string() ? std::string(r.as_string()) : boost::json::serialize(r);
+      }
+    }
+    std::printf("%-32s %-8s %6lld %6lld %6lld %5lld %4lld  %-24s %s\n", TextOf(w, "key").c_str(),
+                TextOf(w, "state").c_str(), static_cast<long long>(IntOf(w, "requested_gen")),
+                static_cast<long long>(IntOf(w, "claimed_gen")),
+                static_cast<long long>(IntOf(w, "done_gen")),
+                static_cast<long long>(IntOf(w, "fence")),
+                static_cast<long long>(IntOf(w, "attempts")), TextOf(w, "due_at", "-").c_str(),
+                tail.c_str());
   }
   std::printf("(%zu item%s)\n", items->size(), items->size() == 1 ? "" : "s");
   return kExitOk;
 }
 
-int Rearm(const Flags& flags, Store& store) {
+int Rearm(const Flags& flags, AdminClient& client) {
   if (flags.positional().size() != 2) {
     PrintError("work rearm", "expected exactly one KEY (owner/repo#number)");
     return kExitUsage;
@@ -100,9 +117,9 @@ int Rearm(const Flags& flags, Store& store) {
   const std::optional<std::string> subject = SubjectArg("work rearm", flags.positional()[1]);
   if (!subject) return kExitUsage;
   const std::string& key = *subject;
-  Status s = store.work().Rearm(key, RealClock().Now());
-  if (!s.ok()) {
-    PrintError("work rearm", s.ToString());
+  auto answer = client.Call("POST", "/api/v1/work/rearm?key=" + Encode(key));
+  if (!answer.ok()) {
+    PrintError("work rearm", answer.status().ToString());
     return kExitFailure;
   }
   std::printf("re-armed %s: pending, due now\n", key.c_str());
@@ -132,20 +149,22 @@ int SignalByHand(const Flags& flags, Store& store) {
   return kExitOk;
 }
 
-int ShowCounters(const Flags& flags, Store& store) {
-  auto counters = store.GetCounters();
-  if (!counters.ok()) {
-    PrintError("work counters", counters.status().ToString());
+int ShowCounters(const Flags& flags, AdminClient& client) {
+  auto status = client.Call("GET", "/api/v1/status");
+  if (!status.ok()) {
+    PrintError("work counters", status.status().ToString());
     return kExitFailure;
   }
+  const boost::json::value* counters = FieldOf(*status, "counters");
+  const boost::json::value empty = boost::json::object{};
+  const boost::json::value& c = counters != nullptr ? *counters : empty;
   if (flags.Has("json")) {
-    boost::json::object o;
-    for (const auto& [name, value] : *counters) o[name] = value;
-    std::printf("%s\n", boost::json::serialize(o).c_str());
+    std::printf("%s\n", boost::json::serialize(c).c_str());
     return kExitOk;
   }
-  for (const auto& [name, value] : *counters) {
-    std::printf("%-28s %lld\n", name.c_str(), static_cast<long long>(value));
+  if (!c.is_object()) return kExitOk;
+  for (const auto& [name, value] : c.as_object()) {
+    std::printf("%-28s %lld\n", std::string(name).c_str(), static_cast<long long>(IntOf(c, name)));
   }
   return kExitOk;
 }
@@ -153,19 +172,21 @@ int ShowCounters(const Flags& flags, Store& store) {
 }  // namespace
 
 int RunWork(int argc, char** argv) {
-  Flags flags({"db", "state", "limit", "reason", "debounce-ms", "log-level"}, {"json"});
+  Flags flags(
+      {"db", "state", "limit", "reason", "debounce-ms", "log-level", "server", "token-file"},
+      {"json"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     PrintError("work", parsed.message());
-    std::fputs(kWorkUsage, stderr);
+    std::fprintf(stderr, "%s%s", kWorkUsage, kAdminClientOptions);
     return kExitUsage;
   }
   if (flags.Has("help")) {
-    std::fputs(kWorkUsage, stdout);
+    std::printf("%s%s", kWorkUsage, kAdminClientOptions);
     return kExitOk;
   }
   if (flags.positional().empty()) {
-    std::fputs(kWorkUsage, stderr);
+    std::fprintf(stderr, "%s%s", kWorkUsage, kAdminClientOptions);
     return kExitUsage;
   }
   SetLogLevel(LogLevel::kWarn);
@@ -173,18 +194,29 @@ int RunWork(int argc, char** argv) {
   const std::string sub = flags.positional()[0];
   if (sub != "ls" && sub != "rearm" && sub != "signal" && sub != "counters") {
     PrintError("work", "unknown subcommand '" + sub + "'");
-    std::fputs(kWorkUsage, stderr);
+    std::fprintf(stderr, "%s%s", kWorkUsage, kAdminClientOptions);
     return kExitUsage;
   }
-  auto store = OpenStoreFromFlags(flags, /*must_exist=*/sub != "signal");
-  if (!store.ok()) {
-    PrintError("work", store.status().ToString());
-    return kExitFailure;
+  if (sub == "signal") {
+    if (flags.Has("server")) {
+      PrintError("work signal", "routes a signal in the database: --db only, not --server");
+      return kExitUsage;
+    }
+    auto store = OpenStoreFromFlags(flags, /*must_exist=*/false);
+    if (!store.ok()) {
+      PrintError("work", store.status().ToString());
+      return kExitFailure;
+    }
+    return SignalByHand(flags, **store);
   }
-  if (sub == "ls") return List(flags, **store);
-  if (sub == "rearm") return Rearm(flags, **store);
-  if (sub == "counters") return ShowCounters(flags, **store);
-  return SignalByHand(flags, **store);
+  auto client = OpenAdminClient(flags, /*must_exist=*/true);
+  if (!client.ok()) {
+    PrintError("work", client.status().ToString());
+    return client.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  if (sub == "ls") return List(flags, **client);
+  if (sub == "rearm") return Rearm(flags, **client);
+  return ShowCounters(flags, **client);
 }
 
 }  // namespace gatehouse::app

@@ -5,6 +5,18 @@
 #include <sstream>
 
 namespace gatehouse::app {
+Result<std::string> LoadSecretFile(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument(what + ": cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string secret = ss.str();
+  if (!secret.empty() && secret.back() == '\n') secret.pop_back();
+  if (!secret.empty() && secret.back() == '\r') secret.pop_back();
+  if (secret.empty()) return InvalidArgument(what + ": " + path + " is empty");
+  return secret;
+}
+
 Result<std::string> LoadSecretVariable(const std::string& name) {
   const char* value = std::getenv(name.c_str());
   const std::string file_var = name + "_FILE";
@@ -14,15 +26,7 @@ Result<std::string> LoadSecretVariable(const std::string& name) {
   }
   if (value != nullptr) return std::string(value);
   if (file == nullptr) return std::string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return InvalidArgument(file_var + ": cannot read " + std::string(file));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string secret = ss.str();
-  if (!secret.empty() && secret.back() == '\n') secret.pop_back();
-  if (!secret.empty() && secret.back() == '\r') secret.pop_back();
-  if (secret.empty()) return InvalidArgument(file_var + ": " + std::string(file) + " is empty");
-  return secret;
+  return LoadSecretFile(file, file_var);
 }
 
 Result<std::vector<std::string>> LoadWebhookSecrets() {

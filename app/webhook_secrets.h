@@ -21,4 +21,8 @@ Result<std::vector<std::string>> LoadWebhookSecrets();
 // is empty. (GATEHOUSE_ADMIN_TOKEN[_FILE] uses it too.)
 Result<std::string> LoadSecretVariable(const std::string& name);
 
+// The secret in the file at `path` (one trailing newline dropped); an error naming `what` when
+// the file cannot be read or is empty.
+Result<std::string> LoadSecretFile(const std::string& path, const std::string& what);
+
 }  // namespace gatehouse::app

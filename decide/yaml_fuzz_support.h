@@ -63,7 +63,9 @@ inline std::optional<std::string> Rerender(const std::string& text) {
 }
 
 // Valid UTF-8 without C0 controls (tab and line breaks aside) or DEL: YAML's character set
-// (surrogates and overlong forms are not told apart; yaml-cpp does not either).
+// (surrogates and overlong forms are not told apart; yaml-cpp does not either). Code points
+// past U+10FFFF (lead bytes F5..F7, or F4 with a second byte past 8F) are outside it: yaml-cpp
+// re-renders them as other bytes.
 inline bool InYamlCharacterSet(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
@@ -77,7 +79,10 @@ inline bool InYamlCharacterSet(std::string_view text) {
                          : (b & 0xf0) == 0xe0 ? 2
                          : (b & 0xf8) == 0xf0 ? 3
                                               : 0;
-    if (extra == 0 || b == 0xc0 || b == 0xc1 || i + extra >= text.size()) return false;
+    if (extra == 0 || b == 0xc0 || b == 0xc1 || b > 0xf4 || i + extra >= text.size()) {
+      return false;
+    }
+    if (b == 0xf4 && static_cast<unsigned char>(text[i + 1]) > 0x8f) return false;
     for (size_t k = 1; k <= extra; ++k) {
       if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
     }
