@@ -382,6 +382,18 @@ TEST(CliTest, OperatorCommandsTalkToARunningServer) {
   EXPECT_EQ(unknown.code, 1);
   EXPECT_THAT(unknown.out, ::testing::HasSubstr("no reviewer nobody"));
 
+  // top: frames of the funnel, rates and the busiest PRs; `q` on stdin quits.
+  CliRun top = Gatehouse("top --frames 2 --interval-seconds 0.2" + server + " </dev/null");
+  EXPECT_EQ(top.code, 0) << top.out;
+  EXPECT_THAT(top.out, ::testing::HasSubstr("webhooks  received 0"));
+  EXPECT_THAT(top.out, ::testing::HasSubstr("DEAD 0"));  // re-armed above
+  EXPECT_THAT(top.out, ::testing::HasSubstr("signals per pass"));
+  EXPECT_THAT(top.out, ::testing::HasSubstr("acme/app#1"));
+  std::ofstream(dir.File("keys")) << "q";
+  CliRun quit = Gatehouse("top --interval-seconds 3600" + server + " <" + dir.File("keys"));
+  EXPECT_EQ(quit.code, 0) << quit.out;  // without q it would wait an hour for the next frame
+  EXPECT_THAT(quit.out, ::testing::HasSubstr("BUSIEST (signals ever)"));
+
   EXPECT_EQ(Gatehouse("status --db " + db + server).code, 2);  // one source, not two
   setenv("GATEHOUSE_ADMIN_TOKEN", "not-the-token", 1);
   CliRun refused = Gatehouse("status" + server);

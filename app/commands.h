@@ -14,6 +14,7 @@ int RunAudit(int argc, char** argv);      // argv[0] is "audit"
 int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
 int RunMigrate(int argc, char** argv);    // argv[0] is "migrate"
 int RunApp(int argc, char** argv);        // argv[0] is "app"
+int RunTop(int argc, char** argv);        // argv[0] is "top"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

@@ -20,6 +20,7 @@ Usage:
   gatehouse work counters [--json]                engine counters (signals, passes, ...)
   gatehouse route --event EVENT FILE              explain how a webhook payload is routed
   gatehouse status [--json]                       the webhook funnel and engine counters
+  gatehouse top                                   a live view: funnel, rates, busiest PRs (q quits)
   gatehouse config check FILE                     validate a .github/gatehouse.yml policy
   gatehouse config check --reviewers FILE         validate a reviewers file
   gatehouse reviewers ls|pause NAME|resume NAME   reviewers, their pause state and slots
@@ -31,6 +32,8 @@ Usage:
 
 Every command takes --help; those that use the database take --db URL: a SQLite file
 (default ./gatehouse.db) or postgresql://USER@HOST:PORT/DB; default $GATEHOUSE_DATABASE_URL.
+status, top, work ls|rearm|counters, audit and reviewers also take --server URL: a running
+gatehouse's admin listener (token in GATEHOUSE_ADMIN_TOKEN[_FILE]), no database access needed.
 Logs are JSON lines on stderr; --log-level debug|info|warn|error (default info).
 )";
 
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   if (cmd == "reviewers") return gatehouse::app::RunReviewers(argc - 1, argv + 1);
   if (cmd == "migrate") return gatehouse::app::RunMigrate(argc - 1, argv + 1);
   if (cmd == "app") return gatehouse::app::RunApp(argc - 1, argv + 1);
+  if (cmd == "top") return gatehouse::app::RunTop(argc - 1, argv + 1);
   if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return gatehouse::app::kExitUsage;
