@@ -19,6 +19,8 @@ struct Snapshot {
   WorkSummary work;
   ReviewFunnel reviews;
   Counters counters;
+  std::vector<ActionLedger::KindCount> actions;
+  std::vector<ReviewRuns::RunCount> runs;
   Time now;
 };
 
@@ -43,10 +45,15 @@ class SnapshotCache {
     auto work = store_.work().SummarizeWork();
     auto reviews = store_.reviews().GetReviewFunnel();
     auto counters = store_.GetCounters();
-    if (!funnel.ok() || !work.ok() || !reviews.ok() || !counters.ok()) {
+    auto actions = store_.ledger().CountActions();
+    auto runs = store_.reviews().CountRuns();
+    if (!funnel.ok() || !work.ok() || !reviews.ok() || !counters.ok() || !actions.ok() ||
+        !runs.ok()) {
       const Status bad = !funnel.ok()    ? funnel.status()
                          : !work.ok()    ? work.status()
                          : !reviews.ok() ? reviews.status()
+                         : !actions.ok() ? actions.status()
+                         : !runs.ok()    ? runs.status()
                                          : counters.status();
       Log(LogLevel::kWarn, "metrics.store_unreadable").Field("error", bad.ToString());
       return std::nullopt;
@@ -55,6 +62,8 @@ class SnapshotCache {
     s.work = *work;
     s.reviews = *reviews;
     s.counters = std::move(*counters);
+    s.actions = std::move(*actions);
+    s.runs = std::move(*runs);
     s.now = clock_->Now();
     return s;
   }
@@ -130,6 +139,30 @@ void RegisterStoreMetrics(metrics::Registry& registry, Store& store, ClockPtr cl
       "gatehouse_review_requests_in_flight",
       "Review runs queued, running, or finished and not yet posted.", "gauge", {},
       with([](const Snapshot& s) { return std::vector<Sample>{S({}, s.reviews.in_flight)}; }));
+  registry.AddCollector(
+      "gatehouse_ledger_actions",
+      "Rows of the action ledger by kind and state (intent: the effect may or may not have "
+      "happened yet; done, failed, superseded: how it ended), cluster-wide.",
+      "gauge", {"kind", "state"}, with([](const Snapshot& s) {
+        std::vector<Sample> out;
+        out.reserve(s.actions.size());
+        for (const auto& a : s.actions) {
+          out.push_back(S({a.kind, std::string(ActionStateName(a.state))}, a.count));
+        }
+        return out;
+      }));
+  registry.AddCollector(
+      "gatehouse_review_runs",
+      "Review runs by role, reviewer (\"\" until assigned) and state (dead: its mailbox is), "
+      "cluster-wide.",
+      "gauge", {"role", "reviewer", "state"}, with([](const Snapshot& s) {
+        std::vector<Sample> out;
+        out.reserve(s.runs.size());
+        for (const auto& r : s.runs) {
+          out.push_back(S({r.role, r.reviewer, std::string(RunStateName(r.state))}, r.count));
+        }
+        return out;
+      }));
   registry.AddCollector(
       "gatehouse_store_events_total",
       "The store's own counters (work.signals, work.passes_completed, ledger.intents, ...), "

@@ -144,6 +144,45 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   return server;
 }
 
+// What the client knows of each installation's primary limit, and how often it refused a call
+// locally to wait for one (docs/METRICS.md).
+void GatehouseServer::RegisterRateLimitMetrics(const GitHubClient& github) {
+  const GitHubClient* client = &github;
+  ClockPtr clock = clock_;
+  registry_.AddCollector(
+      "gatehouse_github_rate_limit_remaining",
+      "Requests left in the installation's primary rate limit, as GitHub's last answer said",
+      "gauge", {"installation"}, [client] {
+        std::vector<metrics::Sample> out;
+        for (const auto& [id, state] : client->RateLimits()) {
+          if (state.remaining) {
+            out.push_back({{std::to_string(id)}, static_cast<double>(*state.remaining)});
+          }
+        }
+        return out;
+      });
+  registry_.AddCollector("gatehouse_github_rate_limit_reset_seconds",
+                         "Seconds until the installation's primary rate limit resets (0 when past)",
+                         "gauge", {"installation"}, [client, clock] {
+                           std::vector<metrics::Sample> out;
+                           const Time now = clock->Now();
+                           for (const auto& [id, state] : client->RateLimits()) {
+                             if (!state.remaining) continue;
+                             const double left =
+                                 std::chrono::duration<double>(state.reset - now).count();
+                             out.push_back({{std::to_string(id)}, left > 0 ? left : 0.0});
+                           }
+                           return out;
+                         });
+  registry_.AddCollector(
+      "gatehouse_github_rate_limit_waits_total",
+      "Calls refused locally to wait for a rate limit (exhausted, Retry-After, or only the "
+      "reserve left for a background call)",
+      "counter", {}, [client] {
+        return std::vector<metrics::Sample>{{{}, static_cast<double>(client->RateLimitRefusals())}};
+      });
+}
+
 // The GitHub client the passes, the resolver and the sweeper share, and the pass itself. Every
 // failure is the configuration's.
 Status GatehouseServer::WireGitHub() {
@@ -153,10 +192,12 @@ Status GatehouseServer::WireGitHub() {
   auto transport = CurlTransport::Create(curl);
   if (!transport.ok()) return InvalidArgument(transport.status().message());
   transport_ = std::move(transport).value();
-  auto tokens = MakeTokenSource(config, *transport_, clock_);
+  metered_ = std::make_unique<MeteredTransport>(*transport_, config.api_url, registry_);
+  auto tokens = MakeTokenSource(config, *metered_, clock_);
   if (!tokens.ok()) return InvalidArgument(tokens.status().message());
   tokens_ = std::move(tokens).value();
-  github_ = std::make_unique<GitHubClient>(*transport_, *tokens_, clock_);
+  github_ = std::make_unique<GitHubClient>(*metered_, *tokens_, clock_);
+  RegisterRateLimitMetrics(*github_);
 
   if (config.app_mode()) {
     auto signer = AppJwtSigner::Create(config.app_id, config.private_key_pem);
@@ -164,7 +205,7 @@ Status GatehouseServer::WireGitHub() {
     app_signer_ = std::shared_ptr<AppJwtSigner>(std::move(signer).value());
     if (options_.recover_interval > Duration::zero()) {
       hook_deliveries_ =
-          std::make_unique<AppWebhookDeliveriesClient>(*transport_, *app_signer_, clock_);
+          std::make_unique<AppWebhookDeliveriesClient>(*metered_, *app_signer_, clock_);
     }
   } else if (options_.recover_interval > Duration::zero()) {
     Log(LogLevel::kWarn, "serve.no_recovery")
@@ -179,7 +220,7 @@ Status GatehouseServer::WireGitHub() {
     // gatehouse's login as GitHub shows it, asked once by the first pass that needs it: the
     // App's "<slug>[bot]" (GET /app with an App JWT), or the personal token's user.
     if (config.app_mode()) {
-      pass.discover_login = [signer = app_signer_, transport = transport_.get(), clock = clock_] {
+      pass.discover_login = [signer = app_signer_, transport = metered_.get(), clock = clock_] {
         return FetchAppLogin(*transport, *signer, clock->Now());
       };
     } else {

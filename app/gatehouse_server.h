@@ -30,6 +30,7 @@
 #include "base/status.h"
 #include "engine/worker_pool.h"
 #include "github/auth_config.h"
+#include "github/metered_transport.h"
 #include "http/server.h"
 #include "http/webhook_handler.h"
 #include "store/store.h"
@@ -114,6 +115,7 @@ class GatehouseServer {
  private:
   GatehouseServer(ServerOptions options, StorePtr store);
   Status WireGitHub();
+  void RegisterRateLimitMetrics(const GitHubClient& github);
   // Stops the front (HTTP, inbox, router) and starts stopping the engine on stopper_.
   void BeginStop();
 
@@ -123,6 +125,7 @@ class GatehouseServer {
   metrics::Registry registry_;
   // GitHub, when configured: the client the passes, the resolver and the sweeper share.
   std::unique_ptr<CurlTransport> transport_;
+  std::unique_ptr<MeteredTransport> metered_;  // over transport_: every GitHub call, counted
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<GitHubClient> github_;
   std::shared_ptr<AppJwtSigner> app_signer_;  // App mode

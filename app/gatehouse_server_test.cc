@@ -9,6 +9,7 @@
 // clock, and the simulator checks them against its own.
 #include "app/gatehouse_server.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -124,6 +125,19 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
     ASSERT_FALSE(check_run_head_.empty()) << "no gatehouse check run within 60 s";
     EXPECT_EQ(check_run_head_, head_);
   }
+  // /metrics counts the pass's GitHub calls by endpoint and status, the installation's rate
+  // limit as the simulator reported it, and the ledger's rows by kind and state.
+  const std::string scrape = (*server)->registry().Render();
+  EXPECT_THAT(scrape, ::testing::HasSubstr(
+                          "gatehouse_github_requests_total{method=\"GET\",endpoint=\"/repos/"
+                          "{owner}/{repo}/pulls/{n}\",status=\"200\"}"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_requests_total{method=\"POST\","
+                                           "endpoint=\"/repos/{owner}/{repo}/check-runs\","
+                                           "status=\"201\"} 1"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_remaining{installation="));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_waits_total 0"));
+  EXPECT_THAT(scrape,
+              ::testing::HasSubstr("gatehouse_ledger_actions{kind=\"check_run\",state=\"done\"}"));
   EXPECT_TRUE((*server)->Stop(std::chrono::seconds(30)));
   server->reset();
 

@@ -82,6 +82,11 @@ std::optional<GitHubError> GitHubClient::RefuseForRateLimit(const CallContext& c
   return std::nullopt;
 }
 
+std::map<int64_t, GitHubClient::RateLimitState> GitHubClient::RateLimits() const {
+  MutexLock lock(&mutex_);
+  return rate_limits_;
+}
+
 void GitHubClient::RecordRateLimit(int64_t installation_id, const HttpReply& reply) {
   auto remaining = reply.IntHeader("x-ratelimit-remaining");
   auto reset = reply.IntHeader("x-ratelimit-reset");
@@ -117,7 +122,10 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
                                                         const std::string& target,
                                                         const boost::json::value& body) {
   const std::string what = method + " " + target;
-  if (auto refused = RefuseForRateLimit(ctx, what)) return *refused;
+  if (auto refused = RefuseForRateLimit(ctx, what)) {
+    refusals_.fetch_add(1, std::memory_order_relaxed);
+    return *refused;
+  }
 
   HttpCall call;
   call.method = method;

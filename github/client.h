@@ -19,6 +19,7 @@
 // Thread-safety: safe for concurrent use; no lock is held while a request is in flight.
 #pragma once
 
+#include <atomic>
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
@@ -150,6 +151,11 @@ class GitHubClient final : public GitHub {
     Time blocked_until;  // from Retry-After or an exhausted limit
   };
   RateLimitState RateLimitFor(int64_t installation_id) const;
+  // Every installation's state seen so far (the metrics' rate-limit gauges).
+  std::map<int64_t, RateLimitState> RateLimits() const;
+  // Calls refused locally because a limit was exhausted, a Retry-After still ran, or only the
+  // reserve was left for a background call: the waits for rate limits, since the start.
+  int64_t RateLimitRefusals() const { return refusals_.load(std::memory_order_relaxed); }
 
  private:
   struct CachedGet {
@@ -167,6 +173,7 @@ class GitHubClient final : public GitHub {
   const ClockPtr clock_;
   const GitHubClientOptions options_;
 
+  std::atomic<int64_t> refusals_{0};
   mutable Mutex mutex_;
   std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
   std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);

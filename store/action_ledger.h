@@ -92,6 +92,15 @@ class ActionLedger {
   // pass reconciles it), oldest first, at most `limit`.
   virtual Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) = 0;
 
+  // How many rows the ledger holds of each kind in each state (every subject, every head): the
+  // metrics' gatehouse_ledger_actions{kind,state}. One aggregate query.
+  struct KindCount {
+    std::string kind;
+    ActionState state = ActionState::kIntent;
+    int64_t count = 0;
+  };
+  virtual Result<std::vector<KindCount>> CountActions() = 0;
+
   // --- Head occurrences (docs/ACTIONS.md) ---
 
   // The subject's latest head occurrence; nullopt when none was recorded yet.

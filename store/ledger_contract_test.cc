@@ -3,6 +3,10 @@
 // asks for reconciliation; a moved head is a new key.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include "store/store.h"
 #include "store/store_test_util.h"
 
@@ -79,6 +83,29 @@ TEST_P(LedgerContractTest, OpenIntentsAreListedAcrossSubjectsOldestFirst) {
   ASSERT_TRUE(one.ok());
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ((*one)[0].id, merge.record.id);
+}
+
+TEST_P(LedgerContractTest, ActionsAreCountedByKindAndState) {
+  const ActionKey label{"acme/app#1", "label", "sha1", "ready"};
+  const ActionKey label2{"acme/app#1", "label", "sha1", "size/S"};
+  const ActionKey comment{"acme/app#1", "comment", "sha1", "summary"};
+  Intent(kMerge, fence_);
+  IntentResult l = Intent(label, fence_);
+  IntentResult l2 = Intent(label2, fence_);
+  Intent(comment, fence_);
+  ASSERT_TRUE(
+      store_->ledger().RecordOutcome(l.record.id, fence_, ActionState::kDone, "ok", kT0).ok());
+  ASSERT_TRUE(
+      store_->ledger().RecordOutcome(l2.record.id, fence_, ActionState::kDone, "ok", kT0).ok());
+  auto counts = store_->ledger().CountActions();
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  std::map<std::pair<std::string, ActionState>, int64_t> got;
+  for (const auto& c : *counts) got[{c.kind, c.state}] += c.count;
+  const std::map<std::pair<std::string, ActionState>, int64_t> want = {
+      {{"label", ActionState::kDone}, 2},
+      {{kMerge.kind, ActionState::kIntent}, 1},
+      {{"comment", ActionState::kIntent}, 1}};
+  EXPECT_EQ(got, want);
 }
 
 TEST_P(LedgerContractTest, AStaleFenceCanRecordNothing) {

@@ -186,6 +186,16 @@ class ReviewRuns {
   virtual Result<std::vector<std::string>> WaitingWorkKeys() = 0;
 
   virtual Result<ReviewFunnel> GetReviewFunnel() = 0;
+  // How many runs there are of each role, reviewer ("" before assignment) and state, a run
+  // whose work item is dead counting as dead as in the funnel: the metrics'
+  // gatehouse_review_runs{role,reviewer,state}. One aggregate query.
+  struct RunCount {
+    std::string role;
+    std::string reviewer;
+    RunState state = RunState::kQueued;
+    int64_t count = 0;
+  };
+  virtual Result<std::vector<RunCount>> CountRuns() = 0;
 };
 
 }  // namespace gatehouse

@@ -297,6 +297,13 @@ TEST_P(ReviewRunsContractTest, ADeadWorkItemMakesItsRunsDeadUntilRearmed) {
   ASSERT_TRUE(funnel.ok());
   EXPECT_EQ(funnel->dead, 1);
   EXPECT_EQ(funnel->in_flight, 0);
+  auto counts = reviews().CountRuns();  // the metrics count it dead too, by role and reviewer
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  ASSERT_EQ(counts->size(), 1u);
+  EXPECT_EQ((*counts)[0].role, "security");
+  EXPECT_EQ((*counts)[0].reviewer, got.reviewer);
+  EXPECT_EQ((*counts)[0].state, RunState::kDead);
+  EXPECT_EQ((*counts)[0].count, 1);
   auto waiting = reviews().WaitingWorkKeys();
   ASSERT_TRUE(waiting.ok());
   EXPECT_TRUE(waiting->empty()) << "a dead run waits for nothing but a re-arm";

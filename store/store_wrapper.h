@@ -103,6 +103,7 @@ class ActionLedgerWrapper : public ActionLedger {
   Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) override {
     return target_.ListOpenIntents(limit);
   }
+  Result<std::vector<KindCount>> CountActions() override { return target_.CountActions(); }
   Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override {
     return target_.LatestHeadOccurrence(subject);
   }
@@ -202,6 +203,7 @@ class ReviewRunsWrapper : public ReviewRuns {
   }
   Result<std::vector<std::string>> WaitingWorkKeys() override { return target_.WaitingWorkKeys(); }
   Result<ReviewFunnel> GetReviewFunnel() override { return target_.GetReviewFunnel(); }
+  Result<std::vector<RunCount>> CountRuns() override { return target_.CountRuns(); }
 
  private:
   ReviewRuns& target_;

@@ -181,6 +181,27 @@ Result<std::vector<ActionRecord>> PgStore::ListOpenIntents(size_t limit) {
   return out;
 }
 
+Result<std::vector<ActionLedger::KindCount>> PgStore::CountActions() {
+  std::vector<KindCount> out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("ledger_count",
+                       "SELECT kind, state, COUNT(*) FROM actions GROUP BY kind, state"));
+    out.clear();
+    for (int i = 0; i < r.rows(); ++i) {
+      KindCount k;
+      k.kind = r.Text(i, 0);
+      k.state = ParseActionState(r.Text(i, 1));
+      k.count = r.Int(i, 2);
+      out.push_back(std::move(k));
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("counting the ledger");
+  return out;
+}
+
 #undef GH_ACTION_COLUMNS
 
 }  // namespace gatehouse::postgres

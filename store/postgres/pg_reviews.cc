@@ -331,6 +331,30 @@ Result<ReviewFunnel> PgStore::GetReviewFunnel() {
   return f;
 }
 
+Result<std::vector<ReviewRuns::RunCount>> PgStore::CountRuns() {
+  std::vector<RunCount> out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(
+        PgResult r,
+        c.ExecPrepared("reviews_count",
+                       "SELECT r.role, r.reviewer, CASE WHEN " GH_RUN_DEAD
+                       " THEN 'dead' ELSE r.state END, COUNT(*)" GH_RUN_JOIN " GROUP BY 1, 2, 3"));
+    out.clear();
+    for (int i = 0; i < r.rows(); ++i) {
+      RunCount k;
+      k.role = r.Text(i, 0);
+      k.reviewer = r.Text(i, 1);
+      if (!ParseRunState(r.Text(i, 2), &k.state))
+        return Internal("review run state " + r.Text(i, 2));
+      k.count = r.Int(i, 3);
+      out.push_back(std::move(k));
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("counting review runs");
+  return out;
+}
+
 #undef GH_RUN_SELECT
 #undef GH_RUN_JOIN
 #undef GH_RUN_DEAD

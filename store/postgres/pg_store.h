@@ -109,6 +109,7 @@ class PgStore final : public Store,
                        Time now) override;
   Result<std::vector<ActionRecord>> ListActions(std::string_view subject) override;
   Result<std::vector<ActionRecord>> ListOpenIntents(size_t limit) override;
+  Result<std::vector<KindCount>> CountActions() override;
 
   // Head occurrences: store/postgres/pg_heads.cc.
   Result<std::optional<HeadOccurrence>> LatestHeadOccurrence(std::string_view subject) override;
@@ -142,6 +143,7 @@ class PgStore final : public Store,
                                               int64_t fence, Time now) override;
   Result<std::vector<std::string>> WaitingWorkKeys() override;
   Result<ReviewFunnel> GetReviewFunnel() override;
+  Result<std::vector<RunCount>> CountRuns() override;
 
   // Reviewers, assignment and slots: store/postgres/pg_reviewers.cc.
   Result<Assignment> AssignAndClaimSlot(int64_t id, std::span<const ReviewerSlotSpec> candidates,

@@ -169,4 +169,21 @@ Result<std::vector<ActionRecord>> SqliteStore::ListOpenIntents(size_t limit) {
   return out;
 }
 
+Result<std::vector<ActionLedger::KindCount>> SqliteStore::CountActions() {
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(
+      auto q, db_->Prepare("SELECT kind, state, COUNT(*) FROM actions GROUP BY kind, state"));
+  std::vector<KindCount> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    KindCount c;
+    c.kind = q->Text(0);
+    c.state = ParseActionState(q->Text(1));
+    c.count = q->Int(2);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace gatehouse

@@ -288,6 +288,26 @@ Result<ReviewFunnel> SqliteStore::GetReviewFunnel() {
   return f;
 }
 
+Result<std::vector<ReviewRuns::RunCount>> SqliteStore::CountRuns() {
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(auto q,
+                      db_->Prepare("SELECT r.role, r.reviewer, CASE WHEN " GH_RUN_DEAD
+                                   " THEN 'dead' ELSE r.state END AS s, COUNT(*)" GH_RUN_JOIN
+                                   " GROUP BY r.role, r.reviewer, s"));
+  std::vector<RunCount> out;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    RunCount c;
+    c.role = q->Text(0);
+    c.reviewer = q->Text(1);
+    if (!ParseRunState(q->Text(2), &c.state)) return Internal("review run state " + q->Text(2));
+    c.count = q->Int(3);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 #undef GH_RUN_JOIN
 #undef GH_RUN_DEAD
 #undef GH_RUN_OPEN
