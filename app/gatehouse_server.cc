@@ -43,6 +43,7 @@ GatehouseServer::GatehouseServer(ServerOptions options, StorePtr store)
       store_(std::move(store)),
       clock_(options_.clock ? options_.clock : std::make_shared<RealClock>()) {
   admin::RegisterStoreMetrics(registry_, *store_, clock_);
+  store_->RegisterMetrics(registry_);
   metrics::AddProcessCollectors(registry_);
 }
 
@@ -110,6 +111,12 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   WorkerPool* pool = s.pool_.get();
   RouterOptions router;
   router.debounce = s.options_.debounce;
+  router.routing_lag = &s.registry_
+                            .AddHistogram("gatehouse_routing_lag_seconds",
+                                          "From a delivery's acceptance (stored, answered 2xx) "
+                                          "to the transaction that routed, ignored or refused it.",
+                                          {}, metrics::LatencyBounds())
+                            .With({});
   s.router_ = std::make_unique<InboxRouter>(st, s.clock_, router, [pool] { pool->Wake(); });
   InboxRouter* routed = s.router_.get();
   s.inbox_ = std::make_unique<InboxWriter>(st, s.clock_, [routed] { routed->Wake(); });

@@ -125,6 +125,7 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
     ASSERT_FALSE(check_run_head_.empty()) << "no gatehouse check run within 60 s";
     EXPECT_EQ(check_run_head_, head_);
   }
+  EXPECT_TRUE((*server)->Stop(std::chrono::seconds(30)));  // the pass ends and is recorded
   // /metrics counts the pass's GitHub calls by endpoint and status, the installation's rate
   // limit as the simulator reported it, and the ledger's rows by kind and state.
   const std::string scrape = (*server)->registry().Render();
@@ -136,9 +137,13 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
                                            "status=\"201\"} 1"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_remaining{installation="));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_waits_total 0"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_routing_lag_seconds_count 1"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_store_transaction_duration_seconds_count{"
+                                           "backend=\"sqlite\",kind=\"write\"}"));
+  EXPECT_THAT(scrape,
+              ::testing::HasSubstr("gatehouse_signal_to_pass_start_seconds_count{kind=\"pr\"} 1"));
   EXPECT_THAT(scrape,
               ::testing::HasSubstr("gatehouse_ledger_actions{kind=\"check_run\",state=\"done\"}"));
-  EXPECT_TRUE((*server)->Stop(std::chrono::seconds(30)));
   server->reset();
 
   // What the server recorded: the signed delivery routed, the other refused, and the pass's

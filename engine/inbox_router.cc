@@ -138,7 +138,15 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
     AuditSignals(e, d, clock_->Now());
     decisions.push_back(std::move(d));
   }
-  GH_RETURN_IF_ERROR(store_.inbox().ApplyRouting(decisions, clock_->Now()));
+  const Time decided_at = clock_->Now();
+  GH_RETURN_IF_ERROR(store_.inbox().ApplyRouting(decisions, decided_at));
+  if (options_.routing_lag != nullptr) {
+    for (size_t i = 0; i < entries.size() && i < decisions.size(); ++i) {
+      if (decisions[i].state == InboxState::kUnresolved) continue;
+      const double lag = std::chrono::duration<double>(decided_at - entries[i].received_at).count();
+      options_.routing_lag->Observe(lag > 0 ? lag : 0.0);
+    }
+  }
   if (any_signal && on_routed_) on_routed_();
   return decisions.size();
 }

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/metrics.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "store/store.h"
@@ -44,6 +45,9 @@ struct RouterOptions {
   // Observer (tests, metrics): runs on the router's thread after each batch its loop routed
   // or tried to, one that found nothing included.
   std::function<void()> on_batch;
+  // Metrics (docs/METRICS.md): from a delivery's acceptance to the transaction that decided
+  // it (routed, ignored or dead; an unresolved delivery once it is resolved), in seconds.
+  metrics::Histogram* routing_lag = nullptr;
 };
 
 class InboxRouter {

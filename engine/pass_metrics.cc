@@ -23,16 +23,21 @@ PassMetrics::PassMetrics(metrics::Registry& registry)
                                       "Distinct reasons (pushed, ci-completed, ...) one pass "
                                       "covered: what its mailbox folded together.",
                                       {"kind"}, {1, 2, 3, 4, 6, 8, 12, 16})),
+      signal_to_start_(&registry.AddHistogram(
+          "gatehouse_signal_to_pass_start_seconds",
+          "From the earliest signal a pass is the first to cover (a webhook routed, a timer, a "
+          "re-arm) to the pass's start: the debounce plus the wait for a worker.",
+          {"kind"}, metrics::LatencyBounds())),
       pr_(Make("pr")),
       review_(Make("review")) {}
 
 PassMetrics::Kind PassMetrics::Make(const char* kind) {
   auto pass = [&](const char* outcome) { return &passes_->With({kind, outcome}); };
   auto failed = [&](const char* c) { return &failures_->With({kind, c}); };
-  return Kind{pass("completed"),        pass("retried"),        pass("dead"),
-              pass("fence_lost"),       pass("unrecorded"),     failed("transient"),
-              failed("rate_limited"),   failed("unavailable"),  failed("permanent"),
-              &duration_->With({kind}), &reasons_->With({kind})};
+  return Kind{pass("completed"),        pass("retried"),         pass("dead"),
+              pass("fence_lost"),       pass("unrecorded"),      failed("transient"),
+              failed("rate_limited"),   failed("unavailable"),   failed("permanent"),
+              &duration_->With({kind}), &reasons_->With({kind}), &signal_to_start_->With({kind})};
 }
 
 void PassMetrics::Observe(const PassReport& report) {
@@ -69,6 +74,11 @@ void PassMetrics::Observe(const PassReport& report) {
     k.duration->Observe(std::chrono::duration<double>(report.ended - report.started).count());
   }
   k.reasons->Observe(static_cast<double>(report.lease.reasons.size()));
+  if (report.ran && report.lease.signalled_at) {
+    const double wait =
+        std::chrono::duration<double>(report.started - *report.lease.signalled_at).count();
+    k.signal_to_start->Observe(wait > 0 ? wait : 0.0);
+  }
 }
 
 }  // namespace gatehouse

@@ -6,6 +6,8 @@
 //   gatehouse_pass_duration_seconds{kind}        from the pass's start to its end
 //   gatehouse_pass_reasons{kind}                 distinct reasons one pass covered (how much
 //                                                the mailbox folded into it)
+//   gatehouse_signal_to_pass_start_seconds{kind} from the earliest signal a pass is the first
+//                                                claim of (Lease::signalled_at) to its start
 // Observe is a PassObserver: one call per finished pass, from the dispatcher thread; each
 // update is one atomic add on a series looked up once, at construction.
 #pragma once
@@ -34,12 +36,14 @@ class PassMetrics {
     metrics::Counter* permanent;
     metrics::Histogram* duration;
     metrics::Histogram* reasons;
+    metrics::Histogram* signal_to_start;
   };
   Kind Make(const char* kind);
   metrics::Family<metrics::Counter>* passes_;
   metrics::Family<metrics::Counter>* failures_;
   metrics::Family<metrics::Histogram>* duration_;
   metrics::Family<metrics::Histogram>* reasons_;
+  metrics::Family<metrics::Histogram>* signal_to_start_;
   Kind pr_;
   Kind review_;
 };

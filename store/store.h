@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/metrics.h"
 #include "base/status.h"
 #include "store/action_ledger.h"
 #include "store/audit_log.h"
@@ -57,6 +58,11 @@ class Store {
   // The database server's clock, for a node to compare its own with (docs/STORE.md, "Whose
   // clock"); nullopt for an embedded database, which shares this host's clock.
   virtual Result<std::optional<Time>> DatabaseTime() = 0;
+
+  // Registers gatehouse_store_transaction_duration_seconds{backend,kind} (kind: write, read;
+  // docs/METRICS.md) on `registry`, which must outlive the store, and times every transaction
+  // from then on. Call at most once per registry, before the store is shared between threads.
+  virtual void RegisterMetrics(metrics::Registry& registry) = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

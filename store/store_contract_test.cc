@@ -126,6 +126,57 @@ TEST_P(StoreContractTest, ClaimTakesTheLeaseAndBumpsTheFence) {
   EXPECT_TRUE(Claim(10, kT0 + seconds(29), seconds(30), "worker-b").empty());
 }
 
+// Once registered, every write transaction is timed into the backend's series.
+TEST_P(StoreContractTest, WriteTransactionsAreTimedOnceMetricsAreRegistered) {
+  metrics::Registry registry;
+  store_->RegisterMetrics(registry);
+  Signal1("acme/app#1", "pushed", kT0);
+  Signal1("acme/app#2", "pushed", kT0);
+  const std::string text = registry.Render();
+  // "..._count{backend=\"B\",kind=\"write\"} N"
+  size_t at = 0;
+  int64_t writes = -1;
+  while ((at = text.find("gatehouse_store_transaction_duration_seconds_count{", at)) !=
+         std::string::npos) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end;
+    const size_t kind = line.find(",kind=\"write\"} ");
+    if (kind != std::string::npos) writes = std::stoll(line.substr(kind + 15));
+  }
+  EXPECT_GE(writes, 2) << text;
+}
+
+// A claim hands over the earliest signal no pass claimed before (for the signal-to-pass-start
+// latency), once: a signal that arrives while the pass runs is the next claim's, and a retry of
+// signals already claimed has none.
+TEST_P(StoreContractTest, AClaimCarriesItsEarliestUnclaimedSignal) {
+  Signal1("acme/app#1", "pushed", kT0, seconds(1));
+  Signal1("acme/app#1", "ci-completed", kT0 + seconds(2), seconds(1));  // the fast path
+  auto first = Claim(10, kT0 + seconds(3));
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].signalled_at, std::optional<Time>(kT0));
+  Signal1("acme/app#1", "labeled", kT0 + seconds(4));  // while the pass runs
+  Signal1("acme/app#1", "labeled", kT0 + seconds(5));
+  PassFinish retry;
+  retry.key = first[0].key;
+  retry.fence = first[0].fence;
+  retry.kind = PassFinish::Kind::kRetry;
+  retry.retry_at = kT0 + seconds(6);
+  retry.attempts = 1;
+  retry.error = "502";
+  ASSERT_TRUE(FinishOne(retry, kT0 + seconds(5)).ok());
+  auto second = Claim(10, kT0 + seconds(6));
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].signalled_at, std::optional<Time>(kT0 + seconds(4)));
+  retry.fence = second[0].fence;
+  retry.retry_at = kT0 + seconds(7);
+  ASSERT_TRUE(FinishOne(retry, kT0 + seconds(6)).ok());
+  auto third = Claim(10, kT0 + seconds(7));  // a retry: nothing new was signalled
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0].signalled_at, std::nullopt);
+}
+
 TEST_P(StoreContractTest, ClaimTakesSeveralDueItemsInDueOrder) {
   for (int i = 0; i < 10; ++i) {
     Signal1("acme/app#" + std::to_string(i), "swept", kT0, seconds(10 - i));

@@ -227,6 +227,7 @@ class StoreWrapper : public Store {
   Status CheckWritable() override { return target_.CheckWritable(); }
   Result<int> SchemaVersion() override { return target_.SchemaVersion(); }
   Result<std::optional<Time>> DatabaseTime() override { return target_.DatabaseTime(); }
+  void RegisterMetrics(metrics::Registry& registry) override { target_.RegisterMetrics(registry); }
 
  private:
   Store& target_;

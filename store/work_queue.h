@@ -66,6 +66,10 @@ struct Lease {
   std::string owner;
   Time lease_until;
   bool reclaimed = false;  // the previous holder's lease had expired mid-pass
+  // The earliest signal this pass is the first claim of (nullopt when every signal it covers
+  // was claimed before: a retry, a reclaimed lease, a re-arm), for the signal-to-pass-start
+  // latency. Enqueue sets it on a live item that has none; Claim hands it over and clears it.
+  std::optional<Time> signalled_at;
 };
 
 struct LeaseRenewal {

@@ -218,10 +218,16 @@ constexpr const char kV3[] = R"sql(
 CREATE INDEX actions_open ON actions (id) WHERE state = 'intent';
 )sql";
 
+// The earliest signal no pass has claimed yet (SQLite v10).
+constexpr const char kV4[] = R"sql(
+ALTER TABLE work_items ADD COLUMN signalled_at BIGINT;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
     {3, "open intents by id", kV3},
+    {4, "work items: the earliest unclaimed signal", kV4},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "store/postgres/pg_array.h"
 #include "store/postgres/pg_schema.h"
+#include "store/tx_timer.h"
 
 namespace gatehouse::postgres {
 namespace {
@@ -107,6 +108,7 @@ Status PgStore::Write(Durability durability, const std::function<Status(PgConn&)
   // instead of failing a call — a 503 to GitHub — for a connection nobody was using. A loss
   // during COMMIT leaves the outcome unknown and is the caller's to handle (kUnavailable).
   constexpr int kAttempts = 3;
+  TxTimer timer(write_timer_);
   for (int attempt = 1;; ++attempt) {
     GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
     Status s = handle->RunTransaction(durability, body, options);
@@ -123,11 +125,18 @@ Status PgStore::Read(const std::function<Status(PgConn&)>& body) {
   // As Write: a read that met a connection that died while idle runs again on a fresh one
   // (reads are safe to repeat).
   constexpr int kAttempts = 3;
+  TxTimer timer(read_timer_);
   for (int attempt = 1;; ++attempt) {
     GH_ASSIGN_OR_RETURN(auto handle, pool_->Acquire());
     Status s = body(handle.conn());
     if (s.ok() || attempt == kAttempts || !handle->broken()) return s;
   }
+}
+
+void PgStore::RegisterMetrics(metrics::Registry& registry) {
+  auto& family = TransactionFamily(registry);
+  write_timer_.store(&family.With({"postgres", "write"}), std::memory_order_release);
+  read_timer_.store(&family.With({"postgres", "read"}), std::memory_order_release);
 }
 
 Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {

@@ -157,6 +157,7 @@ class PgStore final : public Store,
   Result<int> SchemaVersion() override;
   // The server's clock_timestamp().
   Result<std::optional<Time>> DatabaseTime() override;
+  void RegisterMetrics(metrics::Registry& registry) override;
   PgPool& pool() { return *pool_; }
 
   // Shared by the concept files (pg_*.cc); each runs inside a transaction on `c`.
@@ -211,6 +212,8 @@ class PgStore final : public Store,
   std::unique_ptr<PgPool> pool_;
   // The counter shard this store instance adds to (counter_shards), as in SQLite.
   const int64_t counter_shard_;
+  std::atomic<metrics::Histogram*> write_timer_{nullptr};  // RegisterMetrics
+  std::atomic<metrics::Histogram*> read_timer_{nullptr};
   // Identifies this store instance in NOTIFY payloads, so the listener skips its own.
   const std::string instance_token_;
   LocalWakeups wakeups_;

@@ -90,8 +90,8 @@ WorkItem ReadWorkItem(const PgResult& r, int row) {
 // NULLs: a NULL due_at takes the new one, a NULL backoff_until is no floor.
 constexpr const char kEnqueueSql[] =
     "INSERT INTO work_items AS w (key, state, requested_gen, reasons, due_at, created_at, "
-    "updated_at) "
-    "SELECT s.k, 'pending', s.n, s.r, s.d, $5::bigint, $5::bigint "
+    "updated_at, signalled_at) "
+    "SELECT s.k, 'pending', s.n, s.r, s.d, $5::bigint, $5::bigint, $5::bigint "
     "FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS s(k, n, r, d) "
     "ORDER BY s.k COLLATE \"C\" "
     "ON CONFLICT (key) DO UPDATE SET"
@@ -100,6 +100,8 @@ constexpr const char kEnqueueSql[] =
     " state = CASE w.state WHEN 'idle' THEN 'pending' ELSE w.state END,"
     " due_at = CASE w.state WHEN 'dead' THEN NULL ELSE"
     "   GREATEST(LEAST(w.due_at, excluded.due_at), w.backoff_until) END,"
+    " signalled_at = CASE w.state WHEN 'dead' THEN NULL"
+    "   ELSE COALESCE(w.signalled_at, excluded.signalled_at) END,"
     " updated_at = excluded.updated_at";
 
 // Rule 2 for up to $2 items in one statement ($1 now, $3 owner, $4 lease_until, $5 the
@@ -115,32 +117,34 @@ constexpr const char kEnqueueSql[] =
 // holder): otherwise a pass that always crashes would be reclaimed forever.
 constexpr const char kClaimSql[] =
     "WITH expired AS ("
-    " SELECT key, state AS old_state, lease_until AS old_at FROM work_items"
+    " SELECT key, state AS old_state, lease_until AS old_at, signalled_at AS old_signalled"
+    "  FROM work_items"
     "  WHERE state = 'running' AND lease_until <= $1::bigint"
     "  ORDER BY lease_until LIMIT $2::bigint FOR UPDATE SKIP LOCKED"
     "), due AS ("
-    " SELECT key, state AS old_state, due_at AS old_at FROM work_items"
+    " SELECT key, state AS old_state, due_at AS old_at, signalled_at AS old_signalled"
+    "  FROM work_items"
     "  WHERE state = 'pending' AND due_at <= $1::bigint"
     "  ORDER BY due_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED"
     "), picked AS MATERIALIZED ("
-    " SELECT c.key, c.old_state, c.old_at FROM ("
-    "  SELECT key, old_state, old_at FROM expired"
+    " SELECT c.key, c.old_state, c.old_at, c.old_signalled FROM ("
+    "  SELECT key, old_state, old_at, old_signalled FROM expired"
     "  UNION ALL"
-    "  SELECT key, old_state, old_at FROM due"
+    "  SELECT key, old_state, old_at, old_signalled FROM due"
     " ) c LIMIT $2::bigint"
     "), claimed AS ("
     " UPDATE work_items w SET state = 'running', fence = w.fence + 1,"
     "  claimed_gen = w.requested_gen,"
     "  claimed_reasons = reason_union(w.claimed_reasons, w.reasons),"
     "  reasons = '', due_at = NULL, lease_owner = $3::text, lease_until = $4::bigint,"
-    "  updated_at = $1::bigint, woken = false,"
+    "  updated_at = $1::bigint, woken = false, signalled_at = NULL,"
     "  attempts = w.attempts + CASE WHEN p.old_state = 'running' THEN 1 ELSE 0 END,"
     "  last_error = CASE WHEN p.old_state = 'running' THEN"
     "   'lease expired mid-pass (held by ' || COALESCE(w.lease_owner, '?') || ')'"
     "   ELSE w.last_error END"
     " FROM picked p WHERE w.key = p.key"
     " RETURNING w.key, p.old_state = 'running' AS reclaimed, p.old_at, w.fence, w.claimed_gen,"
-    "  w.claimed_reasons, w.attempts, w.availability_since"
+    "  w.claimed_reasons, w.attempts, w.availability_since, p.old_signalled"
     "), counted AS ("
     " INSERT INTO counter_shards AS cs (name, shard, value)"
     " SELECT t.name, $5::bigint, t.value FROM ("
@@ -150,8 +154,8 @@ constexpr const char kClaimSql[] =
     " ) t WHERE t.value > 0"
     " ON CONFLICT (name, shard) DO UPDATE SET value = cs.value + excluded.value"
     ") "
-    "SELECT key, reclaimed, fence, claimed_gen, claimed_reasons, attempts, availability_since "
-    "FROM claimed ORDER BY reclaimed DESC, old_at, key COLLATE \"C\"";
+    "SELECT key, reclaimed, fence, claimed_gen, claimed_reasons, attempts, availability_since,"
+    " old_signalled FROM claimed ORDER BY reclaimed DESC, old_at, key COLLATE \"C\"";
 
 // Rule 3 (and rule 5's fence): a completed pass. Dirty (signals arrived meanwhile): pending,
 // due when its signals asked or now; otherwise idle. Budgets and backoff reset.
@@ -207,6 +211,7 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
     l.reasons = SplitReasons(r.Text(i, 4));
     l.attempts = static_cast<int>(r.Int(i, 5));
     l.availability_since = r.OptTime(i, 6);
+    l.signalled_at = r.OptTime(i, 7);
     l.owner = std::string(owner);
     l.lease_until = until;
     out->push_back(std::move(l));
@@ -430,7 +435,8 @@ Status PgStore::Rearm(std::string_view key, Time now) {
                        " requested_gen = requested_gen + 1,"
                        " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
                        " availability_since = NULL, backoff_until = NULL,"
-                       " last_error = '', updated_at = $2::bigint WHERE key = $1::text",
+                       " last_error = '', updated_at = $2::bigint, signalled_at = $2::bigint"
+                       " WHERE key = $1::text",
                        {PgParam::Text(key), PgParam::At(now)})
             .status());
     return Bump(c, "work.rearmed", 1);

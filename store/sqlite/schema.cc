@@ -267,6 +267,12 @@ constexpr const char kV9[] = R"sql(
 CREATE INDEX actions_open ON actions (id) WHERE state = 'intent';
 )sql";
 
+// The earliest signal no pass has claimed yet: Claim hands it to the pass (and clears it), for
+// the signal-to-pass-start latency (docs/METRICS.md).
+constexpr const char kV10[] = R"sql(
+ALTER TABLE work_items ADD COLUMN signalled_at INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -277,6 +283,7 @@ constexpr Migration kMigrations[] = {
     {7, "review runs, reviewers, reviewer slots, woken work items", kV7},
     {8, "recovered deliveries, the recovery high-water mark", kV8},
     {9, "open intents by id", kV9},
+    {10, "work items: the earliest unclaimed signal", kV10},
 };
 
 }  // namespace

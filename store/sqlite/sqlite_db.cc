@@ -5,6 +5,8 @@
 #include <string>
 #include <thread>
 
+#include "store/tx_timer.h"
+
 namespace gatehouse::sqlite {
 
 Stmt::~Stmt() {
@@ -168,6 +170,7 @@ Status SqliteDb::RunCached(const char* sql) {
 }
 
 Status SqliteDb::WriteTransaction(Durability durability, const std::function<Status()>& body) {
+  TxTimer timer(write_timer_);
   GH_RETURN_IF_ERROR(SetDurability(durability));
   GH_RETURN_IF_ERROR(RunCached("BEGIN IMMEDIATE"));
   Status s;

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/metrics.h"
 #include "base/status.h"
 #include "store/store.h"
 
@@ -73,6 +75,8 @@ class SqliteDb {
   Status ReadTransaction(const std::function<Status()>& body);
 
   sqlite3* raw() { return db_; }
+  // Times every WriteTransaction into `h` from now on (store/tx_timer.h); null stops it.
+  void SetWriteTimer(metrics::Histogram* h) { write_timer_.store(h, std::memory_order_release); }
   Status Error(int rc, std::string_view what) const;
 
  private:
@@ -81,6 +85,7 @@ class SqliteDb {
   Status EnableWal(int busy_timeout_ms);
 
   sqlite3* db_;
+  std::atomic<metrics::Histogram*> write_timer_{nullptr};
   std::unordered_map<const char*, sqlite3_stmt*> cache_;  // keyed by the literal's address
   std::optional<Durability> current_durability_;
 };

@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "store/sqlite/schema.h"
+#include "store/tx_timer.h"
 
 namespace gatehouse {
 namespace {
@@ -138,6 +139,11 @@ Status SqliteStore::Migrate() {
   return Status::Ok();
 }
 
+void SqliteStore::RegisterMetrics(metrics::Registry& registry) {
+  MutexLock lock(&mu_);
+  db_->SetWriteTimer(&TransactionFamily(registry).With({"sqlite", "write"}));
+}
+
 Result<int> SqliteStore::SchemaVersion() {
   MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT COALESCE(MAX(version), 0) FROM "
@@ -178,7 +184,9 @@ Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
       // change; no indexed column is assigned, so no index page is rewritten.
       GH_ASSIGN_OR_RETURN(auto fast,
                           db_->Prepare("UPDATE work_items SET requested_gen = requested_gen + 1,"
-                                       " reasons = reason_union(reasons, ?2), updated_at = ?4 "
+                                       " reasons = reason_union(reasons, ?2), updated_at = ?4,"
+                                       " signalled_at = CASE state WHEN 'dead' THEN NULL"
+                                       "  ELSE COALESCE(signalled_at, ?4) END "
                                        "WHERE key = ?1 AND (state = 'dead' OR (state IN ('pending',"
                                        " 'running') AND due_at IS NOT NULL AND due_at <= ?3))"));
       fast->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, due).Bind(4, now);
@@ -190,7 +198,7 @@ Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
           auto q,
           db_->Prepare(
               "INSERT INTO work_items (key, state, requested_gen, reasons, due_at, created_at, "
-              "updated_at) VALUES (?1, 'pending', 1, ?2, ?3, ?4, ?4) "
+              "updated_at, signalled_at) VALUES (?1, 'pending', 1, ?2, ?3, ?4, ?4, ?4) "
               "ON CONFLICT (key) DO UPDATE SET "
               " requested_gen = requested_gen + 1,"
               " reasons = reason_union(reasons, excluded.reasons),"
@@ -198,6 +206,8 @@ Status SqliteStore::EnqueueInTx(std::span<const Signal> signals, Time now) {
               " due_at = CASE state WHEN 'dead' THEN NULL ELSE"
               "   MAX(MIN(COALESCE(due_at, excluded.due_at), excluded.due_at),"
               "       COALESCE(backoff_until, 0)) END,"
+              " signalled_at = CASE state WHEN 'dead' THEN NULL"
+              "  ELSE COALESCE(signalled_at, excluded.signalled_at) END,"
               " updated_at = excluded.updated_at"));
       q->Bind(1, sig.key).Bind(2, sig.reason).Bind(3, due).Bind(4, now);
       GH_RETURN_IF_ERROR(q->Run().WithContext("enqueue " + sig.key));
@@ -224,39 +234,46 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
   if (max_items == 0) return Status::Ok();
   // Expired leases first: those passes were already under way. INDEXED BY pins the partial
   // indexes: without statistics the planner may otherwise scan every pending row and sort.
-  std::vector<std::pair<std::string, bool>> keys;  // key, reclaimed
+  struct Picked {
+    std::string key;
+    bool reclaimed;
+    std::optional<Time> signalled_at;
+  };
+  std::vector<Picked> keys;
   {
-    GH_ASSIGN_OR_RETURN(auto q,
-                        db_->Prepare("SELECT key FROM work_items INDEXED BY work_items_lease "
-                                     "WHERE state = 'running' AND lease_until <= ?1 "
-                                     "ORDER BY lease_until LIMIT ?2"));
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key, signalled_at FROM work_items "
+                                             "INDEXED BY work_items_lease "
+                                             "WHERE state = 'running' AND lease_until <= ?1 "
+                                             "ORDER BY lease_until LIMIT ?2"));
     q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items));
     while (true) {
       GH_ASSIGN_OR_RETURN(bool row, q->Step());
       if (!row) break;
-      keys.emplace_back(q->Text(0), true);
+      keys.push_back(Picked{q->Text(0), true, q->OptTime(1)});
     }
   }
   if (keys.size() < max_items) {
-    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key FROM work_items INDEXED BY work_items_due "
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT key, signalled_at FROM work_items "
+                                             "INDEXED BY work_items_due "
                                              "WHERE state = 'pending' AND due_at <= ?1 "
                                              "ORDER BY due_at LIMIT ?2"));
     q->Bind(1, now).Bind(2, static_cast<int64_t>(max_items - keys.size()));
     while (true) {
       GH_ASSIGN_OR_RETURN(bool row, q->Step());
       if (!row) break;
-      keys.emplace_back(q->Text(0), false);
+      keys.push_back(Picked{q->Text(0), false, q->OptTime(1)});
     }
   }
   const Time until = now + lease;
   int64_t reclaimed = 0;
-  for (const auto& [key, was_running] : keys) {
+  for (const auto& [key, was_running, signalled_at] : keys) {
     GH_ASSIGN_OR_RETURN(auto u,
                         db_->Prepare("UPDATE work_items SET state = 'running', fence = fence + 1, "
                                      " claimed_gen = requested_gen,"
                                      " claimed_reasons = reason_union(claimed_reasons, reasons),"
                                      " reasons = '', due_at = NULL, lease_owner = ?2,"
                                      " lease_until = ?3, updated_at = ?4, woken = 0,"
+                                     " signalled_at = NULL,"
                                      // An expired lease is a failed attempt: the pass hung or
                                      // its process died. Otherwise a pass that always crashes
                                      // would be reclaimed forever.
@@ -280,6 +297,7 @@ Status SqliteStore::ClaimInTx(std::string_view owner, size_t max_items, Duration
     l.owner = std::string(owner);
     l.lease_until = until;
     l.reclaimed = was_running;
+    l.signalled_at = signalled_at;
     reclaimed += was_running ? 1 : 0;
     GH_RETURN_IF_ERROR(u->Run());
     out->push_back(std::move(l));
@@ -434,7 +452,8 @@ Status SqliteStore::Rearm(std::string_view key, Time now) {
                                        " requested_gen = requested_gen + 1,"
                                        " reasons = reason_union(reasons, 'rearmed'), attempts = 0,"
                                        " availability_since = NULL, backoff_until = NULL,"
-                                       " last_error = '', updated_at = ?2 WHERE key = ?1"));
+                                       " last_error = '', updated_at = ?2, signalled_at = ?2"
+                                       " WHERE key = ?1"));
       u->Bind(1, key).Bind(2, now);
       GH_RETURN_IF_ERROR(u->Run());
       return Bump("work.rearmed", 1);

@@ -132,6 +132,7 @@ class SqliteStore final : public Store,
   Result<int> SchemaVersion() override;
   // The file is on this host: its clock is ours.
   Result<std::optional<Time>> DatabaseTime() override { return std::optional<Time>(); }
+  void RegisterMetrics(metrics::Registry& registry) override;
 
  private:
   friend Result<StorePtr> OpenSqliteStore(const std::string&, const SqliteStoreOptions&);
