@@ -414,6 +414,26 @@ TEST(CliTest, OperatorCommandsTalkToARunningServer) {
   EXPECT_THAT(gone.out, ::testing::HasSubstr(url));
 }
 
+// gatehouse doctor with nothing configured: exit 1, each missing piece named, no secret
+// printed (app/doctor_test.cc runs the checks against the simulator).
+TEST(CliTest, DoctorNamesWhatIsMissing) {
+  unsetenv("GATEHOUSE_WEBHOOK_SECRET");
+  unsetenv("GATEHOUSE_GITHUB_APP_ID");
+  unsetenv("GATEHOUSE_GITHUB_TOKEN");
+  unsetenv("GATEHOUSE_GITHUB_PRIVATE_KEY_FILE");
+  unsetenv("GATEHOUSE_DATABASE_URL");
+  CliRun bare = Gatehouse("doctor");
+  EXPECT_EQ(bare.code, 1) << bare.out;
+  EXPECT_THAT(bare.out, ::testing::HasSubstr("FAIL  webhook secret"));
+  EXPECT_THAT(bare.out, ::testing::HasSubstr("FAIL  credentials"));
+  EXPECT_THAT(bare.out, ::testing::HasSubstr("2 things to fix"));
+  testing::TempDir dir;
+  CliRun no_db = Gatehouse("doctor --db " + dir.File("missing.db"));
+  EXPECT_THAT(no_db.out, ::testing::HasSubstr("FAIL  database"));
+  EXPECT_EQ(Gatehouse("doctor --help").code, 0);
+  EXPECT_EQ(Gatehouse("doctor extra").code, 2);
+}
+
 // `gatehouse serve` runs passes for signals routed by another process, and stops cleanly.
 TEST(CliTest, ServeRunsPassesAndStopsOnSigterm) {
   testing::TempDir dir;

@@ -15,6 +15,7 @@ int RunReviewers(int argc, char** argv);  // argv[0] is "reviewers"
 int RunMigrate(int argc, char** argv);    // argv[0] is "migrate"
 int RunApp(int argc, char** argv);        // argv[0] is "app"
 int RunTop(int argc, char** argv);        // argv[0] is "top"
+int RunDoctor(int argc, char** argv);     // argv[0] is "doctor"
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

@@ -27,6 +27,7 @@ Usage:
   gatehouse audit OWNER/REPO#N [--json]           a pull request's verdicts and actions
   gatehouse migrate [--db URL]                    create or upgrade the database schema
   gatehouse app manifest --webhook-url URL        the GitHub App manifest (docs/SETUP.md)
+  gatehouse doctor [--db URL]                     check the configuration against GitHub
   gatehouse help | --help                         this text
   gatehouse --version
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   if (cmd == "reviewers") return gatehouse::app::RunReviewers(argc - 1, argv + 1);
   if (cmd == "migrate") return gatehouse::app::RunMigrate(argc - 1, argv + 1);
   if (cmd == "app") return gatehouse::app::RunApp(argc - 1, argv + 1);
+  if (cmd == "doctor") return gatehouse::app::RunDoctor(argc - 1, argv + 1);
   if (cmd == "top") return gatehouse::app::RunTop(argc - 1, argv + 1);
   if (cmd == "demo") return gatehouse::app::RunDemo(argc - 1, argv + 1);
   std::fprintf(stderr, "gatehouse: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);

@@ -97,6 +97,7 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
   size_t n = parts.size();
 
   if (n >= 2 && parts[1] == "openai") return ServeChatControl(request, body, parts);
+  if (n == 2 && parts[1] == "app") return ServeAppControl(request, body);
   if (n == 2 && parts[1] == "effects" && m == "GET") {
     auto query = ParseQuery(request.target);
     json::array out;

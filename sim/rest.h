@@ -23,6 +23,7 @@
 #include "base/thread_annotations.h"
 #include "http/handler.h"
 #include "http/query.h"
+#include "sim/app_grants.h"
 #include "sim/chat_completions.h"
 #include "sim/delay_line.h"
 #include "sim/faults.h"
@@ -84,6 +85,12 @@ class SimHandler final : public HttpHandler {
                               const std::string& full, int64_t comment_id,
                               const std::map<std::string, std::string>& query);
   HttpResponse ServeAccessToken(const HttpRequest& request, int64_t installation_id);
+  // GET /app, GET /app/installations, GET /app/installations/{id} (App JWT), with what the
+  // App asks for and each installation accepted (sim/rest_app.cc); nullopt for other paths.
+  std::optional<HttpResponse> ServeApp(const HttpRequest& request,
+                                       const std::vector<std::string>& parts);
+  // GET and PUT /_sim/app (sim/rest_app.cc).
+  HttpResponse ServeAppControl(const HttpRequest& request, const boost::json::object& body);
   // GET /app/hook/deliveries, GET /app/hook/deliveries/{id}, POST .../{id}/attempts: the App's
   // webhook delivery attempts (sim/delivery_log.h), App JWT required (sim/rest_hook_deliveries.cc).
   HttpResponse ServeHookDeliveries(const HttpRequest& request,
@@ -116,6 +123,7 @@ class SimHandler final : public HttpHandler {
   SimHandlerOptions options_;
   Mutex mu_;
   Faults faults_ GUARDED_BY(mu_);
+  AppGrants grants_ GUARDED_BY(mu_);
   std::map<int64_t, RateWindow> windows_ GUARDED_BY(mu_);
   FakeChatCompletions chat_;
   DelayLine delay_line_;
