@@ -140,7 +140,7 @@ PassOutcome PassAudit::ReadFailed(std::string_view what, const GitHubError& erro
 void PassAudit::Flush() {
   if (entries_.empty()) return;
   if (Status s = store_.audit().AppendAudit(entries_, Durability::kRecoverable); !s.ok()) {
-    Log(LogLevel::kWarn, "pass.audit").Field("key", subject_).Field("error", s.ToString());
+    Log(LogLevel::kWarn, "pass.audit").Field("subject", subject_).Field("error", s.ToString());
   }
   entries_.clear();
 }

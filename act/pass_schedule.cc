@@ -58,7 +58,7 @@ PassOutcome Reschedule(Store& store, const Clock& clock, const std::string& subj
   facts.now = decision.now;
   if (auto recheck = decide::PlanRecheck(decision.verdict, facts)) {
     if (Status s = Signal1(store, clock, subject, recheck->reason, recheck->after); !s.ok()) {
-      Log(LogLevel::kWarn, "pass.recheck").Field("key", subject).Field("error", s.ToString());
+      Log(LogLevel::kWarn, "pass.recheck").Field("subject", subject).Field("error", s.ToString());
     }
   }
   return PassOutcome::Done();

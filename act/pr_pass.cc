@@ -101,7 +101,7 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   audit.PassDone(live.pr.head_sha, started, result.superseded);
   audit.Flush();
   Log(LogLevel::kInfo, "pass.done")
-      .Field("key", lease.key)
+      .Field("subject", lease.key)
       .Field("fence", lease.fence)
       .Field("head", live.pr.head_sha)
       .Field("verdict", std::string(decide::VerdictName(decision.verdict.verdict)))
@@ -124,7 +124,7 @@ std::optional<PassOutcome> PrPass::ReadReviews(const Lease& lease, const LiveSta
   }
   if (cancelled.empty()) return std::nullopt;
   Log(LogLevel::kInfo, "pass.reviews_cancelled")
-      .Field("key", lease.key)
+      .Field("subject", lease.key)
       .Field("runs", static_cast<int64_t>(cancelled.size()))
       .Field("head", live.pr.head_sha);
   // A cancelled run's item notices at its next look; a running executor is stopped by its

@@ -28,7 +28,9 @@ Status Signal1(Store& store, const std::string& key, std::string_view reason, Ti
   Signal s{key, std::string(reason), Duration::zero()};
   Status st = store.work().Enqueue(std::span<const Signal>(&s, 1), now, Durability::kRecoverable);
   if (!st.ok()) {
-    Log(LogLevel::kWarn, "review.signal_failed").Field("key", key).Field("error", st.ToString());
+    Log(LogLevel::kWarn, "review.signal_failed")
+        .Field("subject", key)
+        .Field("error", st.ToString());
   }
   return st;
 }
@@ -329,7 +331,8 @@ class ReviewRunPass {
     if (!s.ok()) {
       // The slot comes back when this lease runs out.
       Log(LogLevel::kWarn, "review.release_failed")
-          .Field("key", lease_.key)
+          .Field("subject", lease_.key)
+          .Field("fence", lease_.fence)
           .Field("error", s.ToString());
     }
     WakeWaitingRunsExcept(store_, lease_.key, clock_.Now());

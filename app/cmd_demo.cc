@@ -48,6 +48,7 @@
 #include "app/demo_world.h"
 #include "base/child_process.h"
 #include "base/flags.h"
+#include "base/log.h"
 #include "decide/reasons.h"
 #include "store/open_store.h"
 
@@ -89,6 +90,8 @@ Options:
                      give up waiting for gatehouse to settle after S seconds (default 120)
   --max-attempts N   every node's --max-attempts: failed attempts before a work item is
                      dead (default 8, as serve's)
+  --serve-log-level L
+                     every node's --log-level (default warn; the logs are DIR/gatehouse*.log)
   --serve-after      after the report, keep the simulator and gatehouse running (dashboard,
                      admin API, webhooks) until Ctrl-C; prints
                      `gatehouse demo: serving dashboard=URL token_file=PATH sim=URL ...`
@@ -116,7 +119,7 @@ void KillOneNode(DemoRig& rig, double secs, bool tty, std::vector<std::string>* 
 
 int RunDemo(int argc, char** argv) {
   Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes",
-               "kill-node-after-seconds", "max-attempts"},
+               "kill-node-after-seconds", "max-attempts", "serve-log-level"},
               {"serve-after"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
@@ -136,6 +139,11 @@ int RunDemo(int argc, char** argv) {
   auto kill_after_s = flags.GetInt("kill-node-after-seconds", 0, 0, 3600);
   auto max_attempts = flags.GetInt("max-attempts", 8, 1, 1000);
   const bool serve_after = flags.Has("serve-after");
+  LogLevel serve_level;
+  if (!ParseLogLevel(flags.Get("serve-log-level", "warn"), &serve_level)) {
+    PrintError("demo", "--serve-log-level must be debug, info, warn, error or off");
+    return kExitUsage;
+  }
   for (const auto* r : {&prs_per_repo, &seed, &timeout_s, &nodes_n, &kill_after_s, &max_attempts}) {
     if (!r->ok()) {
       PrintError("demo", r->status().message());
@@ -192,7 +200,7 @@ int RunDemo(int argc, char** argv) {
                              "--resolve-interval-seconds",
                              "2",
                              "--log-level",
-                             "warn",
+                             flags.Get("serve-log-level", "warn"),
                              "--max-attempts",
                              std::to_string(*max_attempts)};
   // A killed node's leases must run out within the play, not a minute later.

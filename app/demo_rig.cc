@@ -1,9 +1,11 @@
 #include "app/demo_rig.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -19,17 +21,23 @@
 namespace gatehouse::app {
 namespace {
 
-constexpr char kSecret[] = "gatehouse-demo-webhook-secret";
 constexpr int64_t kAppId = 4242;
 // The App's slug in the simulator: gatehouse must discover its login (GET /app) to find and
 // edit its one summary comment per PR.
 constexpr char kAppSlug[] = "gatehouse-demo";
-constexpr char kOpenAiKey[] = "demo-openai-key";
-
 bool WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return static_cast<bool>(out);
+}
+
+// A file only its owner may read, created so from the start (never briefly world-readable).
+bool WriteSecretFile(const std::string& path, const std::string& text) {
+  ::unlink(path.c_str());
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  return ::close(fd) == 0 && ok;
 }
 
 // A fresh 2048-bit RSA key pair as PEM (private PKCS#8, public SPKI).
@@ -84,21 +92,29 @@ Result<std::unique_ptr<DemoRig>> DemoRig::Start(const DemoRigOptions& options) {
   std::string& private_pem = rig->private_pem_;
   std::string public_pem;
   if (!MakeAppKeys(&private_pem, &public_pem) ||
-      !WriteFile(dir + "/app.private-key.pem", private_pem) ||
+      !WriteSecretFile(dir + "/app.private-key.pem", private_pem) ||
       !WriteFile(dir + "/app.public-key.pem", public_pem)) {
     return Unavailable("cannot create the App key pair in " + dir);
   }
-  ::chmod((dir + "/app.private-key.pem").c_str(), 0600);
+  // Fresh secrets per rig, each in a file of the directory (mode 0600) for whoever wants to
+  // talk to the demo by hand; the logs must never show them (dashboard_browser_test greps).
+  auto webhook_secret = admin::GenerateToken();
+  auto openai_key = admin::GenerateToken();
+  if (!webhook_secret.ok() || !openai_key.ok()) return Unavailable("no random bytes for secrets");
+  if (!WriteSecretFile(dir + "/webhook-secret", *webhook_secret + "\n") ||
+      !WriteSecretFile(dir + "/openai-key", *openai_key + "\n")) {
+    return Unavailable("cannot write the demo's secrets in " + dir);
+  }
 
   // 1. The simulator, with the App's public key and no webhook target yet.
-  setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-  setenv(kDemoOpenAiKeyEnv, kOpenAiKey, 1);
+  setenv("GATEHOUSE_WEBHOOK_SECRET", webhook_secret->c_str(), 1);
+  unsetenv("GATEHOUSE_WEBHOOK_SECRET_FILE");
+  setenv(kDemoOpenAiKeyEnv, openai_key->c_str(), 1);
   rig->sim_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{options.sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id",
-                               std::to_string(kAppId), "--app-public-key",
-                               dir + "/app.public-key.pem", "--app-slug", kAppSlug,
-                               "--openai-api-key", kOpenAiKey, "--mergeable-delay-ms", "300",
-                               "--log-level", "warn"},
+      std::vector<std::string>{
+          options.sim_bin, "serve", "--listen", "127.0.0.1:0", "--app-id", std::to_string(kAppId),
+          "--app-public-key", dir + "/app.public-key.pem", "--app-slug", kAppSlug,
+          "--openai-api-key", *openai_key, "--mergeable-delay-ms", "300", "--log-level", "warn"},
       dir + "/gatehouse-sim.log");
   rig->sim_url_ = rig->sim_->ok() ? UrlFromLine(rig->sim_->ReadLine()) : "";
   if (rig->sim_url_.empty()) {

@@ -28,7 +28,7 @@ namespace {
 PassOutcome LogOnlyPass(PassContext& ctx) {
   const Lease& l = ctx.lease();
   Log(LogLevel::kInfo, "pass.run")
-      .Field("key", l.key)
+      .Field("subject", l.key)
       .Field("fence", l.fence)
       .Field("gen", l.claimed_gen)
       .Field("reasons", JoinReasons(l.reasons))

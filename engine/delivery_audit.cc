@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include "base/log.h"
+
 namespace gatehouse {
 
 void AuditSignals(const InboxEntry& entry, RouteDecision& decision, Time now) {
@@ -24,6 +26,18 @@ void AuditSignals(const InboxEntry& entry, RouteDecision& decision, Time now) {
     d["received_at"] = FormatTime(entry.received_at);
     a.detail = boost::json::serialize(d);
     decision.audit.push_back(std::move(a));
+  }
+}
+
+void LogRouted(const InboxEntry& entry, const RouteDecision& decision) {
+  for (const AuditEntry& a : decision.audit) {
+    if (a.kind != "delivery") continue;
+    Log(LogLevel::kInfo, "delivery.routed")
+        .Field("delivery", entry.delivery_id)
+        .Field("subject", a.subject)
+        .Field("github_event",
+               entry.action.empty() ? entry.event : entry.event + "." + entry.action)
+        .Field("state", std::string(InboxStateName(decision.state)));
   }
 }
 

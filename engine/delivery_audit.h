@@ -14,4 +14,9 @@ namespace gatehouse {
 // the delivery, so a line exists exactly when the signal does.
 void AuditSignals(const InboxEntry& entry, RouteDecision& decision, Time now);
 
+// After ApplyRouting wrote them: one `delivery.routed` log line (info) per audit line of
+// AuditSignals, with the delivery id and the subject, so that one grep for a PR finds the
+// deliveries that woke it next to its passes (docs/AUDIT.md, "Logs").
+void LogRouted(const InboxEntry& entry, const RouteDecision& decision);
+
 }  // namespace gatehouse

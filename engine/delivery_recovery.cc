@@ -119,7 +119,7 @@ void DeliveryRecovery::Recover(const std::string& guid, int64_t attempt_id, Reco
     ++round->recovered;
     Log(LogLevel::kInfo, "recovery.recovered")
         .Field("delivery", guid)
-        .Field("event", d.event)
+        .Field("github_event", d.event)
         .Field("attempt", attempt_id);
   } else {
     ++round->duplicate;

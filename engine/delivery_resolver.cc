@@ -83,6 +83,7 @@ int64_t DeliveryResolver::ResolveChunk(const std::vector<InboxEntry>& open) {
     Log(LogLevel::kWarn, "resolver.apply").Field("error", s.ToString());
     return -1;
   }
+  for (size_t i = 0; i < open.size() && i < decisions.size(); ++i) LogRouted(open[i], decisions[i]);
   return std::count_if(decisions.begin(), decisions.end(),
                        [](const RouteDecision& x) { return x.state != InboxState::kUnresolved; });
 }

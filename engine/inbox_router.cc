@@ -140,6 +140,9 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   }
   const Time decided_at = clock_->Now();
   GH_RETURN_IF_ERROR(store_.inbox().ApplyRouting(decisions, decided_at));
+  for (size_t i = 0; i < entries.size() && i < decisions.size(); ++i) {
+    LogRouted(entries[i], decisions[i]);
+  }
   if (options_.routing_lag != nullptr) {
     for (size_t i = 0; i < entries.size() && i < decisions.size(); ++i) {
       if (decisions[i].state == InboxState::kUnresolved) continue;

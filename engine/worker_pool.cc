@@ -245,19 +245,24 @@ void WorkerPool::RecordFinishes(std::vector<Finished>& done, const std::vector<S
     r.recorded = results[i];
     if (r.recorded.code() == StatusCode::kFenceLost) {
       Log(LogLevel::kWarn, "pass.fence_lost")
-          .Field("key", r.lease.key)
+          .Field("subject", r.lease.key)
           .Field("fence", r.lease.fence)
           .Field("error", r.recorded.ToString());
     } else if (!r.recorded.ok()) {
       Log(LogLevel::kError, "pass.unrecorded")
-          .Field("key", r.lease.key)
+          .Field("subject", r.lease.key)
           .Field("fence", r.lease.fence)
           .Field("error", r.recorded.ToString());
     } else if (r.finish.kind == PassFinish::Kind::kDead) {
-      Log(LogLevel::kError, "pass.dead").Field("key", r.lease.key).Field("error", r.finish.error);
+      Log(LogLevel::kError, "pass.dead")
+          .Field("subject", r.lease.key)
+          .Field("fence", r.lease.fence)
+          .Field("attempts", r.finish.attempts)
+          .Field("error", r.finish.error);
     } else if (r.finish.kind == PassFinish::Kind::kRetry) {
       Log(LogLevel::kInfo, "pass.retry")
-          .Field("key", r.lease.key)
+          .Field("subject", r.lease.key)
+          .Field("fence", r.lease.fence)
           .Field("attempts", r.finish.attempts)
           .Field("retry_at", FormatTime(r.finish.retry_at))
           .Field("error", r.finish.error);
@@ -298,7 +303,7 @@ void WorkerPool::RenewLeases(Time now) {
     } else {
       states[i]->lost.store(true, std::memory_order_release);
       Log(LogLevel::kWarn, "pass.lease_lost")
-          .Field("key", renewals[i].key)
+          .Field("subject", renewals[i].key)
           .Field("fence", renewals[i].fence);
     }
   }
@@ -310,7 +315,7 @@ void WorkerPool::Dispatch(std::vector<Lease>& leases, Time now) {
     MutexLock lock(&mu_);
     for (Lease& l : leases) {
       if (l.reclaimed) {
-        Log(LogLevel::kInfo, "pass.reclaimed").Field("key", l.key).Field("fence", l.fence);
+        Log(LogLevel::kInfo, "pass.reclaimed").Field("subject", l.key).Field("fence", l.fence);
       }
       auto state = std::make_shared<LeaseState>();
       state->until_us.store(ToMicros(l.lease_until));

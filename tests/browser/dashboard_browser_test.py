@@ -44,6 +44,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 FUNNEL = ["received", "recovered", "routed", "ignored", "duplicate", "rejected", "dead",
           "in_flight", "unresolved"]
 PR_KEY = re.compile(r"^([^/#]+)/([^/#]+)#([0-9]+)$")
+DEMO_STDOUT = []
 
 
 def fail(message):
@@ -98,13 +99,14 @@ class Http:
 
 def start_demo(gatehouse, sim, workdir):
     cmd = [gatehouse, "demo", "--dir", workdir, "--prs", "3", "--max-attempts", "2",
-           "--serve-after", "--sim", sim]
+           "--serve-after", "--serve-log-level", "debug", "--sim", sim]
     print("dashboard_browser_test: " + " ".join(cmd))
     stderr = open(os.path.join(workdir, "demo.stderr"), "w")
     demo = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True)
     verdict, serving = None, None
     for line in demo.stdout:
         sys.stdout.write(line)
+        DEMO_STDOUT.append(line)
         if line.startswith("verdict: "):
             verdict = line.strip()
         if line.startswith("gatehouse demo: serving "):
@@ -141,6 +143,50 @@ def browser():
 
 def text_of(driver, element_id):
     return driver.find_element(By.ID, element_id).text.strip()
+
+
+def secrets_of(workdir):
+    """Every secret the demo used: the webhook secret, the admin token, the OpenAI key (files
+    the demo wrote, mode 0600), and the App's private key (each line of its base64 body)."""
+    found = {}
+    for name in ("webhook-secret", "admin-token", "openai-key"):
+        path = os.path.join(workdir, name)
+        check(oct(os.stat(path).st_mode & 0o777) == "0o600", name + " is mode 0600")
+        found[name] = open(path).read().strip()
+    pem = open(os.path.join(workdir, "app.private-key.pem")).read().splitlines()
+    for i, line in enumerate(l for l in pem if l and not l.startswith("-----")):
+        if len(line) >= 16:
+            found["private key line %d" % i] = line
+    return found
+
+
+def check_logs(workdir, subject):
+    """No secret in any log of the run; one grep for the PR follows it (docs/AUDIT.md, Logs)."""
+    logs = {"demo stdout": "".join(DEMO_STDOUT)}
+    for name in os.listdir(workdir):
+        if name.endswith(".log") or name == "demo.stderr":
+            logs[name] = open(os.path.join(workdir, name), errors="replace").read()
+    check(sum(len(t) for t in logs.values()) > 10000, "the run logged (%d bytes, debug level)"
+          % sum(len(t) for t in logs.values()))
+    for what, secret in secrets_of(workdir).items():
+        for name, text in logs.items():
+            if secret in text:
+                fail("the %s appears in %s" % (what, name))
+    check(True, "no secret (webhook secret, admin token, OpenAI key, App key) in %s"
+          % ", ".join(sorted(logs)))
+    events = {}
+    for line in logs["gatehouse.log"].splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            fail("gatehouse.log has a line that is not JSON: " + line[:200])
+        if entry.get("subject") == subject:
+            events.setdefault(entry["event"], []).append(entry)
+    for event in ("delivery.routed", "pass.retry", "pass.dead", "admin.rearmed", "pass.done"):
+        check(event in events, "grep %s finds %s (%d)" % (subject, event, len(events.get(event, []))))
+    check(all("delivery" in e for e in events["delivery.routed"]), "delivery lines name the delivery")
+    check(all("fence" in e for k in ("pass.retry", "pass.dead", "pass.done") for e in events[k]),
+          "pass lines carry the fence")
 
 
 def main():
@@ -306,6 +352,7 @@ def main():
             demo.kill()
             code = demo.wait()
     check(code == 0, "the demo stopped cleanly on SIGTERM (exit %s)" % code)
+    check_logs(workdir, subject)
     print("dashboard_browser_test: screenshots in " + args.out)
     return 0
 
