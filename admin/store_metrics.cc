@@ -164,6 +164,23 @@ void RegisterStoreMetrics(metrics::Registry& registry, Store& store, ClockPtr cl
         return out;
       }));
   registry.AddCollector(
+      "gatehouse_signals_per_pass",
+      "Coalescing: signals routed per pass claimed, since the database was created (1 = no "
+      "folding; a storm of 100 webhooks answered by 2 passes pushes it up), cluster-wide.",
+      "gauge", {}, with([](const Snapshot& s) {
+        const auto at = [&](const char* name) {
+          auto it = s.counters.find(name);
+          return it == s.counters.end() ? int64_t{0} : it->second;
+        };
+        const int64_t passes = at("work.passes_claimed");
+        std::vector<Sample> out;
+        if (passes > 0) {
+          out.push_back(
+              S({}, static_cast<double>(at("work.signals")) / static_cast<double>(passes)));
+        }
+        return out;
+      }));
+  registry.AddCollector(
       "gatehouse_store_events_total",
       "The store's own counters (work.signals, work.passes_completed, ledger.intents, ...), "
       "cluster-wide; docs/STORE.md lists them.",

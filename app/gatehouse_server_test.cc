@@ -138,6 +138,7 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_remaining{installation="));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_rate_limit_waits_total 0"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_routing_lag_seconds_count 1"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_signals_per_pass 1\n"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_store_transaction_duration_seconds_count{"
                                            "backend=\"sqlite\",kind=\"write\"}"));
   EXPECT_THAT(scrape,
