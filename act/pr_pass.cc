@@ -149,6 +149,7 @@ std::optional<PassOutcome> PrPass::ResolveTarget(const Lease& lease, PassAudit& 
     }
     target->call.installation_id = *(*repo)->installation_id;
   }
+  target->call.subject = lease.key;
   // Background work (the sweep, a timer, a mergeability recheck) stays out of the rate-limit
   // reserve kept for passes that webhooks asked for.
   target->call.background = decide::IsBackgroundPass(lease.reasons);

@@ -186,6 +186,7 @@ class ReviewRunPass {
       }
       target_.call.installation_id = *(*repo)->installation_id;
     }
+    target_.call.subject = lease_.key;
     target_resolved_ = true;
     return std::nullopt;
   }

@@ -1,7 +1,8 @@
 // AdminApi: the JSON API of the admin listener (docs/ADMIN_API.md), over one Store. Reads are
 // the documents of admin/views.h; the operator's actions — re-arm a dead item (or every dead
 // item matching a prefix), replay a delivery, pause or resume a reviewer — go through the same
-// store operations as the CLI, and each leaves an "operator" line in the PR's audit log.
+// store operations as the CLI. A re-arm leaves an "operator" line in the PR's audit log; every
+// action leaves an admin.* log line.
 //
 // Serve blocks on the store: the admin handler calls it on its own threads, never on the HTTP
 // server's I/O threads. Authentication is the handler's (admin/admin_handler.h); this class

@@ -1,6 +1,7 @@
 #include "admin/admin_handler.h"
 
 #include <deque>
+#include <exception>
 #include <functional>
 #include <thread>
 #include <utility>
@@ -98,10 +99,23 @@ void AdminHandler::Handle(HttpRequest request, Responder respond) {
     }
     pool_->queue.emplace_back(
         [this, request = std::move(request), respond = std::move(respond)]() mutable {
-          respond(Answer(request));
+          respond(AnswerOrError(request));
         });
   }
   pool_->cv.Signal();
+}
+
+// A document of an unexpected shape (Boost.JSON's at() and as_*() throw) or an allocation
+// failure must cost one request a 500, never the process: nothing above this catches.
+HttpResponse AdminHandler::AnswerOrError(const HttpRequest& request) {
+  try {
+    return Answer(request);
+  } catch (const std::exception& e) {
+    Log(LogLevel::kError, "admin.request_failed")
+        .Field("path", std::string(request.Path()))
+        .Field("error", e.what());
+    return JsonError(500, std::string("internal error: ") + e.what());
+  }
 }
 
 HttpResponse AdminHandler::Answer(const HttpRequest& request) {

@@ -48,6 +48,7 @@ class AdminHandler final : public HttpHandler {
  private:
   struct Pool;
   HttpResponse Answer(const HttpRequest& request);
+  HttpResponse AnswerOrError(const HttpRequest& request);
   HttpResponse Login(const HttpRequest& request);
 
   AdminApi& api_;

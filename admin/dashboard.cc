@@ -284,8 +284,11 @@ std::string Dashboard::PrPage(const std::string& subject_text) const {
       << "</td><td><code>" << E(Short(Field(e, "head_sha"))) << "</code></td><td>"
       << E(Field(e, "summary"));
     const json::value& detail = e.at("detail");
-    if (kind == "verdict" && detail.is_object()) {
-      for (const json::value& b : detail.as_object().at("blockers").as_array()) {
+    const json::value* blockers = kind == "verdict" && detail.is_object()
+                                      ? detail.as_object().if_contains("blockers")
+                                      : nullptr;
+    if (blockers != nullptr && blockers->is_array()) {
+      for (const json::value& b : blockers->as_array()) {
         o << "<br><span class=\"bad blocker\">blocker " << E(Field(b.as_object(), "rule")) << ": "
           << E(Field(b.as_object(), "reason")) << "</span>";
       }

@@ -121,6 +121,10 @@ TEST(CliTest, ListShowsDeadItemsAndRearmRevivesThem) {
   CliRun unknown = Gatehouse("work rearm acme/app#9 --db " + db);
   EXPECT_EQ(unknown.code, 1);
   EXPECT_NE(unknown.out.find("no work item"), std::string::npos);
+  CliRun mailbox = Gatehouse("work rearm Acme/App#9/review/security --db " + db);
+  EXPECT_EQ(mailbox.code, 1) << "a review mailbox is a key (unknown here), not a usage error";
+  EXPECT_NE(mailbox.out.find("no work item acme/app#9/review/security"), std::string::npos)
+      << mailbox.out;
 
   CliRun rearm = Gatehouse("work rearm ACME/App#1 --db " + db);  // keys are case-insensitive
   EXPECT_EQ(rearm.code, 0) << rearm.out;

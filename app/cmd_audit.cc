@@ -124,7 +124,7 @@ int RunAudit(int argc, char** argv) {
     PrintError("audit", "'" + flags.positional()[0] + "' is not OWNER/REPO#N");
     return kExitUsage;
   }
-  auto limit = flags.GetInt("limit", 200, 1, 1'000'000);
+  auto limit = flags.GetInt("limit", 200, 1, 100'000);  // the API's ceiling
   if (!limit.ok()) {
     PrintError("audit", limit.status().message());
     return kExitUsage;

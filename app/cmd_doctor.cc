@@ -29,7 +29,8 @@ says what is wrong in plain words:
   recovery        the App's webhook deliveries are readable (missed deliveries come back)
   database        with --db (or $GATEHOUSE_DATABASE_URL): it opens, takes writes, its clock
 
-Nothing is written to GitHub and no secret is printed. Exits 0 when nothing failed (warnings
+Nothing on GitHub is changed (it asks for installation tokens, as serve would) and no secret
+is printed. Exits 0 when nothing failed (warnings
 allowed), 1 when something must be fixed.
 
 Options:

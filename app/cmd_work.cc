@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/subject.h"
 #include "decide/reasons.h"
+#include "store/review_runs.h"
 
 namespace gatehouse::app {
 namespace {
@@ -23,7 +24,8 @@ constexpr const char kWorkUsage[] = R"(Usage:
       List work items (one per pull request), ordered by key.
   gatehouse work rearm KEY [--db URL | --server URL]
       Bring a dead work item back: pending, due now, retry budgets reset. KEY is
-      owner/repo#number (case-insensitive). Exits 1 if the item is unknown or not dead.
+      owner/repo#number (case-insensitive), or a review mailbox owner/repo#number/review/ROLE.
+      Exits 1 if the item is unknown or not dead.
   gatehouse work signal KEY [--reason REASON] [--debounce-ms MS] [--db URL]
       Route one signal to KEY by hand (reason default "manual", debounce default 0), as a
       webhook would: the pass runs once the debounce has passed, together with any other
@@ -114,9 +116,13 @@ int Rearm(const Flags& flags, AdminClient& client) {
     PrintError("work rearm", "expected exactly one KEY (owner/repo#number)");
     return kExitUsage;
   }
-  const std::optional<std::string> subject = SubjectArg("work rearm", flags.positional()[1]);
+  // A PR, or one of its review mailboxes (owner/repo#N/review/ROLE).
+  const std::string& text = flags.positional()[1];
+  std::string subject_part, role;
+  const bool review = ParseReviewWorkKey(text, &subject_part, &role);
+  const std::optional<std::string> subject = SubjectArg("work rearm", review ? subject_part : text);
   if (!subject) return kExitUsage;
-  const std::string& key = *subject;
+  const std::string key = review ? ReviewWorkKey(*subject, role) : *subject;
   auto answer = client.Call("POST", "/api/v1/work/rearm?key=" + Encode(key));
   if (!answer.ok()) {
     PrintError("work rearm", answer.status().ToString());

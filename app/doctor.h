@@ -16,7 +16,8 @@
 //                    and its clock agrees with this host's
 // A personal token gets the user check (GET /user) instead of the App ones.
 //
-// Nothing is written to GitHub; no secret is printed.
+// Nothing on GitHub is changed (the only POST asks for an installation token, as gatehouse
+// serve would); no secret is printed.
 #pragma once
 
 #include <optional>

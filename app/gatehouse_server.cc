@@ -185,8 +185,12 @@ void GatehouseServer::RegisterRateLimitMetrics(const GitHubClient& github) {
       "gatehouse_github_rate_limit_waits_total",
       "Calls refused locally to wait for a rate limit (exhausted, Retry-After, or only the "
       "reserve left for a background call)",
-      "counter", {}, [client] {
-        return std::vector<metrics::Sample>{{{}, static_cast<double>(client->RateLimitRefusals())}};
+      "counter", {"installation"}, [client] {
+        std::vector<metrics::Sample> out;
+        for (const auto& [id, n] : client->RateLimitRefusals()) {
+          out.push_back({{std::to_string(id)}, static_cast<double>(n)});
+        }
+        return out;
       });
 }
 

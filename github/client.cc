@@ -70,21 +70,30 @@ std::optional<GitHubError> GitHubClient::RefuseForRateLimit(const CallContext& c
   auto it = rate_limits_.find(ctx.installation_id);
   if (it == rate_limits_.end()) return std::nullopt;
   const RateLimitState& s = it->second;
-  if (s.blocked_until > now) return RateLimitedError(s.blocked_until, what + ": refused locally");
-  if (s.remaining && s.reset > now) {
-    if (*s.remaining <= 0) return RateLimitedError(s.reset, what + ": limit exhausted");
-    if (ctx.background && *s.remaining <= options_.background_reserve) {
-      return RateLimitedError(s.reset, what + ": background call refused, " +
-                                           std::to_string(*s.remaining) +
-                                           " requests left are reserved");
+  std::optional<GitHubError> refused;
+  if (s.blocked_until > now) {
+    refused = RateLimitedError(s.blocked_until, what + ": refused locally");
+  } else if (s.remaining && s.reset > now) {
+    if (*s.remaining <= 0) {
+      refused = RateLimitedError(s.reset, what + ": limit exhausted");
+    } else if (ctx.background && *s.remaining <= options_.background_reserve) {
+      refused = RateLimitedError(s.reset, what + ": background call refused, " +
+                                              std::to_string(*s.remaining) +
+                                              " requests left are reserved");
     }
   }
-  return std::nullopt;
+  if (refused) ++refusals_[ctx.installation_id];
+  return refused;
 }
 
 std::map<int64_t, GitHubClient::RateLimitState> GitHubClient::RateLimits() const {
   MutexLock lock(&mutex_);
   return rate_limits_;
+}
+
+std::map<int64_t, int64_t> GitHubClient::RateLimitRefusals() const {
+  MutexLock lock(&mutex_);
+  return refusals_;
 }
 
 void GitHubClient::RecordRateLimit(int64_t installation_id, const HttpReply& reply) {
@@ -122,10 +131,7 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
                                                         const std::string& target,
                                                         const boost::json::value& body) {
   const std::string what = method + " " + target;
-  if (auto refused = RefuseForRateLimit(ctx, what)) {
-    refusals_.fetch_add(1, std::memory_order_relaxed);
-    return *refused;
-  }
+  if (auto refused = RefuseForRateLimit(ctx, what)) return *refused;
 
   HttpCall call;
   call.method = method;
@@ -169,8 +175,9 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
       RateLimitState& s = rate_limits_[ctx.installation_id];
       s.blocked_until = std::max(s.blocked_until, error.until);
     }
-    Log(LogLevel::kInfo, "github.call_failed")
-        .Field("call", what)
+    Log line(LogLevel::kInfo, "github.call_failed");
+    if (!ctx.subject.empty()) line.Field("subject", ctx.subject);
+    line.Field("call", what)
         .Field("status", reply->status)
         .Field("kind", GitHubErrorKindName(error.kind));
     return error;

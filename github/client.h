@@ -154,8 +154,9 @@ class GitHubClient final : public GitHub {
   // Every installation's state seen so far (the metrics' rate-limit gauges).
   std::map<int64_t, RateLimitState> RateLimits() const;
   // Calls refused locally because a limit was exhausted, a Retry-After still ran, or only the
-  // reserve was left for a background call: the waits for rate limits, since the start.
-  int64_t RateLimitRefusals() const { return refusals_.load(std::memory_order_relaxed); }
+  // reserve was left for a background call: the waits for rate limits since the start, by
+  // installation.
+  std::map<int64_t, int64_t> RateLimitRefusals() const;
 
  private:
   struct CachedGet {
@@ -173,8 +174,8 @@ class GitHubClient final : public GitHub {
   const ClockPtr clock_;
   const GitHubClientOptions options_;
 
-  std::atomic<int64_t> refusals_{0};
   mutable Mutex mutex_;
+  std::map<int64_t, int64_t> refusals_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
   std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);
   std::deque<std::string> etag_order_ GUARDED_BY(mutex_);  // insertion order

@@ -201,6 +201,8 @@ TEST_F(GitHubClientTest, BackgroundCallsStopAtTheReserve) {
   // Webhook-driven calls still go through.
   EXPECT_TRUE(client_->GetPullRequest(ctx_, kRepo, 2).ok());
   EXPECT_EQ(fake_.request_count(), 2u);
+  // The refusal is one wait of installation 1 (gatehouse_github_rate_limit_waits_total).
+  EXPECT_EQ(client_->RateLimitRefusals(), (std::map<int64_t, int64_t>{{1, 1}}));
 }
 
 TEST_F(GitHubClientTest, EtagTurnsRepeatedReadsInto304s) {

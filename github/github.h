@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "github/errors.h"
@@ -25,10 +26,17 @@ namespace gatehouse {
 
 // Who a call is made for, and how urgent it is.
 struct CallContext {
+  CallContext() = default;
+  CallContext(int64_t installation, bool is_background, std::string for_subject = {})
+      : installation_id(installation), background(is_background), subject(std::move(for_subject)) {}
+
   // Rate limits are tracked per id. In personal-token mode all calls share one limit, so
   // use one id (0) for all of them.
   int64_t installation_id = 0;
   bool background = false;  // a sweep or other work that may wait for the next reset
+  // The work item the call is made for ("owner/repo#N"), named in the client's log lines so
+  // that one grep follows a PR; "" for calls made for no one item (sweeps, lookups).
+  std::string subject;
 };
 
 struct RepoRef {

@@ -22,7 +22,7 @@ packages=(
   clang-format clang-tidy
   wrk openssl
   python3-prometheus-client  # scripts/prom-parse.py: the reference parser checks /metrics
-  chromium chromium-driver python3-selenium  # admin/dashboard_browser_test.py: a real browser
+  chromium chromium-driver python3-selenium  # tests/browser/dashboard_browser_test.py: a real browser
 )
 
 missing=()

@@ -145,6 +145,36 @@ def text_of(driver, element_id):
     return driver.find_element(By.ID, element_id).text.strip()
 
 
+def check_metrics(dashboard, token):
+    """The live server's /metrics, through Prometheus's own parser (python3-prometheus-client):
+    every family docs/METRICS.md names for a server that has played a world."""
+    from prometheus_client.parser import text_string_to_metric_families
+    req = urllib.request.Request(dashboard + "/metrics")
+    req.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        text = r.read().decode()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    # The parser names counters without their _total suffix.
+    for name in ("gatehouse_webhook_requests", "gatehouse_inbox_deliveries", "gatehouse_routing_lag_seconds",
+                 "gatehouse_work_items", "gatehouse_work_oldest_pending_age_seconds",
+                 "gatehouse_passes", "gatehouse_pass_failures", "gatehouse_pass_duration_seconds",
+                 "gatehouse_signal_to_pass_start_seconds", "gatehouse_signals_per_pass",
+                 "gatehouse_ledger_actions", "gatehouse_review_runs", "gatehouse_review_requests",
+                 "gatehouse_github_requests", "gatehouse_github_rate_limit_remaining",
+                 "gatehouse_store_transaction_duration_seconds",
+                 "process_resident_memory_bytes", "process_open_fds"):
+        check(name in families and families[name].samples, "/metrics has %s" % name)
+    check("gatehouse_github_rate_limit_waits" in families,
+          "/metrics has gatehouse_github_rate_limit_waits_total (a series once a call waited)")
+    merges = [s for s in families["gatehouse_ledger_actions"].samples
+              if s.labels.get("kind") == "merge" and s.labels.get("state") == "done"]
+    check(merges and merges[0].value >= 1, "the ledger's done merges are counted (%s)"
+          % (merges[0].value if merges else 0))
+    gets = [s for s in families["gatehouse_github_requests"].samples
+            if s.labels.get("endpoint") == "/repos/{owner}/{repo}/pulls/{n}"]
+    check(gets, "GitHub requests are counted by endpoint template")
+
+
 def secrets_of(workdir):
     """Every secret the demo used: the webhook secret, the admin token, the OpenAI key (files
     the demo wrote, mode 0600), and the App's private key (each line of its base64 body)."""
@@ -172,8 +202,15 @@ def check_logs(workdir, subject):
         for name, text in logs.items():
             if secret in text:
                 fail("the %s appears in %s" % (what, name))
-    check(True, "no secret (webhook secret, admin token, OpenAI key, App key) in %s"
-          % ", ".join(sorted(logs)))
+    # Installation tokens (the simulator's are ghs_sim + 30 hex) and App JWTs (a base64url JSON
+    # header, eyJ...) are made during the run; neither may be logged either.
+    for what, pattern in (("an installation token", r"ghs_sim[0-9a-f]{30}"),
+                          ("an App JWT", r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.")):
+        for name, text in logs.items():
+            if re.search(pattern, text):
+                fail("%s appears in %s" % (what, name))
+    check(True, "no secret (webhook secret, admin token, OpenAI key, App key, installation "
+          "tokens, JWTs) in %s" % ", ".join(sorted(logs)))
     events = {}
     for line in logs["gatehouse.log"].splitlines():
         try:
@@ -182,7 +219,8 @@ def check_logs(workdir, subject):
             fail("gatehouse.log has a line that is not JSON: " + line[:200])
         if entry.get("subject") == subject:
             events.setdefault(entry["event"], []).append(entry)
-    for event in ("delivery.routed", "pass.retry", "pass.dead", "admin.rearmed", "pass.done"):
+    for event in ("delivery.routed", "github.call_failed", "pass.retry", "pass.dead",
+                  "admin.rearmed", "pass.done"):
         check(event in events, "grep %s finds %s (%d)" % (subject, event, len(events.get(event, []))))
     check(all("delivery" in e for e in events["delivery.routed"]), "delivery lines name the delivery")
     check(all("fence" in e for k in ("pass.retry", "pass.dead", "pass.done") for e in events[k]),
@@ -228,6 +266,8 @@ def main():
                  lambda: api.get(item_path)["state"] == "dead", seconds=120)
         dead_item = api.get(item_path)
         print("dashboard_browser_test: ok: %s is dead: %s" % (subject, dead_item["last_error"]))
+
+        check_metrics(dashboard, token)
 
         driver = browser()
         wait = WebDriverWait(driver, 30, ignored_exceptions=[StaleElementReferenceException])
