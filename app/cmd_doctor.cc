@@ -24,6 +24,7 @@ says what is wrong in plain words:
   credentials     GATEHOUSE_GITHUB_APP_ID and the private key (or GATEHOUSE_GITHUB_TOKEN)
   GitHub          reachable; the App JWT (or the token) accepted
   clock           this host's clock against GitHub's Date header
+  webhook         GitHub has a webhook URL for the App and signs with a secret
   permissions     what the App asks for against what gatehouse needs, with why
   installations   where the App is installed; what each installation accepted; a token for each
   recovery        the App's webhook deliveries are readable (missed deliveries come back)

@@ -245,6 +245,7 @@ class Doctor {
           "(Permissions & events), then accept them on each installation:" +
               missing);
     }
+    CheckWebhookConfig();
     CheckInstallations();
     auto deliveries = Get("/app/hook/deliveries?per_page=1", "recovery");
     if (deliveries && deliveries->status == 200) {
@@ -255,6 +256,39 @@ class Doctor {
       Add(Severity::kWarn, "recovery",
           "GET /app/hook/deliveries answered " + std::to_string(deliveries->status) +
               ": missed deliveries cannot be recovered (is a webhook URL set on the App?)");
+    }
+  }
+
+  // GitHub's side of the webhook: signed (a secret is set there) and pointed somewhere.
+  void CheckWebhookConfig() {
+    auto reply = Get("/app/hook/config", "webhook");
+    if (!reply) return;
+    auto doc = reply->status == 200 ? Json(*reply) : std::nullopt;
+    const json::object* o = doc ? doc->if_object() : nullptr;
+    if (o == nullptr) {
+      Add(Severity::kWarn, "webhook",
+          "GET /app/hook/config answered " + std::to_string(reply->status) +
+              ": the App's webhook was not checked");
+      return;
+    }
+    const json::value* url = o->if_contains("url");
+    const std::string target = url && url->is_string() ? std::string(url->as_string()) : "";
+    const json::value* secret = o->if_contains("secret");
+    const bool signed_ = secret && secret->is_string() && !secret->as_string().empty();
+    if (target.empty()) {
+      Add(Severity::kFail, "webhook",
+          "the App has no webhook URL: GitHub sends gatehouse nothing. Set it in the App's "
+          "settings (General > Webhook URL) to gatehouse's address and --webhook-path");
+    } else if (!signed_) {
+      Add(Severity::kFail, "webhook",
+          "the App's webhook to " + target +
+              " has no secret: GitHub sends unsigned deliveries, which gatehouse refuses. Set "
+              "the App's webhook secret to GATEHOUSE_WEBHOOK_SECRET");
+    } else {
+      Add(Severity::kOk, "webhook",
+          "GitHub signs deliveries to " + target +
+              " (that the secret is GATEHOUSE_WEBHOOK_SECRET shows when the first one arrives "
+              "and is not refused with 401)");
     }
   }
 

@@ -9,6 +9,7 @@
 //                    when the clock is more than 60 s ahead or 9 min behind
 //   permissions      what the App asks for (GET /app) against what gatehouse needs
 //                    (app/app_manifest.h), with why for each missing one
+//   webhook          GET /app/hook/config: GitHub has a webhook URL and signs with a secret
 //   installations    GET /app/installations: at least one; each one's accepted permissions
 //                    and events against what gatehouse needs; a token can be made for each
 //   recovery         the App's webhook deliveries are readable (GET /app/hook/deliveries)

@@ -10,6 +10,7 @@
 
 #include "github/fake_github_test_util.h"
 #include "sim/in_process_github_test_util.h"
+#include "sim/webhooks.h"
 #include "store/open_store.h"
 #include "store/store_test_util.h"
 
@@ -22,6 +23,7 @@ using Severity = Finding::Severity;
 class DoctorTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    github_.set_webhooks(&sender_);
     ASSERT_NO_FATAL_FAILURE(github_.Start());
     ASSERT_TRUE(github_.model().CreateRepo("acme", "app", 7, {}).ok());
     ASSERT_TRUE(github_.model().CreateRepo("umbrella", "tools", 9, {}).ok());
@@ -75,6 +77,9 @@ class DoctorTest : public ::testing::Test {
   }
 
   std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(RealClock().Now());
+  // The App's webhook: a URL and a secret, as a set-up App has (nothing listens there).
+  sim::WebhookSender sender_{
+      sim::WebhookSenderOptions{.url = "http://127.0.0.1:9/webhook", .secret = "s3cret-s3cret"}};
   sim_testing::InProcessGitHub github_{clock_};
 };
 
@@ -91,6 +96,8 @@ TEST_F(DoctorTest, AGoodSetupHasNothingToFix) {
   EXPECT_THAT(Of(findings, "installations", Severity::kOk), HasSubstr("installation 7 (acme)"));
   EXPECT_THAT(Of(findings, "installations", Severity::kOk), HasSubstr("installation 9 (umbrella)"));
   EXPECT_THAT(Of(findings, "clock", Severity::kOk), HasSubstr("Date"));
+  EXPECT_THAT(Of(findings, "webhook", Severity::kOk),
+              HasSubstr("signs deliveries to http://127.0.0.1:9/webhook"));
   EXPECT_THAT(Of(findings, "database", Severity::kOk), HasSubstr("takes writes"));
   EXPECT_THAT(Report(findings), ::testing::Not(HasSubstr("0123456789abcdef"))) << "no secret";
 }
@@ -156,6 +163,25 @@ TEST_F(DoctorTest, MissingPermissionsAreListedWithWhy) {
       installations.substr(seven, installations.find("installation 9") - seven);
   EXPECT_THAT(seven_text, HasSubstr("contents: write"));
   EXPECT_THAT(seven_text, ::testing::Not(HasSubstr("checks: write")));
+}
+
+TEST_F(DoctorTest, AnUnsignedOrMissingWebhookIsNamed) {
+  sim::WebhookSender unsigned_sender{
+      sim::WebhookSenderOptions{.url = "http://127.0.0.1:9/webhook", .secret = ""}};
+  sim_testing::InProcessGitHub unsigned_github{clock_};
+  unsigned_github.set_webhooks(&unsigned_sender);
+  ASSERT_NO_FATAL_FAILURE(unsigned_github.Start());
+  DoctorOptions options = Good();
+  options.github->api_url = unsigned_github.base_url();
+  auto findings = CheckSetup(options);
+  EXPECT_THAT(Of(findings, "webhook", Severity::kFail), HasSubstr("has no secret"))
+      << Report(findings);
+  sim_testing::InProcessGitHub no_hook{clock_};  // no webhook configured at all
+  ASSERT_NO_FATAL_FAILURE(no_hook.Start());
+  options.github->api_url = no_hook.base_url();
+  findings = CheckSetup(options);
+  EXPECT_THAT(Of(findings, "webhook", Severity::kFail), HasSubstr("no webhook URL"))
+      << Report(findings);
 }
 
 TEST_F(DoctorTest, AnAppInstalledNowhereIsNamed) {

@@ -5,6 +5,8 @@
 //   GET /app/installations         every installation (one per account that has repositories
 //                                  in the model), with the permissions and events it accepted
 //   GET /app/installations/{id}    one of them; 404 unknown
+//   GET /app/hook/config           the App's webhook: url, content_type, insecure_ssl, and
+//                                  "secret": "********" when deliveries are signed
 //
 // and the control API's GET/PUT /_sim/app, which sets what the App asks for, what each
 // installation accepted and the Date header's clock offset (sim/app_grants.h).
@@ -22,6 +24,15 @@ namespace json = boost::json;
 std::optional<HttpResponse> SimHandler::ServeApp(const HttpRequest& request,
                                                  const std::vector<std::string>& parts) {
   if (parts.empty() || parts[0] != "app" || request.method != "GET") return std::nullopt;
+  if (parts.size() == 3 && parts[1] == "hook" && parts[2] == "config") {
+    // The App's webhook configuration; GitHub masks a set secret as "********".
+    if (auto refused = CheckAppJwt(request)) return *refused;
+    json::object config{{"content_type", "json"}, {"insecure_ssl", "0"}};
+    config["url"] = options_.webhooks != nullptr ? options_.webhooks->url() : std::string();
+    if (options_.webhooks != nullptr && options_.webhooks->has_secret())
+      config["secret"] = "********";
+    return JsonValueResponse(200, config);
+  }
   const bool app = parts.size() == 1;
   const bool list = parts.size() == 2 && parts[1] == "installations";
   const bool one = parts.size() == 3 && parts[1] == "installations";

@@ -70,6 +70,8 @@ class WebhookSender {
   // Sets (or changes) the target URL for deliveries not yet POSTed.
   void SetUrl(std::string url);
   std::string url() const;
+  // Whether deliveries are signed (GET /app/hook/config shows the secret masked, as GitHub).
+  bool has_secret() const { return !options_.secret.empty(); }
   // Waits until SetUrl has been called at least once (the constructor's URL does not
   // count), Stop is called, or `timeout` passes; true in the first case.
   bool WaitForSetUrl(std::chrono::milliseconds timeout);
