@@ -249,6 +249,8 @@ HttpResponse AdminApi::Replay(const std::string& delivery_id) {
     d.body = e.body;
     d.body_sha256 = Sha256Hex(e.body);
     d.received_at = now;
+    d.headers = e.headers;
+    d.headers.emplace_back("X-Gatehouse-Replay-Of", delivery_id);
     auto outcome = store_.inbox().AcceptDeliveries({&d, 1}, {}, now);
     if (!outcome.ok()) return Error(outcome.status());
     if ((*outcome)[0] != AcceptOutcome::kAccepted) continue;  // another replay took it: next

@@ -78,6 +78,9 @@ class AdminTest : public ::testing::Test {
     ASSERT_FALSE(d.body.empty());
     d.body_sha256 = "0";
     d.received_at = clock_->Now();
+    d.headers = {{"X-GitHub-Delivery", id},
+                 {"X-GitHub-Event", event},
+                 {"User-Agent", "GitHub-Hookshot/044aadd"}};
     ASSERT_TRUE(store_->inbox().AcceptDeliveries({&d, 1}, {}, clock_->Now()).ok());
     Route();
   }
@@ -238,6 +241,7 @@ TEST_F(AdminTest, ADeliveryShowsItsRoutingAndIsReplayedAsANewDelivery) {
   json::object d = GetJson("/api/v1/deliveries/d-sync");
   EXPECT_EQ(d.at("state").as_string(), "routed");
   EXPECT_EQ(d.at("headers").as_object().at("X-GitHub-Event").as_string(), "pull_request");
+  EXPECT_EQ(d.at("headers").as_object().at("User-Agent").as_string(), "GitHub-Hookshot/044aadd");
   EXPECT_FALSE(d.contains("body"));
   const json::object& routing = d.at("routing").as_object();
   EXPECT_EQ(routing.at("kind").as_string(), "route");

@@ -272,7 +272,15 @@ Result<json::object> DeliveryView(Store& store, std::string_view delivery_id, bo
   o["state_reason"] = e.state_reason;
   o["attempts"] = e.attempts;
   o["received_at"] = FormatTime(e.received_at);
-  o["headers"] = json::object{{"X-GitHub-Delivery", e.delivery_id}, {"X-GitHub-Event", e.event}};
+  // As received (Delivery::headers); a delivery stored before they were kept, or recovered
+  // from GitHub's list, shows the two its row always had.
+  json::object headers;
+  for (const auto& [name, value] : e.headers) headers[name] = value;
+  if (headers.empty()) {
+    headers["X-GitHub-Delivery"] = e.delivery_id;
+    headers["X-GitHub-Event"] = e.event;
+  }
+  o["headers"] = std::move(headers);
   o["routing"] = RoutingJson(e);
   o["body_bytes"] = static_cast<int64_t>(e.body.size());
   if (with_body) o["body"] = EmbeddedJson(e.body);

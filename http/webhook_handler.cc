@@ -4,6 +4,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
 #include <boost/json/value.hpp>
+#include <cctype>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -14,6 +15,26 @@
 #include "github/signature.h"
 
 namespace gatehouse {
+
+namespace {
+
+// The request headers a delivery keeps (Delivery::headers): GitHub's own (X-GitHub-*, the
+// signature) and the two that say who sent what; at most 16, each value cut at 256 bytes.
+std::vector<std::pair<std::string, std::string>> KeptHeaders(const HttpRequest& request) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : request.headers) {
+    if (out.size() >= 16) break;
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.rfind("x-github-", 0) == 0 || lower == "x-hub-signature-256" ||
+        lower == "user-agent" || lower == "content-type") {
+      out.emplace_back(name, value.substr(0, 256));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 namespace {
 
 constexpr std::string_view kHealthPath = "/healthz";
@@ -206,6 +227,7 @@ void WebhookHandler::HandleWebhook(HttpRequest request, const Responder& respond
   delivery.body_sha256 = Sha256Hex(request.body);
   delivery.body = std::move(request.body);
   delivery.received_at = clock_.Now();
+  delivery.headers = KeptHeaders(request);
 
   sink_.Accept(std::move(delivery), [respond, metrics = metrics_,
                                      delivery_id = std::move(delivery_id),

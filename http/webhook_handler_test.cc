@@ -211,6 +211,13 @@ TEST_F(WebhookTest, SignedDeliveryIsAcceptedAndHandedToTheSinkIntact) {
   EXPECT_EQ(stored[0].body_sha256, Sha256Hex(kPayload));
   EXPECT_EQ(stored[0].received_at, kT0);
   EXPECT_TRUE(sink_.Rejected().empty());
+  // The headers worth keeping, as sent (the test client's Host and Content-Length are not).
+  const std::vector<std::pair<std::string, std::string>> kept = {
+      {"Content-Type", "application/json"},
+      {"X-GitHub-Event", "pull_request"},
+      {"X-GitHub-Delivery", "d-1"},
+      {"X-Hub-Signature-256", "sha256=" + HmacSha256Hex(kSecret, kPayload)}};
+  EXPECT_EQ(stored[0].headers, kept);
 }
 
 TEST_F(WebhookTest, PreviousSecretIsAcceptedDuringRotation) {

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -42,7 +43,15 @@ struct Delivery {
   // re-serialized, so its hash is not that of the bytes GitHub signed. The same id arriving
   // later for real (a redelivery), or recovered again, is a duplicate whatever its hash.
   bool recovered = false;
+  // The request headers worth keeping (GitHub's X-GitHub-*, X-Hub-Signature-256, User-Agent,
+  // Content-Type: the handler picks them), shown by the admin API's delivery view. Stored as
+  // FormatHeaderLines text; read back only by GetDelivery.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
+
+// "Name: value\n" per header (a value's CR and LF become spaces), and back.
+std::string FormatHeaderLines(const std::vector<std::pair<std::string, std::string>>& headers);
+std::vector<std::pair<std::string, std::string>> ParseHeaderLines(std::string_view text);
 
 enum class AcceptOutcome {
   kAccepted,   // new: stored, to be routed
@@ -69,6 +78,8 @@ struct InboxEntry {
   // The token of the claim this entry was handed out under (Inbox::ClaimDeliveries); a routing
   // decision for it must carry it. 0 for entries read without a claim (GetDelivery).
   int64_t claim = 0;
+  // Delivery::headers as stored; filled by GetDelivery only (claims do not read them).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // What routing decided for one delivery; applied atomically with its signals.

@@ -80,6 +80,30 @@ TEST_P(InboxContractTest, AcceptsStoresAndReturnsOpenDeliveriesInOrder) {
   ExpectBalanced(f);
 }
 
+// The headers a delivery keeps come back, in order and whole, from GetDelivery (a value's line
+// breaks flattened: one header, one line); a delivery stored without any has none.
+TEST_P(InboxContractTest, AStoredDeliveryKeepsItsHeaders) {
+  Delivery with = MakeDelivery("d-h1");
+  with.headers = {{"X-GitHub-Event", "pull_request"},
+                  {"X-GitHub-Hook-ID", "123"},
+                  {"User-Agent", "GitHub-Hookshot/abc: def"},
+                  {"X-Odd", "a\r\nb"}};
+  Delivery without = MakeDelivery("d-h2");
+  EXPECT_EQ(Accept({with, without}),
+            (std::vector<AcceptOutcome>{AcceptOutcome::kAccepted, AcceptOutcome::kAccepted}));
+  auto got = store_->inbox().GetDelivery("d-h1");
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"X-GitHub-Event", "pull_request"},
+      {"X-GitHub-Hook-ID", "123"},
+      {"User-Agent", "GitHub-Hookshot/abc: def"},
+      {"X-Odd", "a  b"}};
+  EXPECT_EQ((*got)->headers, want);
+  auto bare = store_->inbox().GetDelivery("d-h2");
+  ASSERT_TRUE(bare.ok() && bare->has_value());
+  EXPECT_TRUE((*bare)->headers.empty());
+}
+
 TEST_P(InboxContractTest, SameIdSameBodyIsADuplicateDifferentBodyAConflict) {
   Accept({MakeDelivery("d-1")});
   auto out = Accept({MakeDelivery("d-1"), MakeDelivery("d-1", "{\"other\":1}", "bbbb")});

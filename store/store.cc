@@ -4,6 +4,32 @@
 
 namespace gatehouse {
 
+std::string FormatHeaderLines(const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::string out;
+  for (const auto& [name, value] : headers) {
+    out += name;
+    out += ": ";
+    for (char c : value) out += (c == '\r' || c == '\n') ? ' ' : c;
+    out += '\n';
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ParseHeaderLines(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    const size_t colon = line.find(": ");
+    if (colon != std::string_view::npos) {
+      out.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + 2)));
+    }
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 std::string_view ActionStateName(ActionState state) {
   switch (state) {
     case ActionState::kIntent:

@@ -56,7 +56,8 @@ bool IsTerminal(InboxState s) {
 Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const Delivery*>& firsts) {
   BinaryArray ids(BinaryArray::kText), events(BinaryArray::kText), actions(BinaryArray::kText),
       installations(BinaryArray::kInt8), bodies(BinaryArray::kBytea), encodings(BinaryArray::kText),
-      shas(BinaryArray::kText), received(BinaryArray::kInt8), recovered(BinaryArray::kText);
+      shas(BinaryArray::kText), received(BinaryArray::kInt8), recovered(BinaryArray::kText),
+      headers(BinaryArray::kText);
   for (const Delivery* d : firsts) {
     ids.Add(d->delivery_id);
     events.Add(d->event);
@@ -71,23 +72,25 @@ Result<std::vector<std::string>> InsertNew(PgConn& c, const std::vector<const De
     shas.Add(d->body_sha256);
     received.AddInt(ToMicros(d->received_at));
     recovered.Add(d->recovered ? "t" : "f");
+    headers.Add(FormatHeaderLines(d->headers));
   }
   GH_ASSIGN_OR_RETURN(
       PgResult r,
       c.ExecPrepared(
           "inbox_accept_insert",
           "INSERT INTO inbox (delivery_id, event, action, installation_id, body, body_encoding, "
-          "body_sha256, received_at, state, recovered) "
+          "body_sha256, received_at, state, recovered, headers) "
           "SELECT t.delivery_id, t.event, t.action, t.installation_id, t.body, t.body_encoding, "
-          "t.body_sha256, t.received_at, 'accepted', t.recovered::boolean "
+          "t.body_sha256, t.received_at, 'accepted', t.recovered::boolean, t.headers "
           "FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::bytea[], $6::text[], "
-          "$7::text[], $8::int8[], $9::text[]) WITH ORDINALITY AS t(delivery_id, event, action, "
-          "installation_id, body, body_encoding, body_sha256, received_at, recovered, ord) "
+          "$7::text[], $8::int8[], $9::text[], $10::text[]) WITH ORDINALITY AS t(delivery_id, "
+          "event, action, installation_id, body, body_encoding, body_sha256, received_at, "
+          "recovered, headers, ord) "
           "WHERE NOT EXISTS (SELECT 1 FROM inbox i WHERE i.delivery_id = t.delivery_id) "
           "ORDER BY t.ord "
           "ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
           {ids.Param(), events.Param(), actions.Param(), installations.Param(), bodies.Param(),
-           encodings.Param(), shas.Param(), received.Param(), recovered.Param()}));
+           encodings.Param(), shas.Param(), received.Param(), recovered.Param(), headers.Param()}));
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) out.push_back(r.Text(i, 0));
@@ -256,9 +259,12 @@ Result<std::optional<InboxEntry>> PgStore::GetDelivery(std::string_view delivery
   std::optional<InboxEntry> out;
   Status s = Read([&](PgConn& c) -> Status {
     static const std::string sql =
-        std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = $1";
+        std::string("SELECT ") + kInboxColumns + ", headers FROM inbox WHERE delivery_id = $1";
     GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("inbox_get", sql, {PgParam::Text(delivery_id)}));
-    if (r.rows() > 0) out = ReadInboxEntry(r, 0);
+    if (r.rows() > 0) {
+      out = ReadInboxEntry(r, 0);
+      out->headers = ParseHeaderLines(r.Text(0, 12));
+    }
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("reading delivery " + std::string(delivery_id));

@@ -223,11 +223,17 @@ constexpr const char kV4[] = R"sql(
 ALTER TABLE work_items ADD COLUMN signalled_at BIGINT;
 )sql";
 
+// The request headers worth keeping (SQLite v11).
+constexpr const char kV5[] = R"sql(
+ALTER TABLE inbox ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
     {3, "open intents by id", kV3},
     {4, "work items: the earliest unclaimed signal", kV4},
+    {5, "deliveries: their request headers", kV5},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

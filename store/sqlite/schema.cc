@@ -273,6 +273,11 @@ constexpr const char kV10[] = R"sql(
 ALTER TABLE work_items ADD COLUMN signalled_at INTEGER;
 )sql";
 
+// The request headers worth keeping, for the admin API's delivery view (Delivery::headers).
+constexpr const char kV11[] = R"sql(
+ALTER TABLE inbox ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -284,6 +289,7 @@ constexpr Migration kMigrations[] = {
     {8, "recovered deliveries, the recovery high-water mark", kV8},
     {9, "open intents by id", kV9},
     {10, "work items: the earliest unclaimed signal", kV10},
+    {11, "deliveries: their request headers", kV11},
 };
 
 }  // namespace

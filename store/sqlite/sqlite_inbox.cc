@@ -80,8 +80,8 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         GH_ASSIGN_OR_RETURN(
             auto ins,
             db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
-                         "body_encoding, body_sha256, received_at, state, recovered) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted', ?9)"));
+                         "body_encoding, body_sha256, received_at, state, recovered, headers) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted', ?9, ?10)"));
         ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
         if (d.installation_id) {
           ins->Bind(4, *d.installation_id);
@@ -91,6 +91,7 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         ins->BindBlob(5, d.body).Bind(6, d.body_sha256).Bind(7, d.received_at);
         ins->Bind(8, d.encoding == Delivery::Encoding::kZlib ? "zlib" : "identity");
         ins->Bind(9, static_cast<int64_t>(d.recovered ? 1 : 0));
+        ins->Bind(10, FormatHeaderLines(d.headers));
         GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
         ++accepted;
         if (d.recovered) ++recovered;
@@ -152,13 +153,15 @@ InboxEntry ReadInboxEntry(const sqlite::Stmt& q) {
 
 Result<std::optional<InboxEntry>> SqliteStore::GetDelivery(std::string_view delivery_id) {
   static const std::string sql =
-      std::string("SELECT ") + kInboxColumns + " FROM inbox WHERE delivery_id = ?1";
+      std::string("SELECT ") + kInboxColumns + ", headers FROM inbox WHERE delivery_id = ?1";
   MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, delivery_id);
   GH_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<InboxEntry>();
-  return std::optional<InboxEntry>(ReadInboxEntry(*q));
+  InboxEntry e = ReadInboxEntry(*q);
+  e.headers = ParseHeaderLines(q->Text(12));
+  return std::optional<InboxEntry>(std::move(e));
 }
 
 Result<std::vector<std::string>> SqliteStore::HeldDeliveryIds(
