@@ -72,8 +72,10 @@ std::string SubjectOfKey(const std::string& key) {
 
 }  // namespace
 
-AdminApi::AdminApi(Store& store, ClockPtr clock)
-    : store_(store), clock_(clock ? std::move(clock) : std::make_shared<RealClock>()) {}
+AdminApi::AdminApi(Store& store, ClockPtr clock, std::vector<ReviewerConfig> reviewers)
+    : store_(store),
+      clock_(clock ? std::move(clock) : std::make_shared<RealClock>()),
+      reviewers_(std::move(reviewers)) {}
 
 bool AdminApi::Owns(std::string_view path) { return path.starts_with("/api/"); }
 
@@ -136,7 +138,7 @@ HttpResponse AdminApi::Get(const std::vector<std::string>& p, const Query& q) {
     if (!limit.ok()) return Error(limit.status());
     return OkOrError(TimelineView(store_, subject->key(), *limit));
   }
-  if (n == 1 && p[0] == "reviewers") return OkOrError(ReviewersView(store_, now));
+  if (n == 1 && p[0] == "reviewers") return OkOrError(ReviewersView(store_, now, reviewers_));
   if (n == 2 && p[0] == "ledger" && p[1] == "intents") {
     auto limit = LimitParam(q, 100, kMaxPage);
     if (!limit.ok()) return Error(limit.status());

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/views.h"
 #include "base/clock.h"
 #include "http/handler.h"
 #include "store/store.h"
@@ -24,7 +25,7 @@ namespace gatehouse::admin {
 class AdminApi {
  public:
   // `store` must outlive the API; a null clock is the real one.
-  AdminApi(Store& store, ClockPtr clock);
+  AdminApi(Store& store, ClockPtr clock, std::vector<ReviewerConfig> reviewers = {});
 
   // True when `path` is the API's (starts with /api/).
   static bool Owns(std::string_view path);
@@ -50,6 +51,7 @@ class AdminApi {
 
   Store& store_;
   ClockPtr clock_;
+  std::vector<ReviewerConfig> reviewers_;  // this process's reviewers file, for ReviewersView
 };
 
 }  // namespace gatehouse::admin

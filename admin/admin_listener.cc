@@ -17,8 +17,8 @@ Result<std::unique_ptr<AdminListener>> AdminListener::Start(const AdminListenerO
   if (options.token.empty()) return InvalidArgument("the admin listener needs a token");
   GH_RETURN_IF_ERROR(CheckAdminListen(options.listen, true));
   std::unique_ptr<AdminListener> l(new AdminListener());
-  l->api_ = std::make_unique<AdminApi>(store, clock);
-  l->dashboard_ = std::make_unique<Dashboard>(store, clock);
+  l->api_ = std::make_unique<AdminApi>(store, clock, options.reviewers);
+  l->dashboard_ = std::make_unique<Dashboard>(store, clock, options.reviewers);
   AdminHandlerOptions handler;
   handler.token = options.token;
   handler.threads = options.threads;

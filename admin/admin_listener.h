@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "admin/views.h"
 #include "base/clock.h"
 #include "base/metrics.h"
 #include "base/status.h"
@@ -29,6 +31,7 @@ struct AdminListenerOptions {
   std::string listen = "127.0.0.1:8081";  // port 0 picks one
   std::string token;                      // required: non-empty
   int threads = 2;                        // store reads and writes happen on these
+  std::vector<ReviewerConfig> reviewers;  // this process's reviewers file (slots, roles)
 };
 
 class AdminListener {

@@ -51,8 +51,9 @@ class AdminTest : public ::testing::Test {
   void SetUp() override {
     store_ = gatehouse::testing::SqliteTestBackend().open_fresh(dir_);
     clock_ = std::make_shared<SimClock>(kT0);
-    api_ = std::make_unique<AdminApi>(*store_, clock_);
-    dashboard_ = std::make_unique<Dashboard>(*store_, clock_);
+    const std::vector<ReviewerConfig> reviewers = {{"alice-bot", {"security", "style"}, 3}};
+    api_ = std::make_unique<AdminApi>(*store_, clock_, reviewers);
+    dashboard_ = std::make_unique<Dashboard>(*store_, clock_, reviewers);
     RegisterStoreMetrics(registry_, *store_, clock_);
     metrics::AddProcessCollectors(registry_);
     handler_ = std::make_unique<AdminHandler>(*api_, registry_, dashboard_.get(),
@@ -313,6 +314,28 @@ TEST_F(AdminTest, ReviewersArePausedAndResumed) {
                    .as_bool());
   EXPECT_EQ(Send("POST", "/api/v1/reviewers/nobody/pause").status, 404);
   EXPECT_EQ(Send("DELETE", "/api/v1/reviewers/alice-bot/pause").status, 405);
+
+  // Its slots and roles (this process's reviewers file) and its queue: two security runs no
+  // reviewer has taken yet (a role it does not serve would not count).
+  Signal s{pr_, "opened", Duration(0)};
+  ASSERT_TRUE(store_->work().Enqueue({&s, 1}, kT0, Durability::kAcknowledged).ok());
+  auto leases = store_->work().Claim("t", 1, seconds(60), kT0);
+  ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+  for (const char* head :
+       {"1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"}) {
+    ReviewRunKey key{pr_, "security", head, "auto"};
+    ASSERT_TRUE(store_->reviews().RequestRun(key, pr_, (*leases)[0].fence, kT0).ok());
+  }
+  ReviewRunKey other{pr_, "docs", "1111111111111111111111111111111111111111", "auto"};
+  ASSERT_TRUE(store_->reviews().RequestRun(other, pr_, (*leases)[0].fence, kT0).ok());
+  const json::object alice = GetJson("/api/v1/reviewers").at("reviewers").as_array()[0].as_object();
+  EXPECT_EQ(alice.at("slots").as_int64(), 3);
+  EXPECT_EQ(json::serialize(alice.at("roles")), R"(["security","style"])");
+  EXPECT_EQ(alice.at("queued").as_int64(), 2);
+  EXPECT_EQ(alice.at("running").as_int64(), 0);
+  const std::string page = Send("GET", "/reviewers").body;
+  EXPECT_THAT(page, HasSubstr("security, style"));
+  EXPECT_THAT(page, HasSubstr("0 / 3"));
 }
 
 TEST_F(AdminTest, MetricsParseWithPrometheusOwnParserAndMatchTheStore) {

@@ -127,8 +127,10 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-Dashboard::Dashboard(Store& store, ClockPtr clock)
-    : store_(store), clock_(clock ? std::move(clock) : std::make_shared<RealClock>()) {}
+Dashboard::Dashboard(Store& store, ClockPtr clock, std::vector<ReviewerConfig> reviewers)
+    : store_(store),
+      clock_(clock ? std::move(clock) : std::make_shared<RealClock>()),
+      reviewers_(std::move(reviewers)) {}
 
 HttpResponse Dashboard::Serve(const HttpRequest& request) const {
   if (request.method != "GET") return JsonError(405, "dashboard pages take GET");
@@ -320,7 +322,7 @@ std::string Dashboard::PrPage(const std::string& subject_text) const {
 }
 
 std::string Dashboard::ReviewersPage() const {
-  auto v = ReviewersView(store_, clock_->Now());
+  auto v = ReviewersView(store_, clock_->Now(), reviewers_);
   if (!v.ok()) return Page("Reviewers", ErrorSection(v.status()));
   std::ostringstream o;
   o << "<section><h2>Reviewers</h2>";
@@ -328,15 +330,22 @@ std::string Dashboard::ReviewersPage() const {
   if (reviewers.empty()) {
     o << "<p class=\"muted\">No reviewers are registered (gatehouse serve --reviewers).</p>";
   } else {
-    o << "<table id=\"reviewers\"><tr><th>Reviewer</th><th>State</th><th>Busy slots</th><th></th>"
-         "</tr>";
+    o << "<table id=\"reviewers\"><tr><th>Reviewer</th><th>Roles</th><th>State</th>"
+         "<th>Busy / slots</th><th>Running</th><th>Queued</th><th></th></tr>";
     for (const json::value& rv : reviewers) {
       const json::object& r = rv.as_object();
       const std::string name = Field(r, "name");
       const bool paused = r.at("paused").as_bool();
-      o << "<tr class=\"reviewer\" data-name=\"" << E(name) << "\"><td>" << E(name)
-        << "</td><td class=\"reviewer-state\">" << (paused ? "paused" : "active")
-        << "</td><td class=\"n\">" << E(Field(r, "busy")) << "</td><td><button data-post=\""
+      std::string roles;
+      for (const json::value& role : r.at("roles").as_array()) {
+        roles += (roles.empty() ? "" : ", ") + Text(role);
+      }
+      o << "<tr class=\"reviewer\" data-name=\"" << E(name) << "\"><td>" << E(name) << "</td><td>"
+        << E(roles.empty() ? "-" : roles) << "</td><td class=\"reviewer-state\">"
+        << (paused ? "paused" : "active") << "</td><td class=\"n\">" << E(Field(r, "busy")) << " / "
+        << E(Field(r, "slots")) << "</td><td class=\"n\">" << E(Field(r, "running"))
+        << "</td><td class=\"n reviewer-queued\">" << E(Field(r, "queued"))
+        << "</td><td><button data-post=\""
         << "/api/v1/reviewers/" << E(PercentEncode(name)) << (paused ? "/resume" : "/pause")
         << "\">" << (paused ? "Resume" : "Pause") << "</button></td></tr>";
     }

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "admin/views.h"
 #include "base/clock.h"
 #include "http/handler.h"
 #include "store/store.h"
@@ -25,7 +27,7 @@ namespace gatehouse::admin {
 class Dashboard {
  public:
   // `store` must outlive the dashboard; a null clock is the real one.
-  Dashboard(Store& store, ClockPtr clock);
+  Dashboard(Store& store, ClockPtr clock, std::vector<ReviewerConfig> reviewers = {});
 
   // A page (GET); 404 for an unknown path, 405 for another method.
   HttpResponse Serve(const HttpRequest& request) const;
@@ -41,6 +43,7 @@ class Dashboard {
 
   Store& store_;
   ClockPtr clock_;
+  std::vector<ReviewerConfig> reviewers_;
 };
 
 // `text` with &, <, >, " and ' escaped for HTML text and attribute values.

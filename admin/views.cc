@@ -1,6 +1,7 @@
 #include "admin/views.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -287,15 +288,44 @@ Result<json::object> DeliveryView(Store& store, std::string_view delivery_id, bo
   return o;
 }
 
-Result<json::object> ReviewersView(Store& store, Time now) {
+Result<json::object> ReviewersView(Store& store, Time now,
+                                   const std::vector<ReviewerConfig>& configs) {
   GH_ASSIGN_OR_RETURN(std::vector<ReviewerState> reviewers, store.reviews().ListReviewers(now));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> waiting, store.reviews().WaitingWorkKeys());
+  GH_ASSIGN_OR_RETURN(std::vector<ReviewRuns::RunCount> counts, store.reviews().CountRuns());
+  // Unassigned queued runs by role; queued runs that wait for one reviewer (assigned before,
+  // e.g. retried) and running runs by reviewer.
+  std::map<std::string, int64_t> queued_by_role, queued_for, running_by_reviewer;
+  for (const ReviewRuns::RunCount& c : counts) {
+    if (c.state == RunState::kQueued) {
+      (c.reviewer.empty() ? queued_by_role[c.role] : queued_for[c.reviewer]) += c.count;
+    } else if (c.state == RunState::kRunning) {
+      running_by_reviewer[c.reviewer] += c.count;
+    }
+  }
   json::array a;
   for (const ReviewerState& r : reviewers) {
-    a.push_back(json::object{{"name", r.name},
-                             {"paused", r.paused},
-                             {"busy", r.busy},
-                             {"updated_at", FormatTime(r.updated_at)}});
+    json::object o{{"name", r.name},
+                   {"paused", r.paused},
+                   {"busy", r.busy},
+                   {"updated_at", FormatTime(r.updated_at)}};
+    const ReviewerConfig* config = nullptr;
+    for (const ReviewerConfig& c : configs) {
+      if (c.name == r.name) config = &c;
+    }
+    o["slots"] = config ? json::value(config->concurrency) : json::value(nullptr);
+    int64_t queued = queued_for[r.name];
+    json::array roles;
+    if (config) {
+      for (const std::string& role : config->roles) {
+        roles.emplace_back(role);
+        queued += queued_by_role[role];
+      }
+    }
+    o["roles"] = std::move(roles);
+    o["running"] = running_by_reviewer[r.name];
+    o["queued"] = queued;
+    a.push_back(std::move(o));
   }
   json::object o;
   o["reviewers"] = std::move(a);

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/status.h"
@@ -60,9 +61,21 @@ Result<boost::json::object> TimelineView(Store& store, std::string_view subject,
 Result<boost::json::object> DeliveryView(Store& store, std::string_view delivery_id,
                                          bool with_body);
 
-// The reviewers: {"reviewers": [{"name", "paused", "busy"}], "waiting": [work keys of runs
-// waiting for a reviewer]}.
-Result<boost::json::object> ReviewersView(Store& store, Time now);
+// What this process's reviewers file says of one reviewer: the roles it serves and its slots.
+struct ReviewerConfig {
+  std::string name;
+  std::vector<std::string> roles;
+  int concurrency = 1;
+};
+
+// The reviewers: {"reviewers": [{"name", "paused", "busy", "updated_at", "slots", "roles",
+// "running", "queued"}], "waiting": [work keys of runs waiting for a reviewer]}. `slots` and
+// `roles` come from `configs` (this process's reviewers file; null and [] for a reviewer it
+// does not name); `running` counts the runs assigned to the reviewer and under way, `queued`
+// the runs of its roles no reviewer has taken yet (its queue, shared with the other reviewers
+// of those roles).
+Result<boost::json::object> ReviewersView(Store& store, Time now,
+                                          const std::vector<ReviewerConfig>& configs = {});
 
 // The ledger's open intents, oldest first: {"intents": [action...]}.
 Result<boost::json::object> IntentsView(Store& store, size_t limit);

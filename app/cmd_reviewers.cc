@@ -2,6 +2,7 @@
 // process sharing the store sees them (docs/REVIEWERS.md, "Pause and resume").
 #include <boost/json.hpp>
 #include <cstdio>
+#include <string>
 
 #include "app/admin_client.h"
 #include "app/commands.h"
@@ -40,11 +41,17 @@ int List(AdminClient& client, bool json) {
     std::printf("%s\n", boost::json::serialize(*doc).c_str());
     return kExitOk;
   }
-  std::printf("%-24s %-8s %s\n", "REVIEWER", "STATE", "BUSY");
+  std::printf("%-24s %-8s %5s %5s %7s %6s  %s\n", "REVIEWER", "STATE", "BUSY", "SLOTS", "RUNNING",
+              "QUEUED", "ROLES");
   for (const boost::json::value& r : ArrayOf(*doc, "reviewers")) {
-    std::printf("%-24s %-8s %lld\n", TextOf(r, "name").c_str(),
-                BoolOf(r, "paused") ? "paused" : "active",
-                static_cast<long long>(IntOf(r, "busy")));
+    std::string roles;
+    for (const boost::json::value& role : ArrayOf(r, "roles")) {
+      if (role.is_string()) roles += (roles.empty() ? "" : ",") + std::string(role.as_string());
+    }
+    std::printf("%-24s %-8s %5lld %5s %7lld %6lld  %s\n", TextOf(r, "name").c_str(),
+                BoolOf(r, "paused") ? "paused" : "active", static_cast<long long>(IntOf(r, "busy")),
+                TextOf(r, "slots", "-").c_str(), static_cast<long long>(IntOf(r, "running")),
+                static_cast<long long>(IntOf(r, "queued")), roles.empty() ? "-" : roles.c_str());
   }
   const boost::json::array& waiting = ArrayOf(*doc, "waiting");
   if (!waiting.empty()) std::printf("(%zu review mailboxes wait for a reviewer)\n", waiting.size());

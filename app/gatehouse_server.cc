@@ -291,7 +291,11 @@ Status GatehouseServer::Start() {
   if (!http.ok()) return fail(http.status());
   http_ = std::move(http).value();
   if (options_.admin) {
-    auto admin = admin::AdminListener::Start(*options_.admin, *store_, registry_, clock_);
+    admin::AdminListenerOptions admin_options = *options_.admin;
+    for (const decide::ReviewerSpec& r : options_.reviewers.reviewers) {
+      admin_options.reviewers.push_back(admin::ReviewerConfig{r.name, r.roles, r.concurrency});
+    }
+    auto admin = admin::AdminListener::Start(admin_options, *store_, registry_, clock_);
     if (!admin.ok()) return fail(admin.status());
     admin_ = std::move(admin).value();
   }
