@@ -305,6 +305,11 @@ def main():
         rows = driver.find_elements(By.CSS_SELECTOR, "tr.dead-item")
         check(subject in [r.get_attribute("data-key") for r in rows],
               "the overview lists %s as dead" % subject)
+        # The rates: the page's script polls /api/v1/status every 5 s and fills them in.
+        number = re.compile(r"^[0-9]+\.[0-9]$")
+        WebDriverWait(driver, 30, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: all(number.match(text_of(d, "rate-" + k)) for k in ("received", "passes", "signals")))
+        check(True, "the rates are filled in by the page (%s deliveries/min)" % text_of(driver, "rate-received"))
         driver.save_screenshot(os.path.join(args.out, "overview.png"))
 
         # 3. The PR's timeline, through the search box.
