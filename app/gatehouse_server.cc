@@ -92,6 +92,12 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   // A review run that dies tells its PR, whose gate shows the role as dead (a blocker when it
   // is required) instead of waiting for it.
   s.pass_metrics_ = std::make_unique<PassMetrics>(s.registry_);
+  if (pass) {
+    pass = [inner = std::move(pass), metrics = s.pass_metrics_.get()](PassContext& ctx) {
+      metrics->Started(ctx.lease());
+      return inner(ctx);
+    };
+  }
   PassObserver observer = [store = &st, clock = s.clock_,
                            metrics = s.pass_metrics_.get()](const PassReport& report) {
     metrics->Observe(report);

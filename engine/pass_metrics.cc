@@ -8,7 +8,9 @@
 namespace gatehouse {
 
 PassMetrics::PassMetrics(metrics::Registry& registry)
-    : passes_(&registry.AddCounter("gatehouse_passes_total",
+    : started_(&registry.AddCounter("gatehouse_passes_started_total",
+                                    "Passes this process began, by subject kind.", {"kind"})),
+      passes_(&registry.AddCounter("gatehouse_passes_total",
                                    "Passes this process finished, by subject kind and how they "
                                    "ended.",
                                    {"kind", "outcome"})),
@@ -37,7 +39,13 @@ PassMetrics::Kind PassMetrics::Make(const char* kind) {
   return Kind{pass("completed"),        pass("retried"),         pass("dead"),
               pass("fence_lost"),       pass("unrecorded"),      failed("transient"),
               failed("rate_limited"),   failed("unavailable"),   failed("permanent"),
-              &duration_->With({kind}), &reasons_->With({kind}), &signal_to_start_->With({kind})};
+              &duration_->With({kind}), &reasons_->With({kind}), &signal_to_start_->With({kind}),
+              &started_->With({kind})};
+}
+
+void PassMetrics::Started(const Lease& lease) {
+  std::string subject, role;
+  (ParseReviewWorkKey(lease.key, &subject, &role) ? review_ : pr_).started->Inc();
 }
 
 void PassMetrics::Observe(const PassReport& report) {

@@ -1,4 +1,5 @@
 // The worker pool's passes as Prometheus families (docs/METRICS.md), this process's only:
+//   gatehouse_passes_started_total{kind}         passes begun (started - finished = running)
 //   gatehouse_passes_total{kind, outcome}        kind: pr | review; outcome: completed |
 //                                                retried | dead | fence_lost | unrecorded
 //   gatehouse_pass_failures_total{kind, class}   transient | rate_limited | unavailable |
@@ -22,6 +23,8 @@ class PassMetrics {
   // Registers the families on `registry`, which must outlive this object.
   explicit PassMetrics(metrics::Registry& registry);
   void Observe(const PassReport& report);
+  // A pass begins (the worker calls the pass function): gatehouse_passes_started_total{kind}.
+  void Started(const Lease& lease);
 
  private:
   struct Kind {
@@ -37,8 +40,10 @@ class PassMetrics {
     metrics::Histogram* duration;
     metrics::Histogram* reasons;
     metrics::Histogram* signal_to_start;
+    metrics::Counter* started;
   };
   Kind Make(const char* kind);
+  metrics::Family<metrics::Counter>* started_;
   metrics::Family<metrics::Counter>* passes_;
   metrics::Family<metrics::Counter>* failures_;
   metrics::Family<metrics::Histogram>* duration_;

@@ -157,7 +157,8 @@ def check_metrics(dashboard, token):
     # The parser names counters without their _total suffix.
     for name in ("gatehouse_webhook_requests", "gatehouse_inbox_deliveries", "gatehouse_routing_lag_seconds",
                  "gatehouse_work_items", "gatehouse_work_oldest_pending_age_seconds",
-                 "gatehouse_passes", "gatehouse_pass_failures", "gatehouse_pass_duration_seconds",
+                 "gatehouse_passes_started", "gatehouse_passes", "gatehouse_pass_failures",
+                 "gatehouse_pass_duration_seconds",
                  "gatehouse_signal_to_pass_start_seconds", "gatehouse_signals_per_pass",
                  "gatehouse_ledger_actions", "gatehouse_review_runs", "gatehouse_review_requests",
                  "gatehouse_github_requests", "gatehouse_github_rate_limit_remaining",
