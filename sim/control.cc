@@ -109,6 +109,9 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
     }
     return JsonValueResponse(200, out);
   }
+  if (n == 2 && parts[1] == "requests" && (m == "GET" || m == "DELETE")) {
+    return JsonValueResponse(200, m == "DELETE" ? requests_.RenderAndReset() : requests_.Render());
+  }
   if (n == 2 && parts[1] == "expect" && m == "POST") {
     // Scenario expectations evaluated now, for a harness that plays the world itself.
     const json::value* expect = body.if_contains("expect");

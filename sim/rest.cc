@@ -291,6 +291,10 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
         repos.push_back(RenderRepo(r));
       }
     }
+    // GitHub counts this against the installation's limit; the simulator's window does not
+    // (it is outside the faults' counters), the tally does.
+    requests_.Record(std::to_string(caller.installation_id), request.method, request.target, 200,
+                     true);
     boost::json::object body;
     body["total_count"] = static_cast<int64_t>(repos.size());
     body["repositories"] = std::move(repos);
@@ -314,8 +318,12 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   bool admitted = Admit(request, caller.installation_id, &refused, &headers, &lost);
   HttpResponse response =
       admitted ? ServeRepo(request, caller, parts, ParseQuery(request.target)) : refused;
+  const std::string window = std::to_string(caller.installation_id);
   // The call has taken effect (the model applied it and logged it); its answer never arrives.
-  if (lost != LostAnswer::kNone) return LoseAnswer(lost);
+  if (lost != LostAnswer::kNone) {
+    requests_.Record(window, request.method, request.target, 502, true);
+    return LoseAnswer(lost);
+  }
   if (request.method == "GET" && response.status == 200) {
     std::string etag = "W/\"" + Sha256Hex(response.body).substr(0, 40) + "\"";
     if (request.Header("If-None-Match") == etag) {
@@ -331,6 +339,8 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
     }
     response.headers.emplace_back("ETag", etag);
   }
+  requests_.Record(window, request.method, request.target, response.status,
+                   admitted && response.status != 304);
   for (auto& h : headers) response.headers.push_back(std::move(h));
   // Pagination links name the simulator itself (as GitHub's name api.github.com), so a
   // client that only follows links on its own base URL can page through.

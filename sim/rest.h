@@ -28,6 +28,7 @@
 #include "sim/delay_line.h"
 #include "sim/faults.h"
 #include "sim/model.h"
+#include "sim/request_tally.h"
 #include "sim/webhooks.h"
 
 namespace gatehouse::sim {
@@ -61,6 +62,8 @@ class SimHandler final : public HttpHandler {
   HttpResponse Serve(const HttpRequest& request);
 
   FakeChatCompletions& chat() { return chat_; }
+  // Every API request served, as the rate limit counts it (GET/DELETE /_sim/requests).
+  RequestTally& requests() { return requests_; }
 
  private:
   struct Caller {
@@ -126,6 +129,7 @@ class SimHandler final : public HttpHandler {
   AppGrants grants_ GUARDED_BY(mu_);
   std::map<int64_t, RateWindow> windows_ GUARDED_BY(mu_);
   FakeChatCompletions chat_;
+  RequestTally requests_;
   DelayLine delay_line_;
 };
 

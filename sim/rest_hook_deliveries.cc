@@ -110,9 +110,11 @@ HttpResponse SimHandler::ServeHookDeliveries(const HttpRequest& request,
   HttpResponse response;
   std::vector<std::pair<std::string, std::string>> headers;
   if (!AdmitAppCall(request, &response, &headers)) {
+    requests_.Record("app", request.method, request.target, response.status, false);
     for (auto& h : headers) response.headers.push_back(std::move(h));
     return response;
   }
+  requests_.Record("app", request.method, request.target, 200, true);
   const DeliveryLog* log = options_.webhooks ? &options_.webhooks->log() : nullptr;
   if (parts.size() == 3 && request.method == "GET") {
     const auto query = ParseQuery(request.target);

@@ -286,6 +286,46 @@ TEST_F(SimRestTest, ChecksStatusesCommentsReviewsOverRest) {
             "closed");
 }
 
+// GET /_sim/requests counts what the installation's rate limit counts: a served request
+// costs, a 304 and a request a fault refused do not; DELETE starts the count afresh.
+TEST_F(SimRestTest, TheRequestTallyCountsWhatTheRateLimitCounts) {
+  Login();
+  OpenPull();
+  ASSERT_EQ(Control("DELETE", "/_sim/requests").status, 200);
+  ClientResponse first = Call("GET", "/repos/acme/app/pulls/1");
+  ASSERT_EQ(first.status, 200);
+  ASSERT_EQ(
+      Call("GET", "/repos/acme/app/pulls/1", "", {{"If-None-Match", first.Header("etag")}}).status,
+      304);
+  ASSERT_EQ(Call("GET", "/repos/acme/app/pulls/99").status, 404);
+  ASSERT_EQ(Control("PUT", "/_sim/faults", R"({"server_errors":1})").status, 200);
+  ASSERT_EQ(Call("GET", "/repos/acme/app/pulls/1").status, 502);
+  ClientResponse after = Call("GET", "/repos/acme/app/pulls/1");
+  ASSERT_EQ(after.status, 200);
+
+  json::value doc = json::parse(Control("GET", "/_sim/requests").body);
+  const json::object& total = doc.at("total").as_object();
+  EXPECT_EQ(total.at("requests"), 5);
+  EXPECT_EQ(total.at("costing"), 3);  // the two 200s and the 404
+  EXPECT_EQ(total.at("not_modified"), 1);
+  EXPECT_EQ(total.at("errors"), 2);
+  EXPECT_EQ(doc.at("windows").at("7").at("costing"), 3);
+  // The rate limit agrees: three requests were counted between the first answer and the last.
+  EXPECT_EQ(std::stoi(first.Header("x-ratelimit-remaining")) -
+                std::stoi(after.Header("x-ratelimit-remaining")),
+            2);
+  bool found = false;
+  for (const auto& e : doc.at("endpoints").as_array()) {
+    if (e.at("endpoint") == "/repos/{owner}/{repo}/pulls/{n}" && e.at("method") == "GET") {
+      found = true;
+      EXPECT_EQ(e.at("requests"), 5);
+    }
+  }
+  EXPECT_TRUE(found) << doc;
+  ASSERT_EQ(Control("DELETE", "/_sim/requests").status, 200);
+  EXPECT_EQ(json::parse(Control("GET", "/_sim/requests").body).at("total").at("requests"), 0);
+}
+
 TEST_F(SimRestTest, FaultsAndExhaustedLimit) {
   Login();
   ASSERT_EQ(Control("PUT", "/_sim/faults",
