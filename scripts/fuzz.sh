@@ -5,7 +5,9 @@
 #
 #   bash scripts/fuzz.sh --executions 10000000            # the documented full run
 #   bash scripts/fuzz.sh --seconds 600 router_fuzz_test    # one target, ten minutes
-#   options: --build DIR (default build-fuzz), --rss-mb N (default 2048)
+#   options: --build DIR (default build-fuzz), --rss-mb N (default 2048),
+#            --max-len BYTES (libFuzzer -max_len: the longest input it makes; by default
+#            libFuzzer lets it grow with the corpus, to 4096 and past)
 #
 # The build dir must have been configured with -DGATEHOUSE_FUZZ=ON and built (`ninja -C
 # build-fuzz fuzz`); each target then knows its seed dirs (build-fuzz/fuzz-work/NAME.seeds,
@@ -20,6 +22,7 @@ cd "$(dirname "$0")/.."
 build=build-fuzz
 budget=(-runs=10000000)
 rss=2048
+maxlen=()
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,7 +30,8 @@ while [ $# -gt 0 ]; do
     --seconds) budget=(-max_total_time="$2"); shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --rss-mb) rss="$2"; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    --max-len) maxlen=(-max_len="$2"); shift 2 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -59,8 +63,8 @@ for name in "${targets[@]}"; do
   log="$work/$name.log"
   before=$(ls "$work" | grep -cE '^(crash|timeout|oom|leak)-' || true)
   start=$(date +%s)
-  echo "[fuzz.sh] $name: ${budget[*]} (corpus $(ls "$work/$name" | wc -l) files)"
-  "$bin" "${budget[@]}" -rss_limit_mb="$rss" -timeout=10 \
+  echo "[fuzz.sh] $name: ${budget[*]} ${maxlen[*]} (corpus $(ls "$work/$name" | wc -l) files)"
+  "$bin" "${budget[@]}" "${maxlen[@]}" -rss_limit_mb="$rss" -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$work/" "${extra[@]}" \
     "$work/$name" "${seeds[@]}" > "$log" 2>&1 &
   pid=$!
