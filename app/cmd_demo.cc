@@ -298,6 +298,7 @@ int RunDemo(int argc, char** argv) {
   player.Join();
   // The simulator's own checker, on the world at rest, before it stops.
   WorldChecks checks = CheckWorld(control, world);
+  const SimRequestCost github = ReadRequestCost(control);
   const ReviewChecks reviews_seen = CheckReviews(*store, control, world);
 
   // 6. Stop both, gatehouse first (it finishes its passes), then read its database. With
@@ -335,6 +336,19 @@ int RunDemo(int argc, char** argv) {
       "%-28s stale head or gatehouse saw it; the CI bot built %d new heads), %lld open intents\n",
       "", static_cast<long long>(ledger.superseded), "", player.ci_bot_runs(),
       static_cast<long long>(ledger.open_intents));
+  const int64_t webhooks = funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead;
+  auto per = [](int64_t n, int64_t d) { return d == 0 ? 0.0 : static_cast<double>(n) / d; };
+  std::printf(
+      "%-28s %lld (%lld cost rate limit, %lld were 304); per pass %.2f, costing %.2f per "
+      "pass and %.2f per webhook\n",
+      "GitHub requests", static_cast<long long>(github.requests),
+      static_cast<long long>(github.costing), static_cast<long long>(github.not_modified),
+      per(github.requests, passes), per(github.costing, passes), per(github.costing, webhooks));
+  for (size_t i = 0; i < github.costing_by_endpoint.size() && i < 8; ++i) {
+    const auto& [endpoint, n] = github.costing_by_endpoint[i];
+    std::printf("%-28s %5lld %s\n", i == 0 ? "  costing, by endpoint" : "",
+                static_cast<long long>(n), endpoint.c_str());
+  }
   std::printf("%-28s", "pull requests");
   for (const auto& [state, total] : checks.stories) {
     std::printf(" %s %d/%d", state.c_str(), checks.stories_ok[state], total);

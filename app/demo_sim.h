@@ -44,6 +44,18 @@ class SimControl {
   std::unique_ptr<CurlTransport> t_;
 };
 
+// What GET /_sim/requests says of every API request the simulator served (its "total",
+// sim/request_tally.h): costing = counted against a rate limit (not a 304, not refused).
+struct SimRequestCost {
+  int64_t requests = 0;
+  int64_t costing = 0;
+  int64_t not_modified = 0;
+  int64_t errors = 0;
+  // "METHOD endpoint" and its costing requests, the most costing first.
+  std::vector<std::pair<std::string, int64_t>> costing_by_endpoint;
+};
+SimRequestCost ReadRequestCost(SimControl& control);
+
 // A PR as the simulator's state shows it.
 struct PrView {
   std::string state;  // open, closed, merged
