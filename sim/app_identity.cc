@@ -18,4 +18,8 @@ std::string ShownLogin(const std::string& user) {
   return user.rfind("installation:", 0) == 0 ? AppLogin() : user;
 }
 
+std::string ShownAppSlug(const std::string& user) {
+  return user.rfind("installation:", 0) == 0 ? AppSlug() : user;
+}
+
 }  // namespace gatehouse::sim

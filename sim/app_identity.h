@@ -15,5 +15,8 @@ std::string AppSlug();
 std::string AppLogin();  // "<slug>[bot]"
 // The login GitHub shows for a model user: AppLogin() for "installation:*", else `user`.
 std::string ShownLogin(const std::string& user);
+// The `app.slug` GitHub shows on a check run or suite made by model user `user`: AppSlug() for
+// "installation:*" (the App's own), else `user` (a CI bot's runs show as its app).
+std::string ShownAppSlug(const std::string& user);
 
 }  // namespace gatehouse::sim

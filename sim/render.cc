@@ -6,6 +6,7 @@
 
 #include "base/ascii.h"
 #include "github/signature.h"
+#include "sim/app_identity.h"
 
 namespace gatehouse::sim {
 namespace {
@@ -199,7 +200,7 @@ json::object RenderCheckRun(const Repository& repo, const CheckRun& run,
       {"started_at", GitHubTime(run.started_at)},
       {"completed_at", OptTime(run.completed_at)},
       {"output", {{"title", run.title}, {"summary", run.summary}}},
-      {"app", {{"slug", run.app}}},
+      {"app", {{"slug", ShownAppSlug(run.app)}}},
       {"pull_requests", std::move(pulls)}};
 }
 
@@ -267,7 +268,7 @@ json::object RenderWebhook(const Notification& n) {
                        {"head_sha", n.check_run->head_sha},
                        {"status", "completed"},
                        {"conclusion", n.suite_conclusion},
-                       {"app", {{"slug", n.check_run->app}}},
+                       {"app", {{"slug", ShownAppSlug(n.check_run->app)}}},
                        {"pull_requests", std::move(pulls)}};
     if (!n.prs.empty()) suite["head_branch"] = n.prs.front()->head_ref;
     payload["check_suite"] = std::move(suite);

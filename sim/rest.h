@@ -98,6 +98,9 @@ class SimHandler final : public HttpHandler {
   // webhook delivery attempts (sim/delivery_log.h), App JWT required (sim/rest_hook_deliveries.cc).
   HttpResponse ServeHookDeliveries(const HttpRequest& request,
                                    const std::vector<std::string>& parts);
+  // The answer of an admitted deliveries call (before the rate-limit headers are added).
+  HttpResponse AnswerHookDeliveries(const HttpRequest& request,
+                                    const std::vector<std::string>& parts);
   // Aimed faults (only those: the counters are for /repos/ calls) and the App's own rate
   // window for an App-JWT call; as Admit.
   bool AdmitAppCall(const HttpRequest& request, HttpResponse* out,

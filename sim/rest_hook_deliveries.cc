@@ -104,17 +104,8 @@ bool SimHandler::AdmitAppCall(const HttpRequest& request, HttpResponse* out,
   return !refused;
 }
 
-HttpResponse SimHandler::ServeHookDeliveries(const HttpRequest& request,
-                                             const std::vector<std::string>& parts) {
-  if (auto refused = CheckAppJwt(request)) return *refused;
-  HttpResponse response;
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (!AdmitAppCall(request, &response, &headers)) {
-    requests_.Record("app", request.method, request.target, response.status, false);
-    for (auto& h : headers) response.headers.push_back(std::move(h));
-    return response;
-  }
-  requests_.Record("app", request.method, request.target, 200, true);
+HttpResponse SimHandler::AnswerHookDeliveries(const HttpRequest& request,
+                                              const std::vector<std::string>& parts) {
   const DeliveryLog* log = options_.webhooks ? &options_.webhooks->log() : nullptr;
   if (parts.size() == 3 && request.method == "GET") {
     const auto query = ParseQuery(request.target);
@@ -136,7 +127,7 @@ HttpResponse SimHandler::ServeHookDeliveries(const HttpRequest& request,
         items.push_back(Summary(a));
       }
     }
-    response = JsonValueResponse(200, items);
+    HttpResponse response = JsonValueResponse(200, items);
     if (next) {
       const std::string host = request.Header("Host");
       const std::string base = host.empty() ? "https://api.github.com" : "http://" + host;
@@ -144,19 +135,36 @@ HttpResponse SimHandler::ServeHookDeliveries(const HttpRequest& request,
           "Link", "<" + base + "/app/hook/deliveries?per_page=" + std::to_string(per_page) +
                       "&cursor=" + std::to_string(*next) + ">; rel=\"next\"");
     }
-  } else if (parts.size() == 4 && request.method == "GET") {
+    return response;
+  }
+  if (parts.size() == 4 && request.method == "GET") {
     auto id = ParseId(parts[3]);
     auto attempt = id && log ? log->Find(*id) : std::nullopt;
-    response = attempt ? JsonValueResponse(200, Detail(*attempt)) : GitHubError(404, "Not Found");
-  } else if (parts.size() == 5 && parts[4] == "attempts" && request.method == "POST") {
+    return attempt ? JsonValueResponse(200, Detail(*attempt)) : GitHubError(404, "Not Found");
+  }
+  if (parts.size() == 5 && parts[4] == "attempts" && request.method == "POST") {
     auto id = ParseId(parts[3]);
     const bool queued = id && options_.webhooks && options_.webhooks->Redeliver(*id);
-    response = queued ? JsonValueResponse(202, json::object{}) : GitHubError(404, "Not Found");
-  } else {
-    response = GitHubError(404, "Not Found");
+    return queued ? JsonValueResponse(202, json::object{}) : GitHubError(404, "Not Found");
   }
-  for (auto& h : headers) response.headers.push_back(std::move(h));
-  return response;
+  return GitHubError(404, "Not Found");
+}
+
+HttpResponse SimHandler::ServeHookDeliveries(const HttpRequest& request,
+                                             const std::vector<std::string>& parts) {
+  if (auto refused = CheckAppJwt(request)) return *refused;
+  HttpResponse response;
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!AdmitAppCall(request, &response, &headers)) {
+    requests_.Record("app", request.method, request.target, response.status, false);
+    for (auto& h : headers) response.headers.push_back(std::move(h));
+    return response;
+  }
+  HttpResponse answer = AnswerHookDeliveries(request, parts);
+  // Counted once the answer is known: the tally records what the caller got.
+  requests_.Record("app", request.method, request.target, answer.status, true);
+  for (auto& h : headers) answer.headers.push_back(std::move(h));
+  return answer;
 }
 
 }  // namespace gatehouse::sim
