@@ -9,6 +9,12 @@ namespace gatehouse::act {
 AppLogin::AppLogin(std::string configured, Discover discover)
     : configured_(std::move(configured)), discover_(std::move(discover)) {}
 
+std::optional<std::string> AppLogin::Known() {
+  if (!discover_) return configured_;
+  MutexLock lock(&mu_);
+  return login_;
+}
+
 GitHubResult<std::string> AppLogin::Get() {
   if (!discover_) return configured_;
   {

@@ -33,6 +33,10 @@ class AppLogin {
   // warning in the log.
   GitHubResult<std::string> Get();
 
+  // The login without asking GitHub: `configured` when nothing is to be discovered, the
+  // discovered one once a Get() learned it, nullopt before.
+  std::optional<std::string> Known();
+
  private:
   const std::string configured_;
   const Discover discover_;

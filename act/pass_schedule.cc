@@ -15,6 +15,17 @@ Status Signal1(Store& store, const Clock& clock, const std::string& subject,
   return store.work().Enqueue(std::span<const Signal>(&again, 1), clock.Now(), Durability::kRecoverable);
 }
 
+// `result` put `label` on the PR now (called, or found done by reconciliation).
+bool AppliedLabel(const ExecResult& result, const std::string& label) {
+  for (const ActionReport& r : result.actions) {
+    if (r.action.kind != decide::ActionKind::kLabel || r.action.label != label) continue;
+    if (r.result == ActionReport::Result::kDone || r.result == ActionReport::Result::kReconciled) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 PassOutcome ReadAgainSoon(Store& store, const Clock& clock, const std::string& subject,
@@ -53,6 +64,12 @@ PassOutcome Reschedule(Store& store, const Clock& clock, const std::string& subj
   facts.mergeable = live.pr.mergeable;
   facts.head_first_seen = *decision.snapshot.head_pushed_at;
   facts.pending_closure_since = decision.facts.pending_closure_since;
+  if (!facts.pending_closure_since && AppliedLabel(result, options.label_pending_closure)) {
+    // This pass started the grace period: its clock runs from now (a little after the label's
+    // intent, so the close is never early). No webhook is waited for: gatehouse's own
+    // `labeled` is not routed (docs/ENGINE.md, "gatehouse's own effects").
+    facts.pending_closure_since = clock.Now();
+  }
   facts.close_grace = options.close_grace;
   facts.missing_after = live.policy.policy.required_checks.missing_after;
   facts.now = decision.now;

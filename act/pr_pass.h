@@ -4,11 +4,12 @@
 // file named after it (docs/PASS.md, "One pass, step by step"):
 //   1. who acts: the repository's installation, gatehouse's login (act/app_login.h);
 //   2. read the live state: the PR, its policy (act/policy_source.h), its reviews, the check
-//      runs and combined status of its head, its changed files, its comments
-//      (act/live_state.h);
+//      runs and combined status of its head, its changed files (act/live_state.h);
 //   3. read the history: the action ledger, the PR facts, the head occurrence
-//      (act/pass_history.h);
-//   3b. the review runs and unanswered commands (act/pass_reviews.h): runs for a head that is
+//      (act/pass_history.h), and settle what open intents GitHub shows were done;
+//   3b. gatehouse's summary comment: from the ledger, or from the PR's comments
+//      (act/live_state.h, ReadSummaryComment);
+//   3c. the review runs and unanswered commands (act/pass_reviews.h): runs for a head that is
 //      gone (a push, a close, a conversion to draft) are cancelled here;
 //   4. evaluate and plan with decide/ (act/pass_decision.h), each role's verdict feeding the
 //      gate and the review runs, reactions and replies to plan coming first;
@@ -81,11 +82,14 @@ class PrPass {
   // (app/gatehouse_server.cc): act/ does not depend on engine/ (docs/PASS.md, "Layering").
   PassOutcome Run(const Lease& lease, const LeaseLostProbe& lease_lost);
 
+  // gatehouse's login when known without asking GitHub (act::AppLogin::Known).
+  std::optional<std::string> KnownLogin() { return login_.Known(); }
+
  private:
   // Step 1: the PR's repository, number and call context. nullopt with `*target` filled; else
   // the outcome that ends the pass.
   std::optional<PassOutcome> ResolveTarget(const Lease& lease, PassAudit& audit, Target* target);
-  // Step 3b: the PR's review runs and unanswered commands; runs for a gone head end here.
+  // Step 3c: the PR's review runs and unanswered commands; runs for a gone head end here.
   std::optional<PassOutcome> ReadReviews(const Lease& lease, const LiveState& live,
                                          const PassHistory& history, PrReviewState* reviews);
 

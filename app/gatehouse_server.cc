@@ -117,6 +117,9 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   WorkerPool* pool = s.pool_.get();
   RouterOptions router;
   router.debounce = s.options_.debounce;
+  if (act::PrPass* pr_pass = s.pr_pass_.get()) {
+    router.own_login = [pr_pass] { return pr_pass->KnownLogin(); };
+  }
   router.routing_lag = &s.registry_
                             .AddHistogram("gatehouse_routing_lag_seconds",
                                           "From a delivery's acceptance (stored, answered 2xx) "

@@ -18,6 +18,12 @@ namespace gatehouse {
 
 namespace {
 
+// gatehouse's login for RouteStamp::own_login; "" while it is not known.
+std::string OwnLogin(const std::function<std::optional<std::string>()>& own_login) {
+  if (!own_login) return "";
+  return own_login().value_or("");
+}
+
 std::string DefaultOwner() {
   static std::atomic<int> next{0};
   char host[256] = {0};
@@ -80,6 +86,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   // Heads learned earlier in this batch, for checks that follow their PR's push closely.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> batch_heads;
   bool any_signal = false;
+  const std::string own_login = OwnLogin(options_.own_login);
   for (const InboxEntry& e : entries) {
     RouteDecision d;
     d.seq = e.seq;
@@ -99,7 +106,8 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
       decisions.push_back(std::move(d));
       continue;
     }
-    RouteResult r = RouteWebhook(e.event, payload, RouteStamp{e.received_at, options_.debounce});
+    RouteResult r =
+        RouteWebhook(e.event, payload, RouteStamp{e.received_at, options_.debounce, own_login});
     for (const auto& [key, sha] : r.heads) {
       if (!sha.empty()) batch_heads[{RepoOfSubjectKey(key), sha}].push_back(key);
     }

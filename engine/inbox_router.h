@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -48,6 +49,10 @@ struct RouterOptions {
   // Metrics (docs/METRICS.md): from a delivery's acceptance to the transaction that decided
   // it (routed, ignored or dead; an unresolved delivery once it is resolved), in seconds.
   metrics::Histogram* routing_lag = nullptr;
+  // gatehouse's login when it is known (act::AppLogin::Known: "<slug>[bot]" in App mode),
+  // nullopt or unset before: what it reports of gatehouse's own effects is not routed
+  // (RouteStamp::own_login).
+  std::function<std::optional<std::string>()> own_login;
 };
 
 class InboxRouter {

@@ -9,6 +9,7 @@
 
 #include "base/ascii.h"
 #include "base/subject.h"
+#include "decide/planner.h"
 #include "decide/pr_facts.h"
 #include "decide/reasons.h"
 #include "engine/route_payload.h"
@@ -106,6 +107,14 @@ void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) 
   r->facts.push_back(PrFact{key, std::string(decide::kFactPushed), AsciiLower(*after), *at});
 }
 
+// The delivery's sender is gatehouse itself (RouteStamp::own_login).
+bool SentByGatehouse(PayloadReader& in, const RouteStamp& stamp) {
+  if (stamp.own_login.empty()) return false;
+  const json::value* sender = in.Find("sender.login");
+  const json::string* s = sender != nullptr ? sender->if_string() : nullptr;
+  return s != nullptr && EqualsIgnoreCase(*s, stamp.own_login);
+}
+
 RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
@@ -146,6 +155,8 @@ RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
     r = Ignore("pull_request." + Clip(*action) + " is not used");
   } else if (!key) {
     r = Ignore(key_why);
+  } else if ((*action == "labeled" || *action == "unlabeled") && SentByGatehouse(in, stamp)) {
+    r = Ignore("pull_request." + std::string(*action) + " by gatehouse itself");
   } else {
     r = RouteOne(*key, *reason, "pull_request." + std::string(*action), stamp);
     LearnPullRequestFacts(in, *action, *key, stamp, &r);
@@ -166,6 +177,9 @@ RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
       std::string_view(body->as_string()).find("<!-- gatehouse:review ") != std::string_view::npos) {
     return Ignore("pull_request_review by a gatehouse review run");
   }
+  if (*action == "submitted" && SentByGatehouse(in, stamp)) {
+    return Ignore("pull_request_review.submitted by gatehouse itself");
+  }
   auto repo = in.RepoFullName();
   if (!repo) return Ignore(in.why());
   auto number = in.PositiveInt("pull_request.number");
@@ -177,6 +191,33 @@ RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
 
 // check_run, check_suite and workflow_run: `object` is the payload member that carries
 // `pull_requests` and `head_sha`.
+// Why `object` (a completed check run or suite) is gatehouse's own report, nullopt when it is
+// not: its app is gatehouse's App, or it is a check run named `gatehouse`. Nothing a pass
+// decides reads it (act/live_state.h SnapshotOf leaves such runs out), so a pass for it could
+// only re-read what gatehouse itself just wrote.
+std::optional<std::string> OwnReport(PayloadReader& in, std::string_view object,
+                                     const RouteStamp& stamp) {
+  const std::string prefix = std::string(object) + ".";
+  constexpr std::string_view kBot = "[bot]";
+  const std::string_view login = stamp.own_login;
+  if (login.size() > kBot.size() && login.ends_with(kBot)) {
+    const std::string_view own_slug = login.substr(0, login.size() - kBot.size());
+    const json::value* slug = in.Find(prefix + "app.slug");
+    const json::string* s = slug != nullptr ? slug->if_string() : nullptr;
+    if (s != nullptr && EqualsIgnoreCase(*s, own_slug)) {
+      return std::string(object) + " of gatehouse's own App is its report, not an input";
+    }
+  }
+  if (object == "check_run") {
+    const json::value* name = in.Find("check_run.name");
+    const json::string* n = name != nullptr ? name->if_string() : nullptr;
+    if (n != nullptr && *n == decide::kCheckRunName) {
+      return "the gatehouse check run is gatehouse's report, not an input";
+    }
+  }
+  return std::nullopt;
+}
+
 RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object,
                              const RouteStamp& stamp) {
   constexpr std::string_view kReason = decide::kReasonCiCompleted;
@@ -192,6 +233,7 @@ RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::str
   }
   auto repo = in.RepoFullName();
   if (!repo) return Ignore(in.why());
+  if (const std::optional<std::string> own = OwnReport(in, object, stamp)) return Ignore(*own);
 
   RouteResult r;
   r.kind = RouteResult::Kind::kRoute;

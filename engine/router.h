@@ -22,6 +22,13 @@ struct RouteStamp {
   // does not say when it happened.
   Time received_at{};
   Duration debounce{0};  // of every signal
+  // gatehouse's login as GitHub shows it ("<slug>[bot]" in App mode; "" unknown). What it
+  // reports of gatehouse's own effects starts no pass: the pass that made the effect decided
+  // with it, and a pass for it would only re-read what gatehouse just wrote (docs/ENGINE.md,
+  // "gatehouse's own effects"). Ignored: a check run or suite of the App "<slug>" (and any
+  // check run named `gatehouse`, which the gate leaves out whoever made it), a label gatehouse
+  // added or removed, a review gatehouse submitted.
+  std::string own_login{};
 };
 
 struct RouteResult {

@@ -609,6 +609,70 @@ TEST(RouterTest, ChecksThatAreNotCompletedAreIgnored) {
   EXPECT_EQ(r.why, "check_run.created is not used");
 }
 
+// gatehouse's own check run and suite report a pass's verdict; a pass for them would only
+// re-read what gatehouse just wrote (issue 15: each cost a wasted pass).
+TEST(RouterTest, GatehousesOwnChecksAreIgnored) {
+  RouteStamp ours;
+  ours.own_login = "gatehouse-dev[bot]";
+  for (const char* event : {"check_run", "check_suite"}) {
+    const std::string file = std::string(event) + "/completed.payload.json";
+    const json::value payload = Edited(file, [&](json::object& o) {
+      o[event].as_object()["app"].as_object()["slug"] = "Gatehouse-Dev";
+    });
+    const RouteResult mine = RouteWebhook(event, payload, ours);
+    EXPECT_EQ(mine.kind, Kind::kIgnore) << event;
+    EXPECT_EQ(mine.why, std::string(event) + " of gatehouse's own App is its report, not an input");
+    // Another App's, or when gatehouse does not know its slug yet: routed.
+    RouteStamp other;
+    other.own_login = "gatehouse[bot]";
+    EXPECT_EQ(RouteWebhook(event, payload, other).kind, Kind::kRoute) << event;
+    EXPECT_EQ(RouteWebhook(event, payload).kind, Kind::kRoute) << event;
+  }
+  // A check run named `gatehouse` is left out of the gate whoever made it: never routed.
+  const RouteResult named = RouteWebhook("check_run", Edited(kCheckRun, [](json::object& o) {
+                                           o["check_run"].as_object()["name"] = "gatehouse";
+                                         }));
+  EXPECT_EQ(named.kind, Kind::kIgnore);
+  EXPECT_EQ(named.why, "the gatehouse check run is gatehouse's report, not an input");
+}
+
+TEST(RouterTest, GatehousesOwnLabelsAndReviewsAreIgnored) {
+  RouteStamp ours;
+  ours.own_login = "gatehouse[bot]";
+  const auto by = [](const char* file, const char* login) {
+    return Edited(file, [&](json::object& o) { o["sender"].as_object()["login"] = login; });
+  };
+  for (const char* action : {"labeled", "unlabeled"}) {
+    const json::value mine = Edited("pull_request/labeled.payload.json", [&](json::object& o) {
+      o["action"] = action;
+      o["sender"].as_object()["login"] = "Gatehouse[bot]";
+    });
+    const RouteResult r = RouteWebhook("pull_request", mine, ours);
+    EXPECT_EQ(r.kind, Kind::kIgnore) << action;
+    EXPECT_EQ(r.why, std::string("pull_request.") + action + " by gatehouse itself");
+    EXPECT_FALSE(r.heads.empty()) << "the head is still learned";
+  }
+  EXPECT_EQ(
+      RouteWebhook("pull_request", by("pull_request/labeled.payload.json", "alice"), ours).kind,
+      Kind::kRoute);
+  // Not knowing its login yet, gatehouse routes everything.
+  EXPECT_EQ(
+      RouteWebhook("pull_request", by("pull_request/labeled.payload.json", "gatehouse[bot]")).kind,
+      Kind::kRoute);
+  // Closing is routed whoever did it (a close ends the PR's review runs).
+  EXPECT_EQ(
+      RouteWebhook("pull_request", by("pull_request/closed.payload.json", "gatehouse[bot]"), ours)
+          .kind,
+      Kind::kRoute);
+
+  const char* review = "pull_request_review/submitted.payload.json";
+  const RouteResult approval =
+      RouteWebhook("pull_request_review", by(review, "gatehouse[bot]"), ours);
+  EXPECT_EQ(approval.kind, Kind::kIgnore);
+  EXPECT_EQ(approval.why, "pull_request_review.submitted by gatehouse itself");
+  EXPECT_EQ(RouteWebhook("pull_request_review", by(review, "alice"), ours).kind, Kind::kRoute);
+}
+
 TEST(RouterTest, StatusRoutesAnyStateBySha) {
   for (const char* state : {"pending", "success", "failure", "error"}) {
     const RouteResult r = RouteWebhook(
