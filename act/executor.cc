@@ -8,8 +8,10 @@
 #include "act/pass_reviews.h"
 #include "act/reconcile.h"
 #include "act/review_landing.h"
+#include "decide/digest.h"
 #include "decide/generations.h"
 #include "decide/labels.h"
+#include "decide/summary_record.h"
 
 namespace gatehouse::act {
 namespace {
@@ -356,6 +358,11 @@ class PlanRun {
         }
         auto r = github_.CreateIssueComment(ctx, repo, n, a.body);
         if (!r.ok()) return r.error();
+        // The summary's creation records its body's digest, so that the ledger knows what
+        // the comment says (decide/summary_record.h).
+        if (decide::BaseDetail(a.detail) == "summary:new") {
+          return decide::SummaryCreatedResult(*r, decide::StableDigest(a.body));
+        }
         return "comment " + std::to_string(*r);
       }
       case ActionKind::kCheckRun: {

@@ -6,6 +6,7 @@
 #include "decide/generations.h"
 #include "decide/planner.h"
 #include "decide/review_body.h"
+#include "decide/summary_record.h"
 
 namespace gatehouse::act {
 namespace {
@@ -45,9 +46,29 @@ std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& polic
     if (!files.ok()) return Failed("listing changed files", files.error());
     live->changed_paths = std::move(files).value();
   }
-  auto comments = github.ListIssueComments(call, target.repo, target.number);
+  return std::nullopt;
+}
+
+std::optional<LiveReadFailure> ReadSummaryComment(GitHub& github, const Target& target,
+                                                  std::string_view app_login,
+                                                  const std::vector<decide::PriorAction>& ledger,
+                                                  LiveState* live) {
+  SummaryCommentState& summary = live->summary;
+  summary = {};
+  if (const std::optional<decide::SummaryRecord> known = decide::LastSummaryEdit(ledger)) {
+    summary.id = known->comment_id;
+    summary.digest = known->digest;
+    return std::nullopt;
+  }
+  auto comments = github.ListIssueComments(target.call, target.repo, target.number);
   if (!comments.ok()) return Failed("listing comments", comments.error());
-  live->comments = std::move(comments).value();
+  summary.read = true;
+  for (IssueComment& c : *comments) {
+    if (c.body.starts_with(decide::kSummaryMarker) && c.user == app_login) {
+      summary.id = c.id;
+      summary.body = std::move(c.body);
+    }
+  }
   return std::nullopt;
 }
 
@@ -113,14 +134,6 @@ std::string LatestCheckRunDetail(const LiveState& live) {
     if (latest == nullptr || r.id > latest->id) latest = &r;
   }
   return latest == nullptr ? "" : decide::CheckRunDetailOf(latest->external_id, head);
-}
-
-const IssueComment* SummaryComment(const LiveState& live, std::string_view app_login) {
-  const IssueComment* found = nullptr;
-  for (const IssueComment& c : live.comments) {
-    if (c.body.starts_with(decide::kSummaryMarker) && c.user == app_login) found = &c;
-  }
-  return found;
 }
 
 }  // namespace gatehouse::act

@@ -2,10 +2,11 @@
 // decided before the claim is trusted), and how decide/ sees it.
 //
 // The reads, in order: the PR (GET /pulls/{n}), its policy (act/policy_source.h), its reviews,
-// the check runs and the combined status of its head SHA, its changed files (only when a
-// protected-paths rule needs them) and its comments (to find the summary comment by its hidden
-// marker). The calls carry the target's CallContext, so a background pass makes background
-// calls.
+// the check runs and the combined status of its head SHA, and its changed files (only when a
+// protected-paths rule needs them). Then, once the pass has its history, gatehouse's summary
+// comment: known from the ledger, or found among the PR's comments by its hidden marker
+// (ReadSummaryComment). The calls carry the target's CallContext, so a background pass makes
+// background calls.
 //
 // Free functions; safe to call concurrently for different PRs (GitHub is thread-safe).
 #pragma once
@@ -18,10 +19,19 @@
 #include "act/executor.h"
 #include "act/policy_source.h"
 #include "base/clock.h"
+#include "decide/prior_action.h"
 #include "decide/snapshot.h"
 #include "github/github.h"
 
 namespace gatehouse::act {
+
+// gatehouse's summary comment on the PR, as the pass knows it.
+struct SummaryCommentState {
+  std::optional<int64_t> id;  // nullopt: gatehouse has none on the PR
+  std::string body;           // as read from GitHub ("" when known from the ledger)
+  std::string digest;         // known from the ledger: decide::StableDigest of its body
+  bool read = false;          // the comments were listed to find it
+};
 
 struct LiveState {
   PullRequest pr;
@@ -31,7 +41,7 @@ struct LiveState {
   CombinedStatus status;                   // of pr.head_sha
   std::vector<std::string> changed_paths;  // empty unless a protected-paths rule or a
                                            // review role selects by path
-  std::vector<IssueComment> comments;
+  SummaryCommentState summary;             // filled by ReadSummaryComment
 };
 
 // The read that failed, and GitHub's answer.
@@ -42,8 +52,9 @@ struct LiveReadFailure {
   bool pull_request_gone = false;
 };
 
-// Reads everything above for `target` into `*live`. nullopt on success; else the first read
-// that failed (the reads after it are not made, and `*live` is partly filled).
+// Reads everything above but the summary comment for `target` into `*live`. nullopt on
+// success; else the first read that failed (the reads after it are not made, and `*live` is
+// partly filled).
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
                                              const Target& target, LiveState* live);
 
@@ -66,9 +77,15 @@ decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_s
 // id among the head's runs named `gatehouse` that carry an external_id.
 std::string LatestCheckRunDetail(const LiveState& live);
 
-// gatehouse's summary comment: the last comment by `app_login` that starts with
-// decide::kSummaryMarker (a quoted marker in someone else's comment is not it); nullptr when
-// there is none. Points into `live.comments`.
-const IssueComment* SummaryComment(const LiveState& live, std::string_view app_login);
+// gatehouse's summary comment into `live->summary` (docs/ACTIONS.md, "The summary comment").
+// When the ledger's latest summary row is a done edit (decide/summary_record.h), its id and
+// body digest, with no request: only gatehouse writes that comment, and the ledger holds
+// every write. Otherwise the PR's comments are listed and it is the last comment by
+// `app_login` that starts with decide::kSummaryMarker (a quoted marker in someone else's
+// comment is not it). nullopt on success; else the failed read.
+std::optional<LiveReadFailure> ReadSummaryComment(GitHub& github, const Target& target,
+                                                  std::string_view app_login,
+                                                  const std::vector<decide::PriorAction>& ledger,
+                                                  LiveState* live);
 
 }  // namespace gatehouse::act

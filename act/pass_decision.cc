@@ -15,10 +15,9 @@ PassDecision DecidePass(const LiveState& live, const PassHistory& history,
   d.now = now;
   d.facts = history.facts;
   d.facts.check_run_detail = LatestCheckRunDetail(live);
-  if (const IssueComment* summary = SummaryComment(live, options.app_login)) {
-    d.facts.summary_comment_id = summary->id;
-    d.facts.previous_summary = summary->body;
-  }
+  d.facts.summary_comment_id = live.summary.id;
+  d.facts.previous_summary = live.summary.body;
+  d.facts.previous_summary_digest = live.summary.digest;
   // The clock of "missing required check" and of the mergeability rechecks starts when this
   // occurrence of the head was first read.
   d.snapshot = SnapshotOf(live, now, history.head.occurrence.observed_at, options.app_login);

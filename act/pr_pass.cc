@@ -73,7 +73,13 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
     }
   }
 
-  // 3b. The review runs: those for a head that is gone end now; the rest, and the commands
+  // 3b. gatehouse's summary comment: from the ledger, or read (act/live_state.h).
+  if (auto failed =
+          ReadSummaryComment(github_, target, executor.app_login, history.ledger, &live)) {
+    return audit.ReadFailed(failed->what, failed->error);
+  }
+
+  // 3c. The review runs: those for a head that is gone end now; the rest, and the commands
   // not answered yet, feed the gate and the plan.
   PrReviewState reviews;
   if (auto end = ReadReviews(lease, live, history, &reviews)) return *end;

@@ -32,6 +32,7 @@ std::vector<decide::PriorAction> PriorActions(const std::vector<ActionRecord>& l
     a.head_occurrence = r.key.head_occurrence;
     a.detail = r.key.detail;
     a.state = StateOf(r.state);
+    a.result = r.result;
     a.created_at = r.created_at;
     a.updated_at = r.updated_at;
     out.push_back(std::move(a));

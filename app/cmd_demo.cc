@@ -339,11 +339,13 @@ int RunDemo(int argc, char** argv) {
   const int64_t webhooks = funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead;
   auto per = [](int64_t n, int64_t d) { return d == 0 ? 0.0 : static_cast<double>(n) / d; };
   std::printf(
-      "%-28s %lld (%lld cost rate limit, %lld were 304); per pass %.2f, costing %.2f per "
-      "pass and %.2f per webhook\n",
+      "%-28s %lld (%lld cost rate limit, %lld were 304, %lld errors); per pass %.2f, costing "
+      "%.2f per pass and %.2f per webhook (%lld passes, %lld webhooks)\n",
       "GitHub requests", static_cast<long long>(github.requests),
       static_cast<long long>(github.costing), static_cast<long long>(github.not_modified),
-      per(github.requests, passes), per(github.costing, passes), per(github.costing, webhooks));
+      static_cast<long long>(github.errors), per(github.requests, passes),
+      per(github.costing, passes), per(github.costing, webhooks), static_cast<long long>(passes),
+      static_cast<long long>(webhooks));
   for (size_t i = 0; i < github.costing_by_endpoint.size() && i < 8; ++i) {
     const auto& [endpoint, n] = github.costing_by_endpoint[i];
     std::printf("%-28s %5lld %s\n", i == 0 ? "  costing, by endpoint" : "",

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "app/json_fields.h"
 #include "base/subject.h"
 
 namespace gatehouse::app {
@@ -223,32 +224,16 @@ void DemoPlayer::Poll() {
 SimRequestCost ReadRequestCost(SimControl& control) {
   SimRequestCost c;
   const boost::json::value doc = control.GetJson("/_sim/requests");
-  const auto* total = doc.is_object() ? doc.as_object().if_contains("total") : nullptr;
-  if (total == nullptr || !total->is_object()) return c;
-  auto field = [&](const char* name) {
-    const auto* v = total->as_object().if_contains(name);
-    return v != nullptr && v->is_int64() ? v->as_int64() : int64_t{0};
-  };
-  c.requests = field("requests");
-  c.costing = field("costing");
-  c.not_modified = field("not_modified");
-  c.errors = field("errors");
-  if (const auto* endpoints = doc.as_object().if_contains("endpoints");
-      endpoints != nullptr && endpoints->is_array()) {
-    for (const auto& e : endpoints->as_array()) {
-      const auto* o = e.if_object();
-      if (o == nullptr) continue;
-      const auto* method = o->if_contains("method");
-      const auto* endpoint = o->if_contains("endpoint");
-      const auto* costing = o->if_contains("costing");
-      if (!method || !endpoint || !costing || !method->is_string() || !endpoint->is_string() ||
-          !costing->is_int64() || costing->as_int64() == 0) {
-        continue;
-      }
-      c.costing_by_endpoint.emplace_back(
-          std::string(method->as_string()) + " " + std::string(endpoint->as_string()),
-          costing->as_int64());
-    }
+  const boost::json::value* total = FieldOf(doc, "total");
+  if (total == nullptr) return c;
+  c.requests = IntOf(*total, "requests");
+  c.costing = IntOf(*total, "costing");
+  c.not_modified = IntOf(*total, "not_modified");
+  c.errors = IntOf(*total, "errors");
+  for (const boost::json::value& e : ArrayOf(doc, "endpoints")) {
+    const int64_t costing = IntOf(e, "costing");
+    if (costing == 0) continue;
+    c.costing_by_endpoint.emplace_back(TextOf(e, "method") + " " + TextOf(e, "endpoint"), costing);
   }
   std::stable_sort(c.costing_by_endpoint.begin(), c.costing_by_endpoint.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -38,6 +38,22 @@ void AppendFindings(std::string& out, std::string_view title, const std::vector<
   for (const Finding& f : list) out += "- `" + f.rule + "`: " + f.reason + "\n";
 }
 
+// " Waiting on `ci`, `approvals`." — each rule once, in the order of `list`; nothing when empty.
+void AppendRuleNames(std::string& out, std::string_view lead, const std::vector<Finding>& list) {
+  std::vector<std::string_view> rules;
+  for (const Finding& f : list) {
+    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
+  }
+  if (rules.empty()) return;
+  out += lead;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    out += (i == 0 ? "`" : ", `");
+    out += rules[i];
+    out += "`";
+  }
+  out += ".";
+}
+
 std::string CheckTitle(const GateVerdict& v) {
   return "gatehouse: " + std::string(VerdictName(v.verdict)) + " (score " +
          std::to_string(v.score) + ")";
@@ -112,20 +128,30 @@ void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput
   // The head's latest gatehouse check run already says this (a head that came back finds the
   // run of its earlier occurrence): writing it again would change nothing on GitHub.
   if (facts.check_run_detail == a.detail) return b.Skip(std::move(a), "already in that state");
+  // A closed or merged PR keeps a completed check run: its conclusion is the verdict the PR
+  // was merged or closed under. Only one still in progress (or none) is completed as neutral,
+  // so that nothing shows "in progress" forever.
+  const std::string completed = std::string(kCheckRunName) + ":completed:";
+  if (pr.state != "open" && facts.check_run_detail.starts_with(completed)) {
+    return b.Skip(std::move(a), "closed: its last verdict stands");
+  }
   b.Propose(std::move(a));
 }
 
 void PlanSummaryComment(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput& facts,
                         PlanBuilder& b) {
   PlannedAction a = b.Make(ActionKind::kComment, "", "summary comment");
-  a.body = RenderSummary(pr, v);
+  a.body = RenderSummaryComment(pr, v);
   if (!facts.summary_comment_id) {
     a.detail = "summary:new";
     return b.Propose(std::move(a));
   }
   a.comment_id = facts.summary_comment_id;
   a.detail = "summary:" + std::to_string(*facts.summary_comment_id) + ":" + StableDigest(a.body);
-  if (facts.previous_summary == a.body) return b.Skip(std::move(a), "already in that state");
+  const bool unchanged = facts.previous_summary_digest.empty()
+                             ? facts.previous_summary == a.body
+                             : facts.previous_summary_digest == StableDigest(a.body);
+  if (unchanged) return b.Skip(std::move(a), "already in that state");
   b.Propose(std::move(a));
 }
 
@@ -290,6 +316,18 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
   AppendFindings(out, "Blockers", v.blockers);
   AppendFindings(out, "Waiting", v.waiting);
   AppendFindings(out, "Warnings", v.warnings);
+  return out;
+}
+
+std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& v) {
+  std::string out(kSummaryMarker);
+  out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
+  out += "On `" + pr.head_sha + "`.";
+  AppendRuleNames(out, " Waiting on ", v.waiting);
+  AppendRuleNames(out, " Warnings from ", v.warnings);
+  out += " The `gatehouse` check run has every detail and the readiness score.\n";
+  out += RenderReviewsSection(pr, v);
+  AppendFindings(out, "Blockers", v.blockers);
   return out;
 }
 

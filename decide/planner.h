@@ -85,7 +85,10 @@ struct PlannerInput {
   std::optional<Time> pending_closure_since;   // when our pending-closure label was applied
   bool drafted_while_pending_closure = false;  // turned draft while pending closure
   std::optional<int64_t> summary_comment_id;   // the comment carrying kSummaryMarker
-  std::string previous_summary;                // that comment's current body
+  std::string previous_summary;                // that comment's current body, when read
+  // Or, known from the ledger (decide/summary_record.h) without a read, the StableDigest of
+  // the body gatehouse last gave it.
+  std::string previous_summary_digest;
 };
 
 struct PlannedAction {
@@ -126,9 +129,17 @@ struct Plan {
   std::vector<SkippedAction> skipped;
 };
 
-// The full summary comment body (starting with kSummaryMarker) for this verdict and head.
-// Deterministic: it contains no time, so an unchanged verdict gives an unchanged body.
+// The `gatehouse` check run's summary (starting with kSummaryMarker) for this verdict and
+// head: the score, the reviews, and every blocker, waiting item and warning with its reason.
+// Deterministic: it contains no time, so an unchanged verdict gives an unchanged text.
 std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& verdict);
+
+// The summary comment's body (starting with kSummaryMarker): the verdict, the head, the
+// reviews, every blocker with its reason, and only the names of the rules still waiting or
+// warning (docs/PLANNER.md, "The summary comment"). What changes with each CI step (the
+// score, which checks are still running) is the check run's, so the comment — which every
+// edit costs a request and shows as edited — changes when there is something to act on.
+std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& verdict);
 
 // Plans with `options` as the planner's settings; `policy.actions` is ignored. The pass calls
 // it as PlanActions(policy, pr, verdict, facts, policy.actions) after applying its server-wide

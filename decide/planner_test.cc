@@ -6,12 +6,15 @@
 #include <optional>
 #include <set>
 
+#include "decide/digest.h"
+
 namespace gatehouse::decide {
 namespace {
 
 using std::chrono::hours;
 using std::chrono::minutes;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const Time kT0 = FromMicros(1'800'000'000'000'000);
@@ -144,10 +147,54 @@ TEST(PlannerTest, SummaryCommentEditedInPlaceWhenChanged) {
 TEST(PlannerTest, SummaryCommentSkippedWhenUnchanged) {
   PlannerInput facts;
   facts.summary_comment_id = 42;
-  facts.previous_summary = RenderSummary(OpenPr(), Fail());
+  facts.previous_summary = RenderSummaryComment(OpenPr(), Fail());
   Plan plan = PlanFor(OpenPr(), Fail(), facts);
   EXPECT_EQ(Find(plan, ActionKind::kComment), std::nullopt);
   EXPECT_EQ(SkipReason(plan, ActionKind::kComment), "already in that state");
+}
+
+TEST(PlannerTest, SummaryCommentKnownFromTheLedgerComparesDigests) {
+  PlannerInput facts;
+  facts.summary_comment_id = 42;
+  facts.previous_summary_digest = StableDigest(RenderSummaryComment(OpenPr(), Fail()));
+  Plan same = PlanFor(OpenPr(), Fail(), facts);
+  EXPECT_EQ(Find(same, ActionKind::kComment), std::nullopt);
+  EXPECT_EQ(SkipReason(same, ActionKind::kComment), "already in that state");
+
+  facts.previous_summary_digest = StableDigest("<!-- gatehouse:summary -->\nold");
+  Plan changed = PlanFor(OpenPr(), Fail(), facts);
+  const auto c = Find(changed, ActionKind::kComment);
+  ASSERT_NE(c, std::nullopt);
+  EXPECT_EQ(c->comment_id, 42);
+  EXPECT_EQ(c->detail, "summary:42:" + StableDigest(c->body));
+}
+
+// The comment changes when there is something to act on; the check run carries the rest.
+TEST(PlannerTest, SummaryCommentNamesWaitingRulesAndKeepsBlockerReasons) {
+  GateVerdict waiting;
+  waiting.verdict = Verdict::kPending;
+  waiting.score = 60;
+  waiting.waiting = {{"required_checks", "build is in progress"},
+                     {"required_checks", "test is queued"},
+                     {"approvals", "1 of 2 approvals"}};
+  waiting.warnings = {{"size", "412 lines changed"}};
+  const std::string body = RenderSummaryComment(OpenPr(), waiting);
+  EXPECT_THAT(body, StartsWith("<!-- gatehouse:summary -->\n### gatehouse: pending\n"));
+  EXPECT_THAT(body, HasSubstr("Waiting on `required_checks`, `approvals`."));
+  EXPECT_THAT(body, HasSubstr("Warnings from `size`."));
+  EXPECT_THAT(body, Not(HasSubstr("in progress")));
+  EXPECT_THAT(body, Not(HasSubstr("60")));
+  EXPECT_THAT(RenderSummary(OpenPr(), waiting), HasSubstr("build is in progress"));
+
+  // One check finishing, the score moving: the same comment; a new blocker: a new one.
+  GateVerdict later = waiting;
+  later.score = 75;
+  later.waiting.erase(later.waiting.begin());
+  EXPECT_EQ(RenderSummaryComment(OpenPr(), later), body);
+  EXPECT_NE(RenderSummary(OpenPr(), later), RenderSummary(OpenPr(), waiting));
+  GateVerdict failed = Fail("required_checks", "test failed");
+  EXPECT_THAT(RenderSummaryComment(OpenPr(), failed),
+              HasSubstr("- `required_checks`: test failed"));
 }
 
 TEST(PlannerTest, ReadyToMergeLabelOnPassAndStaleLabelsRemoved) {
@@ -386,6 +433,29 @@ TEST(PlannerTest, ClosedOrMergedPrGetsOnlyTheCheckRun) {
     EXPECT_EQ(Kinds(plan.actions), std::vector<std::string>{"check_run"});
     EXPECT_TRUE(plan.skipped.empty());
   }
+}
+
+// A merged PR's `gatehouse` check stays the success that merged it; an in-progress one is
+// completed, so nothing shows "in progress" forever.
+TEST(PlannerTest, AClosedPrKeepsItsCompletedCheckRun) {
+  PrSnapshot pr = OpenPr();
+  pr.state = "closed";
+  GateVerdict closed;
+  closed.verdict = Verdict::kNeutral;
+  PlannerInput facts;
+  facts.check_run_detail = "gatehouse:completed:success:0123456789abcdef";
+  Plan kept = PlanFor(pr, closed, facts);
+  EXPECT_TRUE(kept.actions.empty());
+  EXPECT_EQ(SkipReason(kept, ActionKind::kCheckRun), "closed: its last verdict stands");
+
+  facts.check_run_detail = "gatehouse:in_progress::0123456789abcdef";
+  const auto completed = Find(PlanFor(pr, closed, facts), ActionKind::kCheckRun);
+  ASSERT_NE(completed, std::nullopt);
+  EXPECT_EQ(completed->check_conclusion, "neutral");
+  // Open, the same completed run is rewritten when the verdict changes.
+  pr.state = "open";
+  facts.check_run_detail = "gatehouse:completed:success:0123456789abcdef";
+  EXPECT_NE(Find(PlanFor(pr, Fail(), facts), ActionKind::kCheckRun), std::nullopt);
 }
 
 TEST(PlannerTest, DefaultAutonomyIsObserve) {

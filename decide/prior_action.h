@@ -28,6 +28,7 @@ struct PriorAction {
   int64_t head_occurrence = 1;
   std::string detail;  // as in the key, its generation included ("pending-closure#2")
   State state = State::kIntent;
+  std::string result;  // the ledger's result text ("comment 12 body <digest>", an error, ...)
   Time created_at{};  // the first intent of this key (a retry of a failed row keeps it)
   Time updated_at{};  // the latest change: the intent of this attempt, or its outcome
 };
