@@ -68,6 +68,7 @@ class PlanRun {
       return false;
     }
     report.ledger_id = intent->record.id;
+    report.attempts = intent->record.attempts;
     switch (intent->kind) {
       case IntentResult::Kind::kAlreadyDone:
         report.result = ActionResult::kAlreadyDone;

@@ -96,6 +96,7 @@ struct ActionReport {
   Result result = Result::kNotRun;
   std::string detail;     // GitHub's message, the reconciliation evidence, ...
   int64_t ledger_id = 0;  // 0 when no ledger row was touched
+  int attempts = 0;       // the ledger row's attempts, this one included (0: no row touched)
 };
 std::string_view ActionResultName(ActionReport::Result r);
 

@@ -1,5 +1,6 @@
 #include "act/pass_schedule.h"
 
+#include <algorithm>
 #include <span>
 
 #include "base/log.h"
@@ -24,6 +25,22 @@ bool AppliedLabel(const ExecResult& result, const std::string& label) {
     }
   }
   return false;
+}
+
+// The attempts of `result`'s merge when GitHub refused it on an unmoved, open head (the executor
+// records that as failed, not superseded), or of its failed summary-comment edit; 0 otherwise
+// (decide::RecheckFacts::retry_attempts).
+int RetryAttempts(const ExecResult& result) {
+  int attempts = 0;
+  for (const ActionReport& r : result.actions) {
+    if (r.result != ActionReport::Result::kFailed) continue;
+    const bool merge = r.action.kind == decide::ActionKind::kMerge;
+    const bool summary_edit = r.action.kind == decide::ActionKind::kComment &&
+                              r.action.comment_id.has_value() &&
+                              r.action.detail.starts_with("summary:");
+    if (merge || summary_edit) attempts = std::max(attempts, r.attempts);
+  }
+  return attempts;
 }
 
 }  // namespace
@@ -72,6 +89,7 @@ PassOutcome Reschedule(Store& store, const Clock& clock, const std::string& subj
   }
   facts.close_grace = options.close_grace;
   facts.missing_after = live.policy.policy.required_checks.missing_after;
+  facts.retry_attempts = RetryAttempts(result);
   facts.now = decision.now;
   if (auto recheck = decide::PlanRecheck(decision.verdict, facts)) {
     if (Status s = Signal1(store, clock, subject, recheck->reason, recheck->after); !s.ok()) {

@@ -50,8 +50,14 @@ std::optional<Recheck> PlanRecheck(const GateVerdict& verdict, const RecheckFact
   if (!facts.policy_valid) return std::nullopt;
   auto at = NextTimedDecision(verdict, facts.pending_closure_since, facts.close_grace,
                               facts.head_first_seen, facts.missing_after, facts.now);
-  if (!at) return std::nullopt;
-  return Recheck{kReasonTimer, *at - facts.now + kTimerSlack};
+  std::optional<Duration> after;
+  if (at) after = *at - facts.now + kTimerSlack;
+  if (facts.retry_attempts >= 1 && facts.retry_attempts <= kMergeRetries) {
+    const Duration retry = kMergeRetry * facts.retry_attempts;
+    if (!after || retry < *after) after = retry;
+  }
+  if (!after) return std::nullopt;
+  return Recheck{kReasonTimer, *after};
 }
 
 }  // namespace gatehouse::decide

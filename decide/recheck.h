@@ -26,6 +26,14 @@ inline constexpr Duration kMergeableRecheckFor = std::chrono::minutes(10);
 inline constexpr Duration kTimerSlack = std::chrono::milliseconds(100);
 // A read that lagged behind an earlier one is repeated this soon (act/head_occurrence.h).
 inline constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
+// A merge GitHub refused on an unmoved, open head (branch protection not yet counting the check
+// run or approval gatehouse just wrote, "base branch was modified", ...), or a failed edit of
+// the summary comment (a 404: someone deleted it, and the next pass posts a new one), is
+// looked at again after kMergeRetry × its attempts, for kMergeRetries attempts; then the sweep
+// takes over. (Before gatehouse's own webhooks stopped starting passes, they brought that
+// next look.)
+inline constexpr Duration kMergeRetry = std::chrono::seconds(10);
+inline constexpr int kMergeRetries = 3;
 
 // How soon to look again while GitHub computes mergeability: when the verdict is pending, it
 // waits only for the `mergeable` rule, `mergeable` is not computed yet (nullopt) and the head
@@ -53,6 +61,9 @@ struct RecheckFacts {
   std::optional<Time> pending_closure_since;
   Duration close_grace{};    // PlannerOptions::close_grace
   Duration missing_after{};  // RequiredChecksRule::missing_after
+  // This pass's merge was refused on an unmoved, open head, or its summary-comment edit failed:
+  // that ledger row's attempts (this one included); 0 when neither.
+  int retry_attempts = 0;
   Time now{};
 };
 
@@ -63,8 +74,8 @@ struct Recheck {
 
 // The one signal the pass gives its own PR after executing, if any: none for a closed PR or
 // after a supersession (the fresh pass decides); a mergeability recheck when
-// MergeabilityRecheckAfter says so; else, with a valid policy, a timer at NextTimedDecision +
-// kTimerSlack.
+// MergeabilityRecheckAfter says so; else, with a valid policy, a timer at the earlier of
+// NextTimedDecision + kTimerSlack and the retry of a refused merge or summary edit (kMergeRetry).
 std::optional<Recheck> PlanRecheck(const GateVerdict& verdict, const RecheckFacts& facts);
 
 }  // namespace gatehouse::decide

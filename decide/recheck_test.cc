@@ -120,6 +120,33 @@ TEST(PlanRecheckTest, ATimerIsDueJustAfterTheInstant) {
   EXPECT_EQ(r->after, minutes(1) + milliseconds(100));
 }
 
+// A merge GitHub refused on an unmoved head used to be retried by the webhooks of gatehouse's
+// own check run and approval; those start no pass now, so the pass retries it itself, a few
+// times, later each time.
+TEST(PlanRecheckTest, ARefusedMergeIsRetriedAFewTimes) {
+  GateVerdict pass;
+  pass.verdict = Verdict::kPass;
+  RecheckFacts f = Facts();
+  EXPECT_FALSE(PlanRecheck(pass, f)) << "a merge that was not refused needs no retry";
+  for (int attempts = 1; attempts <= kMergeRetries; ++attempts) {
+    f.retry_attempts = attempts;
+    auto r = PlanRecheck(pass, f);
+    ASSERT_TRUE(r) << attempts;
+    EXPECT_EQ(r->reason, "timer");
+    EXPECT_EQ(r->after, kMergeRetry * attempts);
+  }
+  f.retry_attempts = kMergeRetries + 1;
+  EXPECT_FALSE(PlanRecheck(pass, f)) << "then the sweep takes over";
+  // An earlier timed decision still comes first.
+  RecheckFacts both = Facts();
+  both.retry_attempts = 3;
+  both.missing_after = minutes(12);
+  both.head_first_seen = kNow - minutes(12) + seconds(5);
+  auto r = PlanRecheck(Waiting({"required_checks"}), both);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->after, seconds(5) + milliseconds(100));
+}
+
 TEST(PlanRecheckTest, NothingForAClosedPrASupersededPassOrAnInvalidPolicysTimers) {
   RecheckFacts closed = Facts();
   closed.open = false;

@@ -107,9 +107,10 @@ void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) 
   r->facts.push_back(PrFact{key, std::string(decide::kFactPushed), AsciiLower(*after), *at});
 }
 
-// The delivery's sender is gatehouse itself (RouteStamp::own_login).
+// The delivery's sender is gatehouse itself (RouteStamp::own_login), an App's "<slug>[bot]". A
+// personal token's login is a person's, whose own labels and approvals are news.
 bool SentByGatehouse(PayloadReader& in, const RouteStamp& stamp) {
-  if (stamp.own_login.empty()) return false;
+  if (!std::string_view(stamp.own_login).ends_with("[bot]")) return false;
   const json::value* sender = in.Find("sender.login");
   const json::string* s = sender != nullptr ? sender->if_string() : nullptr;
   return s != nullptr && EqualsIgnoreCase(*s, stamp.own_login);
