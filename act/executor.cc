@@ -361,7 +361,7 @@ class PlanRun {
         if (!r.ok()) return r.error();
         // The summary's creation records its body's digest, so that the ledger knows what
         // the comment says (decide/summary_record.h).
-        if (decide::BaseDetail(a.detail) == "summary:new") {
+        if (decide::BaseDetail(a.detail) == decide::kSummaryCreation) {
           return decide::SummaryCreatedResult(*r, decide::StableDigest(a.body));
         }
         return "comment " + std::to_string(*r);

@@ -62,7 +62,6 @@ std::optional<LiveReadFailure> ReadSummaryComment(GitHub& github, const Target& 
   }
   auto comments = github.ListIssueComments(target.call, target.repo, target.number);
   if (!comments.ok()) return Failed("listing comments", comments.error());
-  summary.read = true;
   for (IssueComment& c : *comments) {
     if (c.body.starts_with(decide::kSummaryMarker) && c.user == app_login) {
       summary.id = c.id;

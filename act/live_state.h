@@ -30,7 +30,6 @@ struct SummaryCommentState {
   std::optional<int64_t> id;  // nullopt: gatehouse has none on the PR
   std::string body;           // as read from GitHub ("" when known from the ledger)
   std::string digest;         // known from the ledger: decide::StableDigest of its body
-  bool read = false;          // the comments were listed to find it
 };
 
 struct LiveState {

@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "decide/reasons.h"
 #include "decide/recheck.h"
+#include "decide/summary_record.h"
 
 namespace gatehouse::act {
 namespace {
@@ -37,7 +38,7 @@ int RetryAttempts(const ExecResult& result) {
     const bool merge = r.action.kind == decide::ActionKind::kMerge;
     const bool summary_edit = r.action.kind == decide::ActionKind::kComment &&
                               r.action.comment_id.has_value() &&
-                              r.action.detail.starts_with("summary:");
+                              r.action.detail.starts_with(decide::kSummaryDetailPrefix);
     if (merge || summary_edit) attempts = std::max(attempts, r.attempts);
   }
   return attempts;

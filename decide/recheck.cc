@@ -52,8 +52,8 @@ std::optional<Recheck> PlanRecheck(const GateVerdict& verdict, const RecheckFact
                               facts.head_first_seen, facts.missing_after, facts.now);
   std::optional<Duration> after;
   if (at) after = *at - facts.now + kTimerSlack;
-  if (facts.retry_attempts >= 1 && facts.retry_attempts <= kMergeRetries) {
-    const Duration retry = kMergeRetry * facts.retry_attempts;
+  if (facts.retry_attempts >= 1 && facts.retry_attempts <= kRefusedRetries) {
+    const Duration retry = kRefusedRetry * facts.retry_attempts;
     if (!after || retry < *after) after = retry;
   }
   if (!after) return std::nullopt;

@@ -29,11 +29,11 @@ inline constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
 // A merge GitHub refused on an unmoved, open head (branch protection not yet counting the check
 // run or approval gatehouse just wrote, "base branch was modified", ...), or a failed edit of
 // the summary comment (a 404: someone deleted it, and the next pass posts a new one), is
-// looked at again after kMergeRetry × its attempts, for kMergeRetries attempts; then the sweep
+// looked at again after kRefusedRetry × its attempts, for kRefusedRetries attempts; then the sweep
 // takes over. (Before gatehouse's own webhooks stopped starting passes, they brought that
 // next look.)
-inline constexpr Duration kMergeRetry = std::chrono::seconds(10);
-inline constexpr int kMergeRetries = 3;
+inline constexpr Duration kRefusedRetry = std::chrono::seconds(10);
+inline constexpr int kRefusedRetries = 3;
 
 // How soon to look again while GitHub computes mergeability: when the verdict is pending, it
 // waits only for the `mergeable` rule, `mergeable` is not computed yet (nullopt) and the head
@@ -75,7 +75,7 @@ struct Recheck {
 // The one signal the pass gives its own PR after executing, if any: none for a closed PR or
 // after a supersession (the fresh pass decides); a mergeability recheck when
 // MergeabilityRecheckAfter says so; else, with a valid policy, a timer at the earlier of
-// NextTimedDecision + kTimerSlack and the retry of a refused merge or summary edit (kMergeRetry).
+// NextTimedDecision + kTimerSlack and the retry of a refused merge or summary edit (kRefusedRetry).
 std::optional<Recheck> PlanRecheck(const GateVerdict& verdict, const RecheckFacts& facts);
 
 }  // namespace gatehouse::decide

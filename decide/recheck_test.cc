@@ -128,14 +128,14 @@ TEST(PlanRecheckTest, ARefusedMergeIsRetriedAFewTimes) {
   pass.verdict = Verdict::kPass;
   RecheckFacts f = Facts();
   EXPECT_FALSE(PlanRecheck(pass, f)) << "a merge that was not refused needs no retry";
-  for (int attempts = 1; attempts <= kMergeRetries; ++attempts) {
+  for (int attempts = 1; attempts <= kRefusedRetries; ++attempts) {
     f.retry_attempts = attempts;
     auto r = PlanRecheck(pass, f);
     ASSERT_TRUE(r) << attempts;
     EXPECT_EQ(r->reason, "timer");
-    EXPECT_EQ(r->after, kMergeRetry * attempts);
+    EXPECT_EQ(r->after, kRefusedRetry * attempts);
   }
-  f.retry_attempts = kMergeRetries + 1;
+  f.retry_attempts = kRefusedRetries + 1;
   EXPECT_FALSE(PlanRecheck(pass, f)) << "then the sweep takes over";
   // An earlier timed decision still comes first.
   RecheckFacts both = Facts();

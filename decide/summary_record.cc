@@ -7,8 +7,6 @@
 namespace gatehouse::decide {
 namespace {
 
-constexpr std::string_view kSummaryPrefix = "summary:";
-
 constexpr std::string_view kCreatedPrefix = "comment ";
 constexpr std::string_view kBodyMark = " body ";
 
@@ -28,8 +26,8 @@ std::optional<SummaryRecord> ParseIdAndDigest(std::string_view text, std::string
 
 // "summary:<id>:<digest>" (generation removed) as a record; nullopt for anything else.
 std::optional<SummaryRecord> ParseEdit(std::string_view detail) {
-  if (!detail.starts_with(kSummaryPrefix)) return std::nullopt;
-  detail.remove_prefix(kSummaryPrefix.size());
+  if (!detail.starts_with(kSummaryDetailPrefix)) return std::nullopt;
+  detail.remove_prefix(kSummaryDetailPrefix.size());
   return ParseIdAndDigest(detail, ":");
 }
 
@@ -45,7 +43,7 @@ std::optional<SummaryRecord> ParseCreated(std::string_view result) {
 std::optional<SummaryRecord> LastSummaryEdit(const std::vector<PriorAction>& ledger) {
   const PriorAction* latest = nullptr;
   for (const PriorAction& a : ledger) {
-    if (a.kind != ActionKind::kComment || !a.detail.starts_with(kSummaryPrefix)) continue;
+    if (a.kind != ActionKind::kComment || !a.detail.starts_with(kSummaryDetailPrefix)) continue;
     if (latest == nullptr || a.updated_at > latest->updated_at ||
         (a.updated_at == latest->updated_at && a.id > latest->id)) {
       latest = &a;
@@ -53,7 +51,7 @@ std::optional<SummaryRecord> LastSummaryEdit(const std::vector<PriorAction>& led
   }
   if (latest == nullptr || latest->state != PriorAction::State::kDone) return std::nullopt;
   const std::string detail = BaseDetail(latest->detail);
-  if (detail == "summary:new") return ParseCreated(latest->result);
+  if (detail == kSummaryCreation) return ParseCreated(latest->result);
   return ParseEdit(detail);
 }
 

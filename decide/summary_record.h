@@ -9,11 +9,17 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "decide/prior_action.h"
 
 namespace gatehouse::decide {
+
+// The summary comment's ledger details: its creation, and the prefix of every one of its
+// actions ("summary:<id>:<digest>" for an edit).
+inline constexpr std::string_view kSummaryCreation = "summary:new";
+inline constexpr std::string_view kSummaryDetailPrefix = "summary:";
 
 struct SummaryRecord {
   int64_t comment_id = 0;

@@ -107,13 +107,20 @@ void LearnPush(const PayloadReader& in, const std::string& key, RouteResult* r) 
   r->facts.push_back(PrFact{key, std::string(decide::kFactPushed), AsciiLower(*after), *at});
 }
 
-// The delivery's sender is gatehouse itself (RouteStamp::own_login), an App's "<slug>[bot]". A
-// personal token's login is a person's, whose own labels and approvals are news.
-bool SentByGatehouse(PayloadReader& in, const RouteStamp& stamp) {
-  if (!std::string_view(stamp.own_login).ends_with("[bot]")) return false;
-  const json::value* sender = in.Find("sender.login");
-  const json::string* s = sender != nullptr ? sender->if_string() : nullptr;
-  return s != nullptr && EqualsIgnoreCase(*s, stamp.own_login);
+// The App slug of gatehouse's login "<slug>[bot]" (RouteStamp::own_login); "" when the login is
+// unknown or a person's (a personal token), whose own labels and approvals are news.
+std::string_view OwnAppSlug(const RouteStamp& stamp) {
+  constexpr std::string_view kBot = "[bot]";
+  const std::string_view login = stamp.own_login;
+  if (login.size() <= kBot.size() || !login.ends_with(kBot)) return "";
+  return login.substr(0, login.size() - kBot.size());
+}
+
+// The delivery's sender is gatehouse's App itself.
+bool SentByGatehouse(const PayloadReader& in, const RouteStamp& stamp) {
+  if (OwnAppSlug(stamp).empty()) return false;
+  const auto sender = NonEmptyString(in, "sender.login");
+  return sender && EqualsIgnoreCase(*sender, stamp.own_login);
 }
 
 RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
@@ -190,35 +197,26 @@ RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
   return RouteOne(subject->key(), *reason, "pull_request_review." + std::string(*action), stamp);
 }
 
-// check_run, check_suite and workflow_run: `object` is the payload member that carries
-// `pull_requests` and `head_sha`.
 // Why `object` (a completed check run or suite) is gatehouse's own report, nullopt when it is
 // not: its app is gatehouse's App, or it is a check run named `gatehouse`. Nothing a pass
 // decides reads it (act/live_state.h SnapshotOf leaves such runs out), so a pass for it could
 // only re-read what gatehouse itself just wrote.
-std::optional<std::string> OwnReport(PayloadReader& in, std::string_view object,
+std::optional<std::string> OwnReport(const PayloadReader& in, std::string_view object,
                                      const RouteStamp& stamp) {
-  const std::string prefix = std::string(object) + ".";
-  constexpr std::string_view kBot = "[bot]";
-  const std::string_view login = stamp.own_login;
-  if (login.size() > kBot.size() && login.ends_with(kBot)) {
-    const std::string_view own_slug = login.substr(0, login.size() - kBot.size());
-    const json::value* slug = in.Find(prefix + "app.slug");
-    const json::string* s = slug != nullptr ? slug->if_string() : nullptr;
-    if (s != nullptr && EqualsIgnoreCase(*s, own_slug)) {
+  if (const std::string_view own = OwnAppSlug(stamp); !own.empty()) {
+    const auto slug = NonEmptyString(in, std::string(object) + ".app.slug");
+    if (slug && EqualsIgnoreCase(*slug, own)) {
       return std::string(object) + " of gatehouse's own App is its report, not an input";
     }
   }
-  if (object == "check_run") {
-    const json::value* name = in.Find("check_run.name");
-    const json::string* n = name != nullptr ? name->if_string() : nullptr;
-    if (n != nullptr && *n == decide::kCheckRunName) {
-      return "the gatehouse check run is gatehouse's report, not an input";
-    }
+  if (object == "check_run" && NonEmptyString(in, "check_run.name") == decide::kCheckRunName) {
+    return "the gatehouse check run is gatehouse's report, not an input";
   }
   return std::nullopt;
 }
 
+// check_run, check_suite and workflow_run: `object` is the payload member that carries
+// `pull_requests` and `head_sha`.
 RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::string_view object,
                              const RouteStamp& stamp) {
   constexpr std::string_view kReason = decide::kReasonCiCompleted;
