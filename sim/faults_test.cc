@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <memory>
 
+#include "sim/handler_test_util.h"
 #include "sim/model.h"
 #include "sim/rest.h"
 
@@ -18,11 +19,7 @@ namespace json = boost::json;
 
 constexpr int64_t kStartSeconds = 1'800'000'000;
 
-std::string HeaderOf(const HttpResponse& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers)
-    if (k == name) return v;
-  return "";
-}
+using sim_testing::HeaderOf;
 
 class SimFaultsTest : public ::testing::Test {
  protected:
@@ -38,10 +35,7 @@ class SimFaultsTest : public ::testing::Test {
 
   HttpResponse Call(const std::string& method, const std::string& target,
                     const std::string& body = "") {
-    std::vector<std::pair<std::string, std::string>> headers;
-    if (target.rfind("/_sim/", 0) != 0) headers.emplace_back("Authorization", "Bearer any");
-    return handler_.Serve(HttpRequest{
-        .method = method, .target = target, .headers = headers, .body = body, .peer = "test"});
+    return sim_testing::CallSim(handler_, method, target, body);
   }
   HttpResponse Get() { return Call("GET", "/repos/acme/app/pulls/1"); }
   json::object Faults() { return json::parse(Call("GET", "/_sim/faults").body).as_object(); }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "sim/app_identity.h"
+#include "sim/handler_test_util.h"
 #include "sim/model.h"
 #include "sim/render.h"
 #include "sim/rest.h"
@@ -26,10 +27,7 @@ class SimFilesReactionsTest : public ::testing::Test {
 
   HttpResponse Call(const std::string& method, const std::string& target,
                     const std::string& body = "") {
-    std::vector<std::pair<std::string, std::string>> headers;
-    if (target.rfind("/_sim/", 0) != 0) headers.emplace_back("Authorization", "Bearer any");
-    return handler_.Serve(HttpRequest{
-        .method = method, .target = target, .headers = headers, .body = body, .peer = "test"});
+    return sim_testing::CallSim(handler_, method, target, body);
   }
   json::value Json(const HttpResponse& r) { return json::parse(r.body); }
   int64_t Comment(const std::string& body) {

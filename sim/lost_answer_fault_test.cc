@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/faults.h"
+#include "sim/handler_test_util.h"
 #include "sim/model.h"
 #include "sim/rest.h"
 
@@ -33,10 +34,7 @@ class LostAnswerFaultTest : public ::testing::Test {
 
   HttpResponse Call(const std::string& method, const std::string& target,
                     const std::string& body = "") {
-    std::vector<std::pair<std::string, std::string>> headers;
-    if (target.rfind("/_sim/", 0) != 0) headers.emplace_back("Authorization", "Bearer any");
-    return handler_.Serve(HttpRequest{
-        .method = method, .target = target, .headers = headers, .body = body, .peer = "test"});
+    return sim_testing::CallSim(handler_, method, target, body);
   }
   json::object Faults() { return json::parse(Call("GET", "/_sim/faults").body).as_object(); }
   std::string Head(int n) { return model_.GetPull("acme/app", n)->head_sha; }

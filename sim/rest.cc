@@ -127,15 +127,16 @@ void SimHandler::SettleExhaustionLocked(int64_t now_s) {
   if (faults_.primary_exhausted_until_s == 0 || now_s < faults_.primary_exhausted_until_s) return;
   faults_.primary_exhausted_until_s = 0;
   windows_.clear();
+  graphql_windows_.clear();
 }
 
 bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
-                       std::vector<std::pair<std::string, std::string>>* headers,
-                       LostAnswer* lost) {
+                       std::vector<std::pair<std::string, std::string>>* headers, LostAnswer* lost,
+                       Spend spend) {
   MutexLock lock(&mu_);
   const int64_t now_s = NowEpochSeconds();
   SettleExhaustionLocked(now_s);
-  RateWindow& w = windows_[installation_id];
+  RateWindow& w = (spend.graphql ? graphql_windows_ : windows_)[installation_id];
   if (w.reset_epoch_s <= now_s) {
     w.reset_epoch_s = now_s + 3600;
     w.remaining = options_.rate_limit;
@@ -159,10 +160,17 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
   };
   *lost = LostAnswer::kNone;
   auto admit = [&] {
-    if (w.remaining > 0) --w.remaining;
+    w.remaining = std::max<int64_t>(0, w.remaining - spend.points);
     refused = false;
   };
-  if (auto aimed = TakeAimedFault(&faults_.aimed, request.method, request.Path())) {
+  const bool effect = IsMutatingMethod(request.method) && !spend.graphql;
+  std::optional<AimedFault> aimed = TakeAimedFault(&faults_.aimed, request.method, request.Path());
+  if (!aimed && spend.reads != nullptr) {
+    for (const std::string& path : *spend.reads) {
+      if ((aimed = TakeAimedFault(&faults_.aimed, "GET", path))) break;
+    }
+  }
+  if (aimed) {
     if (LostAnswerOf(*aimed) != LostAnswer::kNone) {
       // The call goes through (as aimed rules come before the limit, even on an exhausted
       // window); only its answer is lost.
@@ -178,7 +186,7 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
   } else if (faults_.connection_resets > 0) {
     --faults_.connection_resets;
     reset_connection();
-  } else if (exhausted || w.remaining <= 0) {
+  } else if (exhausted || w.remaining < spend.points) {
     *out = GitHubError(403, "API rate limit exceeded for installation.");
   } else if (faults_.secondary_rate_limits > 0) {
     --faults_.secondary_rate_limits;
@@ -188,10 +196,10 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
     *out = GitHubError(faults_.server_error_status, "Server Error");
   } else {
     admit();
-    if (IsMutatingMethod(request.method) && faults_.lost_answer_resets > 0) {
+    if (effect && faults_.lost_answer_resets > 0) {
       --faults_.lost_answer_resets;
       *lost = LostAnswer::kReset;
-    } else if (IsMutatingMethod(request.method) && faults_.lost_answer_502s > 0) {
+    } else if (effect && faults_.lost_answer_502s > 0) {
       --faults_.lost_answer_502s;
       *lost = LostAnswer::kBadGateway;
     }
@@ -201,7 +209,7 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
   headers->emplace_back("X-RateLimit-Remaining", std::to_string(remaining));
   headers->emplace_back("X-RateLimit-Reset", std::to_string(reset));
   headers->emplace_back("X-RateLimit-Used", std::to_string(options_.rate_limit - remaining));
-  headers->emplace_back("X-RateLimit-Resource", "core");
+  headers->emplace_back("X-RateLimit-Resource", spend.graphql ? "graphql" : "core");
   return !refused;
 }
 
@@ -304,6 +312,9 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
                         .headers = {},
                         .reset_connection = false};
   }
+  if (parts.size() == 1 && parts[0] == "graphql" && request.method == "POST") {
+    return ServeGraphql(request, caller.installation_id);
+  }
   if (parts.size() < 4 || parts[0] != "repos") return GitHubError(404, "Not Found");
   auto repo = model_.GetRepo(parts[1] + "/" + parts[2]);
   // A token only sees its installation's repositories; others do not exist for it.
@@ -315,7 +326,7 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   HttpResponse refused;
   std::vector<std::pair<std::string, std::string>> headers;
   LostAnswer lost = LostAnswer::kNone;
-  bool admitted = Admit(request, caller.installation_id, &refused, &headers, &lost);
+  bool admitted = Admit(request, caller.installation_id, &refused, &headers, &lost, Spend{});
   HttpResponse response =
       admitted ? ServeRepo(request, caller, parts, ParseQuery(request.target)) : refused;
   const std::string window = std::to_string(caller.installation_id);

@@ -112,8 +112,21 @@ class SimHandler final : public HttpHandler {
   // `headers` either way. A refused request does not count against the limit. An admitted
   // request whose answer a lost-answer fault takes sets `*lost`: it is served (its effect is
   // applied and counts against the limit), and then its answer is replaced (LoseAnswer).
+  // `spend` says which window pays: REST's `core` (1 per request) or, for POST /graphql, the
+  // `graphql` window (the query's cost in points; a query is no effect, so no lost-answer
+  // counter applies to it).
+  struct Spend {
+    bool graphql = false;
+    int64_t points = 1;
+    // A GraphQL query's REST reads (graphql::RestReadsOf): aimed GET rules match them too.
+    const std::vector<std::string>* reads = nullptr;
+  };
   bool Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
-             std::vector<std::pair<std::string, std::string>>* headers, LostAnswer* lost);
+             std::vector<std::pair<std::string, std::string>>* headers, LostAnswer* lost,
+             Spend spend);
+  // POST /graphql (sim/rest_graphql.cc): a query over the model (sim/graphql_execute.h), for
+  // a caller whose token named installation `installation_id` (0: any).
+  HttpResponse ServeGraphql(const HttpRequest& request, int64_t installation_id);
   // When a timed exhaustion (primary_exhausted_until_s) has passed: every installation's
   // window starts afresh, as at GitHub's reset, and the fault is over.
   void SettleExhaustionLocked(int64_t now_s) REQUIRES(mu_);
@@ -131,6 +144,7 @@ class SimHandler final : public HttpHandler {
   Faults faults_ GUARDED_BY(mu_);
   AppGrants grants_ GUARDED_BY(mu_);
   std::map<int64_t, RateWindow> windows_ GUARDED_BY(mu_);
+  std::map<int64_t, RateWindow> graphql_windows_ GUARDED_BY(mu_);  // the points of POST /graphql
   FakeChatCompletions chat_;
   RequestTally requests_;
   DelayLine delay_line_;

@@ -1,0 +1,546 @@
+#include "sim/graphql_execute.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "github/base64.h"
+#include "sim/app_identity.h"
+#include "sim/graphql_schema.h"
+#include "sim/render.h"
+
+namespace gatehouse::sim::graphql {
+namespace json = boost::json;
+namespace {
+
+// One object being resolved: its runtime type and what it stands for. Pointers point into
+// the Executor's snapshot, which outlives the resolution.
+struct Obj {
+  std::string type;
+  const Repository* repo = nullptr;      // Repository
+  const PullRequest* pr = nullptr;       // PullRequest
+  const Review* review = nullptr;        // PullRequestReview
+  const CheckRun* run = nullptr;         // CheckRun, CheckSuite (its run's suite)
+  const CommitStatus* status = nullptr;  // StatusContext
+  std::string text = {};                 // Commit/Status/rollup: SHA; Label: name;
+                                         // User/Bot: raw model login; App: its creator
+  std::vector<Obj> items = {};           // a connection's every item
+  size_t begin = 0, end = 0;             // a connection's page; an edge's index in begin
+};
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+json::value OptTimeValue(const std::optional<Time>& t) {
+  return t ? json::value(GitHubTime(*t)) : json::value(nullptr);
+}
+
+json::string Cursor(size_t index) {
+  return json::string(Base64Encode("cursor:v2:" + std::to_string(index)));
+}
+
+// The index a cursor names; nullopt when it is not one of ours.
+std::optional<size_t> CursorIndex(const json::value& v) {
+  if (!v.is_string()) return std::nullopt;
+  auto decoded = Base64Decode(std::string(v.as_string()));
+  const std::string prefix = "cursor:v2:";
+  if (!decoded || !decoded->starts_with(prefix) || decoded->size() == prefix.size() ||
+      decoded->size() > prefix.size() + 9) {
+    return std::nullopt;
+  }
+  size_t index = 0;
+  for (char c : decoded->substr(prefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<size_t>(c - '0');
+  }
+  return index;
+}
+
+json::string NodeId(std::string_view prefix, int64_t id) {
+  return json::string(std::string(prefix) + "_" + Base64Encode(std::to_string(id)));
+}
+
+json::string Str(std::string_view s) { return json::string(s); }
+
+class Executor {
+ public:
+  Executor(const Model& model, int64_t installation_id, const RateLimitView& rate)
+      : model_(model), installation_(installation_id), rate_(rate) {}
+
+  json::object Run(const Document& doc) {
+    json::object data;
+    Resolve(Obj{.type = "Query"}, doc.selections, &data, {});
+    json::object out{{"data", std::move(data)}};
+    if (!errors_.empty()) out["errors"] = std::move(errors_);
+    return out;
+  }
+
+ private:
+  using Path = std::vector<std::string>;
+
+  void Resolve(const Obj& obj, const std::vector<Selection>& selections, json::object* out,
+               const Path& path) {
+    for (const Selection& sel : selections) {
+      if (sel.fragment) {
+        if (FragmentApplies(sel.on, obj.type)) Resolve(obj, sel.selections, out, path);
+        continue;
+      }
+      Path at = path;
+      at.push_back(sel.key);
+      json::value v = sel.name == "__typename" ? json::value(obj.type) : Field(obj, sel, at);
+      json::value* existing = out->if_contains(sel.key);
+      if (existing != nullptr && existing->is_object() && v.is_object()) {
+        for (auto& [k, inner] : v.as_object()) existing->as_object()[k] = std::move(inner);
+      } else {
+        (*out)[sel.key] = std::move(v);
+      }
+    }
+  }
+
+  json::value Object(const Obj& obj, const Selection& sel, const Path& path) {
+    json::object out;
+    Resolve(obj, sel.selections, &out, path);
+    return out;
+  }
+
+  void NotFound(const Selection& sel, const Path& path, std::string message) {
+    json::array at;
+    for (const auto& p : path) at.push_back(json::value(p));
+    errors_.push_back(json::object{
+        {"type", "NOT_FOUND"},
+        {"path", std::move(at)},
+        {"locations", json::array{json::object{{"line", sel.line}, {"column", sel.column}}}},
+        {"message", std::move(message)}});
+  }
+
+  std::string Arg(const Selection& sel, const char* name) const {
+    auto it = sel.args.find(name);
+    return it != sel.args.end() && it->second.is_string() ? std::string(it->second.as_string())
+                                                          : std::string();
+  }
+
+  json::value Field(const Obj& o, const Selection& sel, const Path& path) {
+    const std::string& t = o.type;
+    if (t == "Query") return QueryField(sel, path);
+    if (t == "RateLimit") return RateLimitField(sel);
+    if (t == "Repository") {
+      repo_ = o.repo;  // everything below it is resolved inside this call
+      return RepositoryField(sel, path);
+    }
+    if (t == "PullRequest") return PullField(*o.pr, sel, path);
+    if (t == "User" || t == "Bot") return ActorField(o, sel);
+    if (t == "Label")
+      return sel.name == "id" ? json::value("LA_" + Base64Encode(o.text)) : json::value(o.text);
+    if (t == "PullRequestReview") return ReviewField(*o.review, sel, path);
+    if (t == "PullRequestCommit") {
+      if (sel.name == "id") return Str("PURC_" + Base64Encode(o.text));
+      return Object(Obj{.type = "Commit", .text = o.text}, sel, path);
+    }
+    if (t == "Commit") return CommitField(o.text, sel, path);
+    if (t == "Status") return StatusField(o.text, sel, path);
+    if (t == "StatusContext") return StatusContextField(*o.status, sel, path);
+    if (t == "StatusCheckRollup") return RollupField(o.text, sel, path);
+    if (t == "CheckRun") return CheckRunField(*o.run, sel, path);
+    if (t == "CheckSuite") return CheckSuiteField(*o.run, sel, path);
+    if (t == "App") return AppField(o.text, sel);
+    if (t == "PageInfo") return PageInfoField(o, sel);
+    if (t.ends_with("Connection")) return ConnectionField(o, sel, path);
+    if (t.ends_with("Edge")) return EdgeField(o, sel, path);
+    return nullptr;  // Validate admits no other field
+  }
+
+  json::value QueryField(const Selection& sel, const Path& path) {
+    if (sel.name == "rateLimit") return Object(Obj{.type = "RateLimit"}, sel, path);
+    // repository(owner, name)
+    const std::string full = Arg(sel, "owner") + "/" + Arg(sel, "name");
+    auto repo = model_.GetRepo(full);
+    if (!repo || (installation_ != 0 && repo->installation_id != installation_)) {
+      NotFound(sel, path, "Could not resolve to a Repository with the name '" + full + "'.");
+      return nullptr;
+    }
+    repos_.push_back(std::move(*repo));
+    return Object(Obj{.type = "Repository", .repo = &repos_.back()}, sel, path);
+  }
+
+  json::value RateLimitField(const Selection& sel) const {
+    const std::string& f = sel.name;
+    if (f == "cost") return rate_.cost;
+    if (f == "limit") return rate_.limit;
+    if (f == "remaining") return rate_.remaining;
+    if (f == "used") return rate_.limit - rate_.remaining;
+    if (f == "nodeCount") return 0;
+    return Str(GitHubTime(Time(std::chrono::seconds(rate_.reset_epoch_s))));  // resetAt
+  }
+
+  json::value RepositoryField(const Selection& sel, const Path& path) {
+    const Repository& r = *repo_;
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("R", r.id);
+    if (f == "databaseId") return r.id;
+    if (f == "name") return Str(r.name);
+    if (f == "nameWithOwner") return Str(r.full_name());
+    if (f == "url") return Str("https://github.com/" + r.full_name());
+    if (f == "owner") return Object(ActorObj(r.owner, "User"), sel, path);
+    // pullRequest(number)
+    auto it = sel.args.find("number");
+    const int64_t number =
+        it != sel.args.end() && it->second.is_int64() ? it->second.as_int64() : 0;
+    std::optional<PullRequest> pr;
+    if (number > 0 && number <= 999'999'999)
+      pr = model_.GetPull(r.full_name(), static_cast<int>(number));
+    if (!pr) {
+      NotFound(
+          sel, path,
+          "Could not resolve to a PullRequest with the number of " + std::to_string(number) + ".");
+      return nullptr;
+    }
+    pulls_.push_back(std::move(*pr));
+    return Object(Obj{.type = "PullRequest", .pr = &pulls_.back()}, sel, path);
+  }
+
+  // A model user as GraphQL shows it: the App (installation:*) and *[bot] logins are Bots
+  // whose login has no "[bot]".
+  static Obj ActorObj(const std::string& raw, const std::string& type_hint) {
+    const std::string shown = ShownLogin(raw);
+    const bool bot =
+        raw.starts_with("installation:") || shown.ends_with("[bot]") || type_hint == "Bot";
+    return Obj{.type = bot ? "Bot" : "User", .text = raw};
+  }
+
+  static json::value ActorField(const Obj& o, const Selection& sel) {
+    std::string login = ShownLogin(o.text);
+    if (o.type == "Bot" && login.ends_with("[bot]")) login.resize(login.size() - 5);
+    if (sel.name == "login") return Str(login);
+    if (sel.name == "databaseId") return StableUserId(ShownLogin(o.text));
+    if (sel.name == "id")
+      return NodeId(o.type == "Bot" ? "BOT" : "U", StableUserId(ShownLogin(o.text)));
+    return Str((o.type == "Bot" ? "https://github.com/apps/" : "https://github.com/") +
+               login);  // url
+  }
+
+  json::value PullField(const PullRequest& pr, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("PR", pr.id);
+    if (f == "databaseId") return pr.id;
+    if (f == "fullDatabaseId") return Str(std::to_string(pr.id));
+    if (f == "number") return pr.number;
+    if (f == "title") return Str(pr.title);
+    if (f == "body") return Str(pr.body);
+    if (f == "url")
+      return Str("https://github.com/" + repo_->full_name() + "/pull/" + std::to_string(pr.number));
+    if (f == "state") return Str(pr.merged ? "MERGED" : Upper(pr.state));
+    if (f == "isDraft") return pr.draft;
+    if (f == "merged") return pr.merged;
+    if (f == "mergeable") {
+      return !pr.mergeable ? "UNKNOWN" : *pr.mergeable ? "MERGEABLE" : "CONFLICTING";
+    }
+    if (f == "mergeStateStatus") return Str(Upper(pr.mergeable_state));
+    if (f == "headRefOid") return Str(pr.head_sha);
+    if (f == "headRefName") return Str(pr.head_ref);
+    if (f == "baseRefOid") return Str(pr.base_sha);
+    if (f == "baseRefName") return Str(pr.base_ref);
+    if (f == "author") return Object(ActorObj(pr.author, pr.author_type), sel, path);
+    if (f == "authorAssociation") return Str(pr.author_association);
+    if (f == "changedFiles") return pr.changed_files;
+    if (f == "additions") return pr.additions;
+    if (f == "deletions") return pr.deletions;
+    if (f == "createdAt") return Str(GitHubTime(pr.created_at));
+    if (f == "updatedAt") return Str(GitHubTime(pr.updated_at));
+    if (f == "closedAt") return OptTimeValue(pr.closed_at);
+    if (f == "mergedAt") return OptTimeValue(pr.merged_at);
+    if (f == "repository") return Object(Obj{.type = "Repository", .repo = repo_}, sel, path);
+    std::vector<Obj> items;
+    if (f == "labels") {
+      for (const auto& l : pr.labels) items.push_back(Obj{.type = "Label", .text = l});
+      return Page("LabelConnection", std::move(items), sel, path);
+    }
+    if (f == "reviews") {
+      for (const Review& r : pr.reviews)
+        items.push_back(Obj{.type = "PullRequestReview", .review = &r});
+      return Page("PullRequestReviewConnection", std::move(items), sel, path);
+    }
+    for (const auto& sha : pr.commits)
+      items.push_back(Obj{.type = "PullRequestCommit", .text = sha});
+    return Page("PullRequestCommitConnection", std::move(items), sel, path);  // commits
+  }
+
+  json::value ReviewField(const Review& r, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("PRR", r.id);
+    if (f == "databaseId") return r.id;
+    if (f == "fullDatabaseId") return Str(std::to_string(r.id));
+    if (f == "author") return Object(ActorObj(r.user, ""), sel, path);
+    if (f == "state") return Str(r.state);
+    if (f == "body") return Str(r.body);
+    if (f == "submittedAt") return Str(GitHubTime(r.submitted_at));
+    return Object(Obj{.type = "Commit", .text = r.commit_id}, sel, path);  // commit
+  }
+
+  const std::vector<CheckRun>& RunsOf(const std::string& sha) {
+    const std::string key = repo_->full_name() + " " + sha;
+    auto it = runs_.find(key);
+    if (it == runs_.end())
+      it = runs_.emplace(key, model_.CheckRunsFor(repo_->full_name(), sha)).first;
+    return it->second;
+  }
+
+  // The combined status's statuses: the latest per context (as GET /commits/{sha}/status).
+  const std::vector<CommitStatus>& StatusesOf(const std::string& sha) {
+    const std::string key = repo_->full_name() + " " + sha;
+    auto it = statuses_.find(key);
+    if (it != statuses_.end()) return it->second;
+    std::vector<CommitStatus> latest;
+    for (auto& st : model_.StatusesFor(repo_->full_name(), sha)) {
+      const bool seen = std::any_of(latest.begin(), latest.end(),
+                                    [&](const CommitStatus& s) { return s.context == st.context; });
+      if (!seen) latest.push_back(std::move(st));
+    }
+    return statuses_.emplace(key, std::move(latest)).first->second;
+  }
+
+  std::string CombinedState(const std::string& sha) {
+    bool fail = false, pending = false;
+    for (const auto& st : StatusesOf(sha)) {
+      fail |= st.state == "failure" || st.state == "error";
+      pending |= st.state == "pending";
+    }
+    return fail ? "FAILURE" : pending ? "PENDING" : "SUCCESS";
+  }
+
+  json::value CommitField(const std::string& sha, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return Str("C_" + Base64Encode(sha));
+    if (f == "oid") return Str(sha);
+    if (f == "abbreviatedOid") return Str(sha.substr(0, 7));
+    if (f == "status") {
+      if (StatusesOf(sha).empty()) return nullptr;
+      return Object(Obj{.type = "Status", .text = sha}, sel, path);
+    }
+    if (RunsOf(sha).empty() && StatusesOf(sha).empty()) return nullptr;  // statusCheckRollup
+    return Object(Obj{.type = "StatusCheckRollup", .text = sha}, sel, path);
+  }
+
+  json::value StatusField(const std::string& sha, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return Str("SC_" + Base64Encode(sha));
+    if (f == "state") return Str(CombinedState(sha));
+    if (f == "commit") return Object(Obj{.type = "Commit", .text = sha}, sel, path);
+    json::array contexts;
+    for (const CommitStatus& st : StatusesOf(sha))
+      contexts.push_back(Object(Obj{.type = "StatusContext", .status = &st}, sel, path));
+    return contexts;
+  }
+
+  json::value StatusContextField(const CommitStatus& st, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("SC", st.id);
+    if (f == "context") return Str(st.context);
+    if (f == "state") return Str(Upper(st.state));
+    if (f == "description") return Str(st.description);
+    if (f == "targetUrl")
+      return st.target_url.empty() ? json::value(nullptr) : json::value(st.target_url);
+    if (f == "createdAt") return Str(GitHubTime(st.created_at));
+    return Object(Obj{.type = "Commit", .text = st.sha}, sel, path);  // commit
+  }
+
+  json::value RollupField(const std::string& sha, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return Str("SCR_" + Base64Encode(sha));
+    if (f == "commit") return Object(Obj{.type = "Commit", .text = sha}, sel, path);
+    if (f == "state") {
+      bool fail = CombinedState(sha) == "FAILURE";
+      bool pending = !StatusesOf(sha).empty() && CombinedState(sha) == "PENDING";
+      for (const CheckRun& r : RunsOf(sha)) {
+        if (r.status != "completed") {
+          pending = true;
+        } else if (r.conclusion != "success" && r.conclusion != "neutral" &&
+                   r.conclusion != "skipped") {
+          fail = true;
+        }
+      }
+      return fail ? "FAILURE" : pending ? "PENDING" : "SUCCESS";
+    }
+    std::vector<Obj> items;  // contexts: the check runs, then the statuses
+    for (const CheckRun& r : RunsOf(sha)) items.push_back(Obj{.type = "CheckRun", .run = &r});
+    for (const CommitStatus& st : StatusesOf(sha))
+      items.push_back(Obj{.type = "StatusContext", .status = &st});
+    return Page("StatusCheckRollupContextConnection", std::move(items), sel, path);
+  }
+
+  json::value CheckRunField(const CheckRun& r, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("CR", r.id);
+    if (f == "databaseId") return r.id;
+    if (f == "name") return Str(r.name);
+    if (f == "status") return Str(Upper(r.status));
+    if (f == "conclusion")
+      return r.conclusion.empty() ? json::value(nullptr) : json::value(Upper(r.conclusion));
+    if (f == "externalId")
+      return r.external_id.empty() ? json::value(nullptr) : json::value(r.external_id);
+    if (f == "title") return r.title.empty() ? json::value(nullptr) : json::value(r.title);
+    if (f == "summary") return r.summary.empty() ? json::value(nullptr) : json::value(r.summary);
+    if (f == "startedAt") return Str(GitHubTime(r.started_at));
+    if (f == "completedAt") return OptTimeValue(r.completed_at);
+    return Object(Obj{.type = "CheckSuite", .run = &r}, sel, path);  // checkSuite
+  }
+
+  // A run's suite: every run of its App on its SHA (the simulator keeps no suites of its own).
+  json::value CheckSuiteField(const CheckRun& r, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return Str("CS_" + Base64Encode(r.head_sha + " " + ShownAppSlug(r.app)));
+    if (f == "commit") return Object(Obj{.type = "Commit", .text = r.head_sha}, sel, path);
+    return Object(Obj{.type = "App", .text = r.app}, sel, path);  // app
+  }
+
+  static json::value AppField(const std::string& creator, const Selection& sel) {
+    const std::string slug = ShownAppSlug(creator);
+    if (sel.name == "slug") return Str(slug);
+    if (sel.name == "name") return Str(slug);
+    if (sel.name == "databaseId") return StableUserId(slug);
+    return NodeId("A", StableUserId(slug));  // id
+  }
+
+  // A connection over `items`, paged by first/last/after/before (validated).
+  json::value Page(std::string type, std::vector<Obj> items, const Selection& sel,
+                   const Path& path) {
+    Obj conn{.type = std::move(type)};
+    size_t begin = 0, end = items.size();
+    for (const char* name : {"after", "before"}) {
+      auto it = sel.args.find(name);
+      if (it == sel.args.end() || it->second.is_null()) continue;
+      auto index = CursorIndex(it->second);
+      if (!index) {
+        NotFound(sel, path, "`" + std::string(name) + "` does not appear to be a valid cursor.");
+        return nullptr;
+      }
+      if (std::string_view(name) == "after") {
+        begin = std::min(end, *index + 1);
+      } else {
+        end = std::min(end, *index);
+      }
+    }
+    begin = std::min(begin, end);
+    if (auto it = sel.args.find("first"); it != sel.args.end() && it->second.is_int64()) {
+      end = std::min(end, begin + static_cast<size_t>(it->second.as_int64()));
+    }
+    if (auto it = sel.args.find("last"); it != sel.args.end() && it->second.is_int64()) {
+      const auto last = static_cast<size_t>(it->second.as_int64());
+      if (end - begin > last) begin = end - last;
+    }
+    conn.items = std::move(items);
+    conn.begin = begin;
+    conn.end = end;
+    return Object(conn, sel, path);
+  }
+
+  json::value ConnectionField(const Obj& conn, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "totalCount") return static_cast<int64_t>(conn.items.size());
+    if (f == "pageInfo") {
+      Obj info{.type = "PageInfo", .begin = conn.begin, .end = conn.end};
+      info.text = std::to_string(conn.items.size());
+      return Object(info, sel, path);
+    }
+    json::array out;
+    std::string edge_type = conn.type;
+    edge_type.replace(edge_type.size() - std::string_view("Connection").size(), std::string::npos,
+                      "Edge");
+    for (size_t i = conn.begin; i < conn.end; ++i) {
+      if (f == "nodes") {
+        out.push_back(Object(conn.items[i], sel, path));
+      } else {  // edges
+        Obj edge{.type = edge_type, .begin = i};
+        edge.items.push_back(conn.items[i]);
+        out.push_back(Object(edge, sel, path));
+      }
+    }
+    return out;
+  }
+
+  json::value EdgeField(const Obj& edge, const Selection& sel, const Path& path) {
+    if (sel.name == "cursor") return Cursor(edge.begin);
+    return Object(edge.items.front(), sel, path);  // node
+  }
+
+  static json::value PageInfoField(const Obj& info, const Selection& sel) {
+    const size_t total = std::stoul(info.text);
+    const bool empty = info.begin >= info.end;
+    const std::string& f = sel.name;
+    if (f == "hasNextPage") return info.end < total;
+    if (f == "hasPreviousPage") return info.begin > 0;
+    if (f == "startCursor") return empty ? json::value(nullptr) : json::value(Cursor(info.begin));
+    return empty ? json::value(nullptr) : json::value(Cursor(info.end - 1));  // endCursor
+  }
+
+  const Model& model_;
+  const int64_t installation_;
+  const RateLimitView rate_;
+  json::array errors_;
+  const Repository* repo_ = nullptr;  // the repository being resolved
+  std::deque<Repository> repos_;      // stable addresses
+  std::deque<PullRequest> pulls_;
+  std::map<std::string, std::vector<CheckRun>> runs_;
+  std::map<std::string, std::vector<CommitStatus>> statuses_;
+};
+
+}  // namespace
+
+json::object Execute(const Document& doc, const Model& model, int64_t installation_id,
+                     const RateLimitView& rate) {
+  return Executor(model, installation_id, rate).Run(doc);
+}
+
+}  // namespace gatehouse::sim::graphql
+
+namespace gatehouse::sim::graphql {
+namespace {
+
+// The string argument `name` of a field, or "" when it has none (validation ran before).
+std::string StringArg(const Selection& field, const std::string& name) {
+  auto it = field.args.find(name);
+  if (it == field.args.end() || !it->second.is_string()) return {};
+  return std::string(it->second.as_string());
+}
+
+// Every `pullRequest` field under `selections`, through fragments, at any depth.
+void PullNumbersIn(const std::vector<Selection>& selections, std::vector<int64_t>* out) {
+  for (const Selection& s : selections) {
+    if (!s.fragment && s.name == "pullRequest") {
+      auto it = s.args.find("number");
+      if (it != s.args.end() && it->second.is_int64()) out->push_back(it->second.as_int64());
+    }
+    PullNumbersIn(s.selections, out);
+  }
+}
+
+void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::string>* out) {
+  for (const Selection& s : selections) {
+    if (s.fragment) {
+      RepositoriesIn(s.selections, out);
+      continue;
+    }
+    if (s.name != "repository") continue;
+    const std::string repo = "/repos/" + StringArg(s, "owner") + "/" + StringArg(s, "name");
+    out->push_back(repo);
+    std::vector<int64_t> numbers;
+    PullNumbersIn(s.selections, &numbers);
+    for (int64_t n : numbers) out->push_back(repo + "/pulls/" + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RestReadsOf(const Document& doc) {
+  std::vector<std::string> out;
+  RepositoriesIn(doc.selections, &out);
+  return out;
+}
+
+}  // namespace gatehouse::sim::graphql
