@@ -20,24 +20,18 @@ std::optional<LiveReadFailure> Failed(std::string what, GitHubError error) {
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
                                              const Target& target, LiveState* live) {
   const CallContext& call = target.call;
-  auto pr = github.GetPullRequest(call, target.repo, target.number);
-  if (!pr.ok()) {
-    const bool gone = pr.error().kind == GitHubErrorKind::kNotFound;
-    return LiveReadFailure{"reading the pull request", pr.error(), gone};
+  auto state = github.ReadPullState(call, target.repo, target.number);
+  if (!state.ok()) {
+    const bool gone = state.error().kind == GitHubErrorKind::kNotFound;
+    return LiveReadFailure{"reading the pull request", state.error(), gone};
   }
-  live->pr = std::move(pr).value();
+  live->pr = std::move(state->pr);
+  live->reviews = std::move(state->reviews);
+  live->check_runs = std::move(state->check_runs);
+  live->status = std::move(state->status);
   auto policy = policies.Load(call, target.repo);
   if (!policy.ok()) return Failed("reading the policy", policy.error());
   live->policy = std::move(policy).value();
-  auto reviews = github.ListReviews(call, target.repo, target.number);
-  if (!reviews.ok()) return Failed("listing reviews", reviews.error());
-  live->reviews = std::move(reviews).value();
-  auto runs = github.ListCheckRuns(call, target.repo, live->pr.head_sha);
-  if (!runs.ok()) return Failed("listing check runs", runs.error());
-  live->check_runs = std::move(runs).value();
-  auto status = github.GetCombinedStatus(call, target.repo, live->pr.head_sha);
-  if (!status.ok()) return Failed("reading the combined status", status.error());
-  live->status = std::move(status).value();
   const auto& pp = live->policy.policy.protected_paths;
   bool role_paths = false;  // a review role selects PRs by path
   for (const auto& rule : live->policy.policy.reviews.roles) role_paths |= !rule.paths.empty();

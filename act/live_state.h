@@ -1,8 +1,9 @@
 // LiveState: what a pass reads from GitHub inside its lease (DESIGN.md §2 rule 4: nothing
 // decided before the claim is trusted), and how decide/ sees it.
 //
-// The reads, in order: the PR (GET /pulls/{n}), its policy (act/policy_source.h), its reviews,
-// the check runs and the combined status of its head SHA, and its changed files (only when a
+// The reads, in order: the PR with its reviews and its head SHA's check runs and combined
+// status (GitHub::ReadPullState: one GraphQL query with the real client, the four REST reads
+// otherwise), its policy (act/policy_source.h), and its changed files (only when a
 // protected-paths rule needs them). Then, once the pass has its history, gatehouse's summary
 // comment: known from the ledger, or found among the PR's comments by its hidden marker
 // (ReadSummaryComment). The calls carry the target's CallContext, so a background pass makes

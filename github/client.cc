@@ -63,12 +63,20 @@ GitHubClient::RateLimitState GitHubClient::RateLimitFor(int64_t installation_id)
   return it == rate_limits_.end() ? RateLimitState{} : it->second;
 }
 
+GitHubClient::RateLimitState GitHubClient::GraphqlRateLimitFor(int64_t installation_id) const {
+  MutexLock lock(&mutex_);
+  auto it = graphql_limits_.find(installation_id);
+  return it == graphql_limits_.end() ? RateLimitState{} : it->second;
+}
+
 std::optional<GitHubError> GitHubClient::RefuseForRateLimit(const CallContext& ctx,
-                                                            const std::string& what) {
+                                                            const std::string& what,
+                                                            Window window) {
   Time now = clock_->Now();
   MutexLock lock(&mutex_);
-  auto it = rate_limits_.find(ctx.installation_id);
-  if (it == rate_limits_.end()) return std::nullopt;
+  const std::map<int64_t, RateLimitState>& limits = LimitsLocked(window);
+  auto it = limits.find(ctx.installation_id);
+  if (it == limits.end()) return std::nullopt;
   const RateLimitState& s = it->second;
   std::optional<GitHubError> refused;
   if (s.blocked_until > now) {
@@ -100,8 +108,10 @@ void GitHubClient::RecordRateLimit(int64_t installation_id, const HttpReply& rep
   auto remaining = reply.IntHeader("x-ratelimit-remaining");
   auto reset = reply.IntHeader("x-ratelimit-reset");
   if (!remaining || !reset) return;
+  const Window window =
+      reply.Header("x-ratelimit-resource") == "graphql" ? Window::kGraphql : Window::kCore;
   MutexLock lock(&mutex_);
-  RateLimitState& s = rate_limits_[installation_id];
+  RateLimitState& s = LimitsLocked(window)[installation_id];
   s.remaining = *remaining;
   s.reset = Time(std::chrono::seconds(*reset));
 }
@@ -130,8 +140,16 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
                                                         const std::string& method,
                                                         const std::string& target,
                                                         const boost::json::value& body) {
+  return Request(ctx, method, target, body, Window::kCore);
+}
+
+GitHubResult<GitHubClient::Response> GitHubClient::Request(const CallContext& ctx,
+                                                           const std::string& method,
+                                                           const std::string& target,
+                                                           const boost::json::value& body,
+                                                           Window window) {
   const std::string what = method + " " + target;
-  if (auto refused = RefuseForRateLimit(ctx, what)) return *refused;
+  if (auto refused = RefuseForRateLimit(ctx, what, window)) return *refused;
 
   HttpCall call;
   call.method = method;
@@ -172,7 +190,7 @@ GitHubResult<GitHubClient::Response> GitHubClient::Call(const CallContext& ctx,
     GitHubError error = ErrorFromReply(*reply, clock_->Now(), what);
     if (error.kind == GitHubErrorKind::kRateLimited) {
       MutexLock lock(&mutex_);
-      RateLimitState& s = rate_limits_[ctx.installation_id];
+      RateLimitState& s = LimitsLocked(window)[ctx.installation_id];
       s.blocked_until = std::max(s.blocked_until, error.until);
     }
     Log line(LogLevel::kInfo, "github.call_failed");

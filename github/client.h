@@ -43,7 +43,16 @@ struct GitHubClientOptions {
   int64_t background_reserve = 200;  // of the 5000/h an installation gets
   size_t etag_cache_entries = 2048;  // oldest entries are evicted first
   int max_pages = 50;                // list calls stop (with an error) beyond this
+  // ReadPullState as one GraphQL query (github/graphql_pull_state.h); false: the REST reads.
+  bool graphql_reads = true;
+  // Where GraphQL is: relative to the base URL (GitHub's "/graphql") or absolute (GitHub
+  // Enterprise Server's https://HOST/api/graphql beside its /api/v3); see GraphqlTargetFor.
+  std::string graphql_target = "/graphql";
 };
+
+// The GraphQL endpoint for REST base URL `api_url`: "/graphql" for GitHub and the simulator,
+// the absolute https://HOST/api/graphql for a GitHub Enterprise Server base ending in /api/v3.
+std::string GraphqlTargetFor(std::string_view api_url);
 
 class GitHubClient final : public GitHub {
  public:
@@ -84,6 +93,11 @@ class GitHubClient final : public GitHub {
                                                                  int64_t number) override;
   GitHubResult<std::vector<Reaction>> ListReactions(const CallContext& ctx, const RepoRef& repo,
                                                     int64_t comment_id) override;
+  // One GraphQL query (github/client_graphql.cc), with the REST reads for what one page cannot
+  // hold. GraphQL has its own rate window: when it is exhausted, or GitHub refuses the query
+  // itself (then for the rest of the process, with a warning), the REST reads answer instead.
+  GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
+                                        int64_t number) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".
@@ -151,6 +165,8 @@ class GitHubClient final : public GitHub {
     Time blocked_until;  // from Retry-After or an exhausted limit
   };
   RateLimitState RateLimitFor(int64_t installation_id) const;
+  // The same for the installation's GraphQL window (X-RateLimit-Resource: graphql).
+  RateLimitState GraphqlRateLimitFor(int64_t installation_id) const;
   // Every installation's state seen so far (the metrics' rate-limit gauges).
   std::map<int64_t, RateLimitState> RateLimits() const;
   // Calls refused locally because a limit was exhausted, a Retry-After still ran, or only the
@@ -164,8 +180,19 @@ class GitHubClient final : public GitHub {
     std::string body;
     std::string link;
   };
-  std::optional<GitHubError> RefuseForRateLimit(const CallContext& ctx, const std::string& what);
+  // GitHub's rate windows: REST's `core` and GraphQL's `graphql` (points, not requests).
+  enum class Window { kCore, kGraphql };
+  std::map<int64_t, RateLimitState>& LimitsLocked(Window window) REQUIRES(mutex_) {
+    return window == Window::kGraphql ? graphql_limits_ : rate_limits_;
+  }
+  std::optional<GitHubError> RefuseForRateLimit(const CallContext& ctx, const std::string& what,
+                                                Window window);
+  // Into the window the reply's X-RateLimit-Resource names.
   void RecordRateLimit(int64_t installation_id, const HttpReply& reply);
+  // Call, spending `window`.
+  GitHubResult<Response> Request(const CallContext& ctx, const std::string& method,
+                                 const std::string& target, const boost::json::value& body,
+                                 Window window);
   GitHubResult<HttpReply> SendAuthorized(const CallContext& ctx, HttpCall& call,
                                          const std::string& what);
 
@@ -177,6 +204,12 @@ class GitHubClient final : public GitHub {
   mutable Mutex mutex_;
   std::map<int64_t, int64_t> refusals_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
+  std::map<int64_t, RateLimitState> graphql_limits_ GUARDED_BY(mutex_);
+  // Logs (once) that the PullState query was refused, sets graphql_refused_, and reads over REST.
+  GitHubResult<PullState> RefuseGraphql(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                        const GitHubError& error);
+  // Set when GitHub refused the PullState query itself: ReadPullState uses REST from then on.
+  std::atomic<bool> graphql_refused_{false};
   std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);
   std::deque<std::string> etag_order_ GUARDED_BY(mutex_);  // insertion order
 };

@@ -5,41 +5,17 @@
 
 #include "github/base64.h"
 #include "github/client.h"
+#include "github/json_read.h"
 
 namespace gatehouse {
 namespace {
 
 namespace json = boost::json;
 
-std::string Str(const json::value& v, std::string_view key) {
-  const auto* obj = v.if_object();
-  const auto* field = obj ? obj->if_contains(key) : nullptr;
-  const auto* s = field ? field->if_string() : nullptr;
-  return s ? std::string(*s) : std::string();
-}
-
-int64_t Int(const json::value& v, std::string_view key) {
-  const auto* obj = v.if_object();
-  const auto* field = obj ? obj->if_contains(key) : nullptr;
-  if (field == nullptr) return 0;
-  if (const auto* i = field->if_int64()) return *i;
-  if (const auto* u = field->if_uint64()) return static_cast<int64_t>(*u);
-  return 0;
-}
-
-std::optional<bool> OptBool(const json::value& v, std::string_view key) {
-  const auto* obj = v.if_object();
-  const auto* field = obj ? obj->if_contains(key) : nullptr;
-  const auto* b = field ? field->if_bool() : nullptr;
-  return b ? std::optional<bool>(*b) : std::nullopt;
-}
-
-const json::value& Sub(const json::value& v, std::string_view key) {
-  static const json::value kNull;
-  const auto* obj = v.if_object();
-  const auto* field = obj ? obj->if_contains(key) : nullptr;
-  return field ? *field : kNull;
-}
+using json_read::Int;
+using json_read::OptBool;
+using json_read::Str;
+using json_read::Sub;
 
 std::string RepoPath(const RepoRef& repo) {
   return "/repos/" + UrlEncode(repo.owner) + "/" + UrlEncode(repo.name);

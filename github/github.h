@@ -161,6 +161,14 @@ struct CheckRunSpec {
   std::string external_id;
 };
 
+// One PR as a pass reads it (GitHub::ReadPullState).
+struct PullState {
+  PullRequest pr;
+  std::vector<Review> reviews;       // in submission order
+  std::vector<CheckRun> check_runs;  // on pr.head_sha
+  CombinedStatus status;             // of pr.head_sha
+};
+
 class GitHub {
  public:
   virtual ~GitHub() = default;
@@ -211,6 +219,14 @@ class GitHub {
                                                             const RepoRef& repo,
                                                             int64_t comment_id) = 0;
 
+  // Everything a pass reads about PR `number` in one go: the PR, its reviews (submission
+  // order), and its head's check runs and combined status. The default makes the four REST
+  // reads (GetPullRequest, ListReviews, ListCheckRuns, GetCombinedStatus on the head it read);
+  // GitHubClient answers it with one GraphQL query (github/graphql_pull_state.h). NotFound
+  // when the PR (or the repository) is not there.
+  virtual GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
+                                                int64_t number);
+
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,
   // NotMergeable when GitHub refuses the merge (conflicts, checks, closed).
@@ -260,6 +276,12 @@ class GitHub {
                                                   int64_t number,
                                                   const std::vector<std::string>& users,
                                                   const std::vector<std::string>& teams) = 0;
+
+ protected:
+  // The REST half of ReadPullState for a head already known: its check runs and combined
+  // status, into `state` (for a client whose single query could not carry them all).
+  GitHubResult<GitHubOk> ReadHeadChecks(const CallContext& ctx, const RepoRef& repo,
+                                        PullState& state);
 };
 
 using GitHubPtr = std::unique_ptr<GitHub>;

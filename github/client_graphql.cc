@@ -1,0 +1,91 @@
+// GitHubClient::ReadPullState: the pass's read as one GraphQL query (github/graphql_pull_state.h).
+#include <utility>
+
+#include "base/log.h"
+#include "github/client.h"
+#include "github/graphql_pull_state.h"
+
+namespace gatehouse {
+
+std::string GraphqlTargetFor(std::string_view api_url) {
+  constexpr std::string_view kEnterpriseRest = "/api/v3";
+  std::string_view base = api_url;
+  while (base.ends_with('/')) base.remove_suffix(1);
+  if (base.ends_with(kEnterpriseRest)) {
+    base.remove_suffix(kEnterpriseRest.size());
+    return std::string(base) + "/api/graphql";
+  }
+  return "/graphql";
+}
+
+GitHubResult<PullState> GitHubClient::RefuseGraphql(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t number, const GitHubError& error) {
+  if (!graphql_refused_.exchange(true)) {
+    Log(LogLevel::kWarn, "github.graphql_refused")
+        .Field("error", error.ToString())
+        .Field("note",
+               "GitHub refused gatehouse's PullState query; passes read over REST from now on");
+  }
+  return GitHub::ReadPullState(ctx, repo, number);
+}
+
+GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t number) {
+  if (!options_.graphql_reads || graphql_refused_.load()) {
+    return GitHub::ReadPullState(ctx, repo, number);
+  }
+  auto response = Request(ctx, "POST", options_.graphql_target, PullStateRequest(repo, number),
+                          Window::kGraphql);
+  if (!response.ok()) {
+    const GitHubError& error = response.error();
+    if (error.kind == GitHubErrorKind::kRateLimited) {
+      // GraphQL's primary window is not REST's: when it is spent, REST's may not be. A
+      // secondary limit (Retry-After) is the account's, not the window's: the pass waits.
+      if (GraphqlRateLimitFor(ctx.installation_id).remaining == 0) {
+        return GitHub::ReadPullState(ctx, repo, number);
+      }
+      return error;
+    }
+    // The endpoint itself said no (a GitHub Enterprise Server without it, a proxy that does
+    // not pass it): a 404 here is not the pull request's. Anything else (a 5xx, a reset, a
+    // bad token) is what a REST read would have met too.
+    if (error.kind == GitHubErrorKind::kNotFound || error.kind == GitHubErrorKind::kPermanent) {
+      return RefuseGraphql(ctx, repo, number, error);
+    }
+    return error;
+  }
+  auto answer =
+      ParsePullStateAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset);
+  if (!answer.ok()) {
+    const GitHubError& error = answer.error();
+    if (error.kind == GitHubErrorKind::kRateLimited) {
+      {
+        MutexLock lock(&mutex_);
+        RateLimitState& s = graphql_limits_[ctx.installation_id];
+        s.blocked_until = std::max(s.blocked_until, error.until);
+        s.remaining = 0;
+      }
+      return GitHub::ReadPullState(ctx, repo, number);
+    }
+    if (error.kind == GitHubErrorKind::kPermanent) return RefuseGraphql(ctx, repo, number, error);
+    return error;
+  }
+  PullState state = std::move(answer->state);
+  if (answer->labels_truncated) {
+    auto pr = GetPullRequest(ctx, repo, number);
+    if (!pr.ok()) return pr.error();
+    state.pr.labels = std::move(pr->labels);
+  }
+  if (answer->reviews_truncated) {
+    auto reviews = ListReviews(ctx, repo, number);
+    if (!reviews.ok()) return reviews.error();
+    state.reviews = std::move(reviews).value();
+  }
+  if (answer->checks_incomplete) {
+    auto checks = ReadHeadChecks(ctx, repo, state);
+    if (!checks.ok()) return checks.error();
+  }
+  return state;
+}
+
+}  // namespace gatehouse

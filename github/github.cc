@@ -1,0 +1,33 @@
+// GitHub's composite reads, made of its single calls (github/github.h).
+#include "github/github.h"
+
+#include <utility>
+
+namespace gatehouse {
+
+GitHubResult<PullState> GitHub::ReadPullState(const CallContext& ctx, const RepoRef& repo,
+                                              int64_t number) {
+  PullState out;
+  auto pr = GetPullRequest(ctx, repo, number);
+  if (!pr.ok()) return pr.error();
+  out.pr = std::move(pr).value();
+  auto reviews = ListReviews(ctx, repo, number);
+  if (!reviews.ok()) return reviews.error();
+  out.reviews = std::move(reviews).value();
+  auto checks = ReadHeadChecks(ctx, repo, out);
+  if (!checks.ok()) return checks.error();
+  return out;
+}
+
+GitHubResult<GitHubOk> GitHub::ReadHeadChecks(const CallContext& ctx, const RepoRef& repo,
+                                              PullState& state) {
+  auto runs = ListCheckRuns(ctx, repo, state.pr.head_sha);
+  if (!runs.ok()) return runs.error();
+  state.check_runs = std::move(runs).value();
+  auto status = GetCombinedStatus(ctx, repo, state.pr.head_sha);
+  if (!status.ok()) return status.error();
+  state.status = std::move(status).value();
+  return GitHubOk{};
+}
+
+}  // namespace gatehouse

@@ -1,0 +1,215 @@
+#include "github/graphql_pull_state.h"
+
+#include <cctype>
+#include <utility>
+
+#include "github/json_read.h"
+
+namespace gatehouse {
+namespace json = boost::json;
+using json_read::Int;
+using json_read::Str;
+using json_read::Sub;
+
+// Page sizes are GitHub's maximum (100); the cost stays 1 point (4 connection requests / 100,
+// rounded, at least 1).
+const char* const kPullStateQuery =
+    R"(query PullState($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      number title body state isDraft merged mergeable mergeStateStatus
+      headRefOid headRefName baseRefOid baseRefName
+      author { __typename login }
+      authorAssociation changedFiles additions deletions updatedAt closedAt mergedAt
+      labels(first: 100) { pageInfo { hasNextPage } nodes { name } }
+      reviews(first: 100) {
+        pageInfo { hasNextPage }
+        nodes { fullDatabaseId state body author { __typename login } commit { oid } }
+      }
+      commits(last: 1) {
+        nodes {
+          commit {
+            oid
+            status { state contexts { context state } }
+            statusCheckRollup {
+              contexts(first: 100) {
+                pageInfo { hasNextPage }
+                nodes {
+                  __typename
+                  ... on CheckRun {
+                    databaseId name status conclusion externalId
+                    checkSuite { app { slug } commit { oid } }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+})";
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// REST's login for a GraphQL actor: a Bot's login carries "[bot]" there; a deleted user (null
+// author) is GitHub's "ghost".
+std::string RestLogin(const json::value& actor, std::string* type = nullptr) {
+  if (actor.is_null()) {
+    if (type != nullptr) *type = "User";
+    return "ghost";
+  }
+  std::string login = Str(actor, "login");
+  const std::string kind = Str(actor, "__typename");
+  if (type != nullptr) *type = kind.empty() ? "User" : kind;
+  if (kind == "Bot" && !login.ends_with("[bot]")) login += "[bot]";
+  return login;
+}
+
+const json::array* Nodes(const json::value& connection) {
+  return Sub(connection, "nodes").if_array();
+}
+
+bool HasNextPage(const json::value& connection) {
+  const auto* more = Sub(Sub(connection, "pageInfo"), "hasNextPage").if_bool();
+  return more != nullptr && *more;
+}
+
+int64_t BigInt(const json::value& v, std::string_view key) {
+  const json::value& field = Sub(v, key);
+  if (const auto* s = field.if_string()) {
+    int64_t n = 0;
+    for (char c : *s) {
+      if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10) return 0;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+  return Int(v, key);
+}
+
+PullRequest ParsePull(const json::value& v) {
+  PullRequest pr;
+  pr.number = Int(v, "number");
+  const std::string state = Str(v, "state");
+  pr.state = state == "OPEN" ? "open" : "closed";  // CLOSED and MERGED
+  pr.title = Str(v, "title");
+  pr.body = Str(v, "body");
+  pr.draft = json_read::OptBool(v, "isDraft").value_or(false);
+  pr.merged = json_read::OptBool(v, "merged").value_or(state == "MERGED");
+  const std::string mergeable = Str(v, "mergeable");
+  if (mergeable == "MERGEABLE") pr.mergeable = true;
+  if (mergeable == "CONFLICTING") pr.mergeable = false;
+  pr.mergeable_state = Lower(Str(v, "mergeStateStatus"));
+  pr.head_sha = Str(v, "headRefOid");
+  pr.head_ref = Str(v, "headRefName");
+  pr.base_sha = Str(v, "baseRefOid");
+  pr.base_ref = Str(v, "baseRefName");
+  pr.author = RestLogin(Sub(v, "author"), &pr.author_type);
+  pr.author_association = Str(v, "authorAssociation");
+  pr.changed_files = static_cast<int>(Int(v, "changedFiles"));
+  pr.additions = static_cast<int>(Int(v, "additions"));
+  pr.deletions = static_cast<int>(Int(v, "deletions"));
+  pr.updated_at = Str(v, "updatedAt");
+  pr.closed_at = Str(v, "closedAt");
+  pr.merged_at = Str(v, "mergedAt");
+  if (const auto* labels = Nodes(Sub(v, "labels"))) {
+    for (const auto& l : *labels) pr.labels.push_back(Str(l, "name"));
+  }
+  return pr;
+}
+
+void ParseReviews(const json::value& connection, std::vector<Review>* out) {
+  const auto* nodes = Nodes(connection);
+  if (nodes == nullptr) return;
+  for (const auto& n : *nodes) {
+    Review r;
+    r.id = BigInt(n, "fullDatabaseId");
+    r.user = RestLogin(Sub(n, "author"));
+    r.state = Str(n, "state");
+    r.commit_id = Str(Sub(n, "commit"), "oid");
+    r.body = Str(n, "body");
+    out->push_back(std::move(r));
+  }
+}
+
+// The head commit's combined status and check runs; false when the commit is not `head`.
+bool ParseHead(const json::value& commit, const std::string& head, PullStateAnswer* out) {
+  if (Str(commit, "oid") != head) return false;
+  const json::value& status = Sub(commit, "status");
+  // No statuses: GitHub's GraphQL says null where REST's combined status says "pending".
+  out->state.status.state = status.is_null() ? "pending" : Lower(Str(status, "state"));
+  if (const auto* contexts = Sub(status, "contexts").if_array()) {
+    for (const auto& c : *contexts) {
+      out->state.status.statuses.push_back(CommitStatus{Str(c, "context"), Lower(Str(c, "state"))});
+    }
+  }
+  const json::value& rollup = Sub(Sub(commit, "statusCheckRollup"), "contexts");
+  if (HasNextPage(rollup)) out->checks_incomplete = true;
+  if (const auto* nodes = Nodes(rollup)) {
+    for (const auto& n : *nodes) {
+      if (Str(n, "__typename") != "CheckRun") continue;
+      CheckRun run;
+      run.id = Int(n, "databaseId");
+      run.name = Str(n, "name");
+      run.status = Lower(Str(n, "status"));
+      run.conclusion = Lower(Str(n, "conclusion"));
+      const json::value& suite = Sub(n, "checkSuite");
+      run.head_sha = Str(Sub(suite, "commit"), "oid");
+      run.app = Str(Sub(suite, "app"), "slug");
+      run.external_id = Str(n, "externalId");
+      out->state.check_runs.push_back(std::move(run));
+    }
+  }
+  return true;
+}
+
+GitHubError AnswerError(const json::array& errors, Time reset) {
+  const json::value& first = errors.front();
+  const std::string type = Str(first, "type");
+  std::string message = "POST /graphql (PullState): " + Str(first, "message");
+  if (type == "NOT_FOUND") return GitHubError{GitHubErrorKind::kNotFound, 200, {}, message};
+  if (type == "RATE_LIMITED") {
+    return GitHubError{GitHubErrorKind::kRateLimited, 200, reset, message};
+  }
+  return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
+}
+
+}  // namespace
+
+json::object PullStateRequest(const RepoRef& repo, int64_t number) {
+  return json::object{
+      {"query", kPullStateQuery},
+      {"operationName", "PullState"},
+      {"variables", json::object{{"owner", repo.owner}, {"name", repo.name}, {"number", number}}}};
+}
+
+GitHubResult<PullStateAnswer> ParsePullStateAnswer(const json::value& body, Time reset) {
+  if (const auto* errors = Sub(body, "errors").if_array(); errors != nullptr && !errors->empty()) {
+    return AnswerError(*errors, reset);
+  }
+  const json::value& pull = Sub(Sub(Sub(body, "data"), "repository"), "pullRequest");
+  if (!pull.is_object()) {
+    return GitHubError{GitHubErrorKind::kPermanent,
+                       200,
+                       {},
+                       "POST /graphql (PullState): the answer holds no pullRequest"};
+  }
+  PullStateAnswer out;
+  out.state.pr = ParsePull(pull);
+  out.labels_truncated = HasNextPage(Sub(pull, "labels"));
+  out.reviews_truncated = HasNextPage(Sub(pull, "reviews"));
+  ParseReviews(Sub(pull, "reviews"), &out.state.reviews);
+  const json::array* commits = Nodes(Sub(pull, "commits"));
+  const bool head_read = commits != nullptr && !commits->empty() &&
+                         ParseHead(Sub(commits->back(), "commit"), out.state.pr.head_sha, &out);
+  if (!head_read) out.checks_incomplete = true;
+  return out;
+}
+
+}  // namespace gatehouse

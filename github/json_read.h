@@ -1,0 +1,38 @@
+// Reading fields out of GitHub's JSON answers (REST and GraphQL): missing or mistyped fields
+// read as empty, since GitHub adds fields freely, omits some and sends null for others.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gatehouse::json_read {
+
+// `key`'s value of object `v`; a null value when `v` is not an object or has no `key`.
+inline const boost::json::value& Sub(const boost::json::value& v, std::string_view key) {
+  static const boost::json::value kNull;
+  const auto* obj = v.if_object();
+  const auto* field = obj ? obj->if_contains(key) : nullptr;
+  return field ? *field : kNull;
+}
+
+inline std::string Str(const boost::json::value& v, std::string_view key) {
+  const auto* s = Sub(v, key).if_string();
+  return s ? std::string(*s) : std::string();
+}
+
+inline int64_t Int(const boost::json::value& v, std::string_view key) {
+  const boost::json::value& field = Sub(v, key);
+  if (const auto* i = field.if_int64()) return *i;
+  if (const auto* u = field.if_uint64()) return static_cast<int64_t>(*u);
+  return 0;
+}
+
+inline std::optional<bool> OptBool(const boost::json::value& v, std::string_view key) {
+  const auto* b = Sub(v, key).if_bool();
+  return b ? std::optional<bool>(*b) : std::nullopt;
+}
+
+}  // namespace gatehouse::json_read
