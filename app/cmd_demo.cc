@@ -90,6 +90,7 @@ Options:
                      give up waiting for gatehouse to settle after S seconds (default 120)
   --max-attempts N   every node's --max-attempts: failed attempts before a work item is
                      dead (default 8, as serve's)
+  --github-reads HOW every node's --github-reads: graphql (the default) or rest
   --serve-log-level L
                      every node's --log-level (default warn; the logs are DIR/gatehouse*.log)
   --serve-after      after the report, keep the simulator and gatehouse running (dashboard,
@@ -119,7 +120,7 @@ void KillOneNode(DemoRig& rig, double secs, bool tty, std::vector<std::string>* 
 
 int RunDemo(int argc, char** argv) {
   Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes",
-               "kill-node-after-seconds", "max-attempts", "serve-log-level"},
+               "kill-node-after-seconds", "max-attempts", "serve-log-level", "github-reads"},
               {"serve-after"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
@@ -202,7 +203,9 @@ int RunDemo(int argc, char** argv) {
                              "--log-level",
                              flags.Get("serve-log-level", "warn"),
                              "--max-attempts",
-                             std::to_string(*max_attempts)};
+                             std::to_string(*max_attempts),
+                             "--github-reads",
+                             flags.Get("github-reads", "graphql")};
   // A killed node's leases must run out within the play, not a minute later.
   if (*nodes_n > 1) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--lease-seconds", "4"});
   if (IsPostgresUrl(db)) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});

@@ -78,6 +78,9 @@ Options:
                          list the App's webhook deliveries GitHub could not make (gatehouse
                          down, unreachable) and accept the missed ones, at start-up and then
                          this often (default 60; 0 turns recovery off; App mode only)
+  --github-reads HOW     how a pass reads a PR: graphql (default: one GraphQL query for the
+                         PR, its reviews, checks and statuses) or rest (four REST reads, each
+                         conditional on its ETag); docs/GITHUB.md "One query per pass"
   --reviewers FILE       the reviewers (AI agents, linters, scripts) review runs are
                          dispatched to, their roles, executors, concurrency and timeouts
                          (docs/REVIEWERS.md; checked by `gatehouse config check --reviewers`)
@@ -140,6 +143,7 @@ int RunServe(int argc, char** argv) {
                "sweep-interval-seconds",
                "resolve-interval-seconds",
                "recover-interval-seconds",
+               "github-reads",
                "reviewers",
                "admin-listen",
                "admin-token-out"},
@@ -179,6 +183,11 @@ int RunServe(int argc, char** argv) {
   options.sweep_interval = std::chrono::seconds(*sweep_s);
   options.resolve_interval = std::chrono::seconds(*resolve_s);
   options.recover_interval = std::chrono::seconds(*recover_s);
+  const std::string reads = flags.Get("github-reads", "graphql");
+  if (reads != "graphql" && reads != "rest") {
+    return UsageError("--github-reads must be graphql or rest, not \"" + reads + "\"");
+  }
+  options.graphql_reads = reads == "graphql";
 
   WebhookOptions& webhook = options.webhook;
   webhook.path = flags.Get("webhook-path", "/webhook");

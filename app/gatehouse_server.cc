@@ -216,7 +216,10 @@ Status GatehouseServer::WireGitHub() {
   auto tokens = MakeTokenSource(config, *metered_, clock_);
   if (!tokens.ok()) return InvalidArgument(tokens.status().message());
   tokens_ = std::move(tokens).value();
-  github_ = std::make_unique<GitHubClient>(*metered_, *tokens_, clock_);
+  GitHubClientOptions client;
+  client.graphql_reads = options_.graphql_reads;
+  client.graphql_target = GraphqlTargetFor(config.api_url);
+  github_ = std::make_unique<GitHubClient>(*metered_, *tokens_, clock_, client);
   RegisterRateLimitMetrics(*github_);
 
   if (config.app_mode()) {

@@ -69,6 +69,8 @@ struct ServerOptions {
   // the first round runs at start-up). Zero: none. App mode only: the deliveries API needs an
   // App JWT.
   Duration recover_interval = std::chrono::seconds(60);
+  // A pass reads a PR with one GraphQL query (GitHubClientOptions::graphql_reads); false: REST.
+  bool graphql_reads = true;
   ClockPtr clock;  // null: the real clock
   // The reviewers file (`--reviewers`, docs/REVIEWERS.md) and one executor per reviewer; no
   // reviewers: no review runs are requested. pass.served_roles is set from it.
