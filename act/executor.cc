@@ -155,8 +155,9 @@ class PlanRun {
   // belong to their commit whatever the PR does. Everything else it would accept on a PR whose
   // head moved, or that was closed or merged, since the plan was made (a review may name an old
   // commit; a close, a label or a comment names none), so the executor looks at the PR itself
-  // right before those calls. The read usually costs nothing: the PR is unchanged since the
-  // pass read it, and GitHub answers the conditional request with a 304.
+  // right before those calls. After a pass's first head check the read costs nothing: the PR is
+  // unchanged, and GitHub answers the conditional request with a 304 (the first is a 304 too
+  // when the pass read the PR over REST; docs/ACTIONS.md).
   static bool ChecksHeadFirst(ActionKind kind) {
     switch (decide::ClassOf(kind)) {
       case decide::ActionClass::kReview:
