@@ -13,6 +13,7 @@
 // simulator's URL as its GitHub API.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <fstream>
 #include <functional>
@@ -50,6 +51,10 @@ std::string ReadAll(const std::string& path) {
 struct Options {
   std::vector<std::string> serve_args;  // beyond the common ones
   std::string crash_after_call;         // GATEHOUSE_FAULT_CRASH_AFTER_CALL for the first serve
+  // When set, gatehouse is kept running after the scenario until its audit satisfies this
+  // (or 30 s pass): for what only a later pass can show — a decision that waited for a
+  // mergeability recheck, say — which the simulator cannot observe when nothing is called.
+  std::function<bool(const std::vector<AuditEntry>&)> audit_until;
 };
 
 struct Outcome {
@@ -122,8 +127,10 @@ class DecideActE2eTest : public ::testing::Test {
   }
 
   Outcome Play(const std::string& name, std::vector<std::string> serve_args,
-               std::string crash_after_call = "") {
-    const Options options{std::move(serve_args), std::move(crash_after_call)};
+               std::string crash_after_call = "",
+               std::function<bool(const std::vector<AuditEntry>&)> audit_until = nullptr) {
+    const Options options{std::move(serve_args), std::move(crash_after_call),
+                          std::move(audit_until)};
     Outcome out;
     // A name is one of tests/scenarios/NAME.json; a path (with a '/') is played as it is.
     const std::string scenario = name.find('/') != std::string::npos
@@ -184,7 +191,12 @@ class DecideActE2eTest : public ::testing::Test {
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (std::chrono::steady_clock::now() < give_up) {
           auto funnel = (*live)->inbox().GetFunnel();
-          if (funnel.ok() && funnel->in_flight == 0) break;
+          bool settled = funnel.ok() && funnel->in_flight == 0;
+          if (settled && options.audit_until) {
+            auto audit = (*live)->audit().ListAudit(kSubject, 0);
+            settled = audit.ok() && options.audit_until(*audit);
+          }
+          if (settled) break;
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
       }
@@ -369,13 +381,20 @@ TEST_F(DecideActE2eTest, ObserveMakesNoMutatingCall) {
 
 // 8b. --dry-run overrides a repository on `auto`: nothing is called.
 TEST_F(DecideActE2eTest, DryRunMakesNoMutatingCall) {
+  // The pass that plans the merge may come from the mergeability recheck (3 s after a pass
+  // that saw `mergeable` still null), later than the simulator's settle: wait for it.
   Outcome o =
-      Play("dry_run", {"--debounce-ms", "100", "--sweep-interval-seconds", "0", "--dry-run"});
+      Play("dry_run", {"--debounce-ms", "100", "--sweep-interval-seconds", "0", "--dry-run"}, "",
+           [](const std::vector<AuditEntry>& audit) {
+             return std::any_of(audit.begin(), audit.end(), [](const AuditEntry& e) {
+               return e.kind == "skipped" && e.summary.find("merge") != std::string::npos;
+             });
+           });
   EXPECT_VERDICT_OK(o);
   ASSERT_TRUE(o.store);
   EXPECT_TRUE(o.actions.empty());
   EXPECT_GE(CountAudit(o, "skipped", "dry-run"), 1);
-  EXPECT_GE(CountAudit(o, "skipped", "merge"), 1);
+  EXPECT_GE(CountAudit(o, "skipped", "merge"), 1) << o.logs;
   ExpectNothingDeadOrLost(o);
 }
 
