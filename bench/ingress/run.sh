@@ -5,11 +5,14 @@
 #   bash bench/ingress/run.sh [SECONDS] [CONNECTIONS]     (defaults 20 and 64)
 #
 # Needs build/gatehouse (ninja -C build gatehouse) and wrk (scripts/install-deps.sh).
+# GATEHOUSE_BIN=path runs another build instead (an older commit's, to compare; the same
+# machine, one after the other).
 # The database goes to build/bench-ingress/ on the project's disk, not /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 connections=${2:-64}
+gh=${GATEHOUSE_BIN:-build/gatehouse}
 fixture=../shared/fixtures/github-webhooks/pull_request/synchronize.payload.json
 dir=build/bench-ingress
 rm -rf "$dir" && mkdir -p "$dir"
@@ -33,15 +36,15 @@ export GATEHOUSE_WEBHOOK_SECRET="bench-$(openssl rand -hex 16)"
 export GATEHOUSE_BENCH_BODY="$dir/body.json"
 export GATEHOUSE_BENCH_SIGNATURE="sha256=$(openssl dgst -sha256 -hmac "$GATEHOUSE_WEBHOOK_SECRET" -r < "$dir/body.json" | cut -d' ' -f1)"
 
-build/gatehouse serve --db "$dir/g.db" --listen 127.0.0.1:0 --log-level warn \
+"$gh" serve --db "$dir/g.db" --listen 127.0.0.1:0 --log-level warn \
   > "$dir/serve.out" 2> "$dir/serve.err" &
 serve=$!
 trap 'kill $serve 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q listening "$dir/serve.out" 2>/dev/null && break; sleep 0.05; done
-url=$(grep -o 'http://[^ ]*' "$dir/serve.out")
+url=$(sed -n 's#^gatehouse: listening on \(http://[^ ]*\)$#\1#p' "$dir/serve.out")
 base=${url%/webhook}
 echo "ingress bench: $(wc -c < "$dir/body.json") byte payload, $connections connections, ${seconds}s, $(nproc) cores, $url"
 wrk -t2 -c"$connections" -d"${seconds}s" --latency -s bench/ingress/post.lua "$base" | tail -n 1
 kill -TERM $serve && wait $serve || true
 trap - EXIT
-build/gatehouse status --db "$dir/g.db" | head -9
+"$gh" status --db "$dir/g.db" | head -9
