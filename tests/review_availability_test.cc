@@ -171,7 +171,8 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   ASSERT_NO_FATAL_FAILURE(w.Start());
   ASSERT_NO_FATAL_FAILURE(
       SetFaults(w, R"({"aimed":[{"method":"POST","path":"/repos/*/pulls/*/reviews",)"
-                   R"("fault":")" + GetParam() + R"("}]})"));
+                   R"("fault":")" +
+                       GetParam() + R"("}]})"));
   const int n = w.OpenPull();
   // The post failed: its intent is open, the item backs off (the clock moves in small steps,
   // so the retry is not reached before the close below).
@@ -192,9 +193,9 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
     return runs.size() == 1 && IsTerminal(runs[0].state) && rows.size() == 1 &&
            rows[0].state != ActionState::kIntent;
   })) << "the open post was never settled: run "
-         << (w.Runs(n).empty() ? "none" : RunStateName(w.Runs(n)[0].state)) << ", post "
-         << (Posts(w, n).empty() ? "none" : Posts(w, n)[0].result) << ", item "
-         << (Item(w, n) ? Item(w, n)->last_error : "none");
+      << (w.Runs(n).empty() ? "none" : RunStateName(w.Runs(n)[0].state)) << ", post "
+      << (Posts(w, n).empty() ? "none" : Posts(w, n)[0].result) << ", item "
+      << (Item(w, n) ? Item(w, n)->last_error : "none");
   const ActionRecord post = Posts(w, n).at(0);
   if (took_effect) {
     EXPECT_EQ(post.state, ActionState::kDone) << post.result;
@@ -210,6 +211,22 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
 INSTANTIATE_TEST_SUITE_P(Faults, EndedRunPostTest,
                          ::testing::Values("server_error", "lost_answer_reset"));
 
+// Each run of PR `n` as "state (reason)", and each post intent, for a failure message.
+std::string DescribeRuns(ReviewWorld& w, int n) {
+  std::string out = "runs:";
+  for (const ReviewRun& run : w.Runs(n)) {
+    out += " [" + run.key.head_sha.substr(0, 7) + " " + std::string(RunStateName(run.state)) +
+           " (" + run.reason + ")]";
+  }
+  out += "; posts:";
+  for (const ActionRecord& post : Posts(w, n)) {
+    out += " [" + post.key.head_sha.substr(0, 7) + " " + std::string(ActionStateName(post.state)) +
+           " " + post.result + "]";
+  }
+  if (auto item = Item(w, n)) out += "; item: " + item->last_error;
+  return out;
+}
+
 // A push that lands between the post's last read of the PR and the call (the simulator's
 // push_on_review): GitHub takes the approval on the replaced head, so the review pass reads the
 // head again after posting and dismisses it (docs/REVIEWERS.md, step 7c). The run ends
@@ -222,11 +239,17 @@ TEST_F(ReviewAvailabilityTest, AnApprovalAPushBeatIsDismissedAndTheNewHeadReview
   ASSERT_NO_FATAL_FAILURE(SetFaults(w, R"({"push_on_review":1})"));
   const int n = w.OpenPull();
   const std::string first = w.Pull(n).head_sha;
+  // The old head's run ends superseded by the review pass's own read after the post, or
+  // cancelled by the push's PR pass when that pass got there first, mid-post (docs/REVIEWERS.md,
+  // "Known limits": the run is recorded as the pass that ended it said); either way its post
+  // is dismissed below.
   ASSERT_TRUE(w.Settle([&] {
     auto runs = w.Runs(n);
-    return runs.size() == 2 && runs[0].state == RunState::kSuperseded &&
+    return runs.size() == 2 &&
+           (runs[0].state == RunState::kSuperseded || runs[0].state == RunState::kCancelled) &&
            runs[1].state == RunState::kDone;
-  })) << "runs: " << w.Runs(n).size();
+  })) << DescribeRuns(w, n);
+  EXPECT_NE(w.Runs(n)[0].reason.find("head moved"), std::string::npos) << DescribeRuns(w, n);
   const std::string second = w.Pull(n).head_sha;
   ASSERT_NE(first, second);
   const std::vector<sim::Review> reviews = w.RunReviews(n);
