@@ -192,7 +192,12 @@ void WorkerPool::DispatcherLoop() {
       if (stopping && busy_ == 0 && finished_.empty() && unrecorded_.empty()) break;
     }
     if (want > 0 && claimed == want) continue;  // more may be due right now
-    const Time poll = clock_->Now() + options_.poll_interval;
+    // Sleep until the next poll, or until the earliest pending item comes due when that is
+    // sooner (a debounce ending, a backoff or timer expiring): a pass starts when it is due,
+    // not up to a poll later. Only when this step had free slots, so every item due by then
+    // was claimed and next_due is ahead; with none free, a finishing pass wakes the loop.
+    Time poll = clock_->Now() + options_.poll_interval;
+    if (want > 0 && next_due_ && *next_due_ > clock_->Now()) poll = std::min(poll, *next_due_);
     MutexLock lock(&mu_);
     while (finished_.empty() && !wake_ && !(stopping_ && !stopping) &&
            clock_->WaitUntil(&mu_, &dispatcher_cv_, poll)) {
@@ -202,6 +207,7 @@ void WorkerPool::DispatcherLoop() {
 }
 
 size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
+  next_due_.reset();
   if (done.empty() && want == 0) return 0;
   std::vector<PassFinish> batch;
   batch.reserve(done.size());
@@ -212,6 +218,7 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
   // Recording the finished passes and claiming their successors share one transaction.
   auto cycle = store_.work().FinishAndClaim(batch, options_.owner, want, options_.lease, now);
   if (!cycle.ok()) {
+    next_due_.reset();
     ++failed_steps_;
     Log(LogLevel::kWarn, "engine.step_failed")
         .Field("error", cycle.status().ToString())
@@ -234,6 +241,7 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
     return 0;
   }
   failed_steps_ = 0;
+  next_due_ = cycle->next_due;
   if (!done.empty()) RecordFinishes(done, cycle->finished);
   Dispatch(cycle->claimed, now);
   return cycle->claimed.size();

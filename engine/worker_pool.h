@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -160,6 +161,7 @@ class WorkerPool {
 
   std::vector<Finished> unrecorded_;  // dispatcher only: finishes whose commit failed
   int failed_steps_ = 0;              // dispatcher only: consecutive failed store steps
+  std::optional<Time> next_due_;      // dispatcher only: the last step's Cycle::next_due
   std::thread dispatcher_;
   std::vector<std::thread> workers_;
 };

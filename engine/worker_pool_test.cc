@@ -87,6 +87,23 @@ TEST_F(WorkerPoolTest, ThePollIntervalIsMeasuredOnTheClock) {
   EXPECT_EQ(rec_.Reports()[0].started, kT0 + seconds(10));
 }
 
+// A debounced item starts when it comes due, not at the next poll: the dispatcher sleeps
+// until the earliest pending due time when that is sooner than its poll.
+TEST_F(WorkerPoolTest, ADebouncedItemStartsWhenDueNotAtTheNextPoll) {
+  options_.poll_interval = std::chrono::hours(1);
+  gatehouse::Signal soon{"acme/app#1", "pushed", milliseconds(300)};
+  ASSERT_TRUE(store_->work().Enqueue({&soon, 1}, clock_->Now(), Durability::kRecoverable).ok());
+  WorkerPool pool(
+      *store_, clock_, [](PassContext&) { return PassOutcome::Done(); }, options_, rec_.Observer());
+  ASSERT_TRUE(pool.Start().ok());
+  clock_->AwaitWaiters(1);  // nothing due yet: the dispatcher sleeps
+  EXPECT_TRUE(rec_.Reports().empty());
+  clock_->Advance(milliseconds(300));
+  ASSERT_TRUE(rec_.WaitForCount(1));
+  pool.Stop();
+  EXPECT_EQ(rec_.Reports()[0].started, kT0 + milliseconds(300));
+}
+
 // Rule 3: N signals while a pass runs cause exactly one further pass, covering all of them.
 TEST_F(WorkerPoolTest, SignalsDuringAPassCauseExactlyOneMorePass) {
   Latch started, release;

@@ -105,6 +105,31 @@ TEST_P(StoreContractTest, ClaimRespectsDebounce) {
   EXPECT_EQ(leases[0].key, "acme/app#1");
 }
 
+// A cycle that claims fewer than it may names when the next pending item comes due, so the
+// worker pool can sleep until then instead of a whole poll.
+TEST_P(StoreContractTest, ACycleWithRoomLeftNamesTheNextDue) {
+  auto cycle = store_->work().FinishAndClaim({}, "w1", 4, seconds(30), kT0);
+  ASSERT_TRUE(cycle.ok()) << cycle.status().ToString();
+  EXPECT_FALSE(cycle->next_due.has_value()) << "nothing pending";
+
+  Signal1("acme/app#1", "pushed", kT0, milliseconds(300));
+  Signal1("acme/app#2", "pushed", kT0, seconds(5));
+  Signal1("acme/app#3", "pushed", kT0);
+  cycle = store_->work().FinishAndClaim({}, "w1", 4, seconds(30), kT0 + milliseconds(10));
+  ASSERT_TRUE(cycle.ok()) << cycle.status().ToString();
+  ASSERT_EQ(cycle->claimed.size(), 1u);
+  EXPECT_EQ(cycle->claimed[0].key, "acme/app#3");
+  EXPECT_EQ(cycle->next_due, kT0 + milliseconds(300));
+
+  // Finishing #3 and claiming #1 at its due time: #2 is next.
+  const PassFinish done = Completed(cycle->claimed[0]);
+  cycle = store_->work().FinishAndClaim({&done, 1}, "w1", 4, seconds(30), kT0 + milliseconds(300));
+  ASSERT_TRUE(cycle.ok()) << cycle.status().ToString();
+  ASSERT_EQ(cycle->claimed.size(), 1u);
+  EXPECT_EQ(cycle->claimed[0].key, "acme/app#1");
+  EXPECT_EQ(cycle->next_due, kT0 + seconds(5));
+}
+
 TEST_P(StoreContractTest, ClaimTakesTheLeaseAndBumpsTheFence) {
   Signal1("acme/app#1", "pushed", kT0);
   Signal1("acme/app#1", "ci-completed", kT0);

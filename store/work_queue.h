@@ -146,6 +146,10 @@ class WorkQueue {
   struct Cycle {
     std::vector<Status> finished;  // one per finish: OK or kFenceLost
     std::vector<Lease> claimed;
+    // When it claimed fewer than `max_items` (> 0): the earliest due_at of a pending item
+    // after this cycle's claims (later than `now` unless another process has signalled since),
+    // nullopt when no item is pending. The pool sleeps until then instead of a whole poll.
+    std::optional<Time> next_due;
   };
   virtual Result<Cycle> FinishAndClaim(std::span<const PassFinish> finishes, std::string_view owner,
                                        size_t max_items, Duration lease, Time now) = 0;

@@ -409,8 +409,15 @@ Result<WorkQueue::Cycle> PgStore::FinishAndClaim(std::span<const PassFinish> fin
                    [&](PgConn& c) -> Status {
     cycle.finished.clear();
     cycle.claimed.clear();
+    cycle.next_due.reset();
     GH_RETURN_IF_ERROR(FinishInTx(*this, c, finishes, now, &cycle.finished));
-    return ClaimInTx(c, counter_shard_, owner, max_items, lease, now, &cycle.claimed);
+    GH_RETURN_IF_ERROR(ClaimInTx(c, counter_shard_, owner, max_items, lease, now, &cycle.claimed));
+    if (max_items == 0 || cycle.claimed.size() == max_items) return Status::Ok();
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("work.next_due",
+                                                   "SELECT min(due_at) FROM work_items "
+                                                   "WHERE state = 'pending'"));
+    if (r.rows() > 0) cycle.next_due = r.OptTime(0, 0);
+    return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("finishing and claiming");
   return cycle;

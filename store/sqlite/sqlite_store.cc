@@ -351,8 +351,15 @@ Result<WorkQueue::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish>
   Status s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
     cycle.finished.clear();
     cycle.claimed.clear();
+    cycle.next_due.reset();
     GH_RETURN_IF_ERROR(FinishInTx(finishes, now, &cycle.finished));
-    return ClaimInTx(owner, max_items, lease, now, &cycle.claimed);
+    GH_RETURN_IF_ERROR(ClaimInTx(owner, max_items, lease, now, &cycle.claimed));
+    if (max_items == 0 || cycle.claimed.size() == max_items) return Status::Ok();
+    GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT MIN(due_at) FROM work_items "
+                                             "INDEXED BY work_items_due WHERE state = 'pending'"));
+    GH_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (row) cycle.next_due = q->OptTime(0);
+    return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("finishing and claiming");
   return cycle;

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Reaction latency (issue 15, point 2; docs/BENCHMARKS.md "Reaction latency").
+
+From the webhook that makes a PR ready (its last required check turning green) to gatehouse's
+merge call, both read from the simulator's effect log (its clock, millisecond stamps): the
+check run's `check_run` effect (the simulator sends its webhooks as it records the effect) and
+the PR's `merge` effect by the App.
+
+One run starts `gatehouse-sim serve` and `gatehouse serve` (App mode, a fresh key pair, a fresh
+SQLite file, default settings but --debounce-ms), builds a world of REPOS repositories whose
+policy is "check ci green, one approval, autonomy auto", BACKGROUND other PRs that never become
+ready (no approval) and TARGETS approved PRs whose `ci` is still missing, waits until gatehouse
+is at rest, then turns one target's `ci` green every GAP seconds, while (under load) a second
+thread adds check runs to random background PRs at RATE webhooks per second. Every one of
+those webhooks is a real pass for gatehouse (live reads, a verdict, a check run of its own).
+
+usage: reaction.py [--load RATE] [--targets N] [--background N] [--repos N] [--debounce-ms MS]
+                   [--gap S] [--build DIR]
+Prints one line per target and the p50/p99 with the target the issue names.
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+POLICY = """version: 1
+rules:
+  required_checks:
+    checks: [ci]
+  approvals:
+    min: 1
+actions:
+  autonomy: auto
+"""
+
+
+class Client:
+    """A keep-alive JSON client for one base URL (one per thread)."""
+
+    def __init__(self, base):
+        u = urllib.parse.urlparse(base)
+        self.host, self.port = u.hostname, u.port
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body)
+        for attempt in range(2):
+            try:
+                self.conn.request(method, path, body=data,
+                                  headers={"Content-Type": "application/json"})
+                r = self.conn.getresponse()
+                text = r.read()
+                if r.status >= 300:
+                    raise RuntimeError(f"{method} {path}: {r.status} {text[:200]!r}")
+                return json.loads(text) if text else None
+            except (http.client.HTTPException, ConnectionError):
+                if attempt:
+                    raise
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+
+
+def start(argv, log_path, env=None, prefix=None):
+    """Starts a process; returns it and the URL from its '<prefix>: listening on URL' line."""
+    out = open(log_path, "w")
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=out, text=True, env=env)
+    pattern = re.compile(r"^" + re.escape(prefix) + r": listening on (http://\S+)$")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        m = pattern.match(line.strip())
+        if m:
+            threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
+            return p, m.group(1)
+    p.kill()
+    sys.exit(f"reaction: {argv[0]} did not start; see {log_path}")
+
+
+def effects(sim, kind):
+    return sim.call("GET", "/_sim/effects?kind=" + kind) or []
+
+
+def at_ms(stamp):
+    # 2026-12-04T06:55:01.123Z
+    t = time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
+    return (time.mktime(t) - time.timezone) * 1000 + int(stamp[20:23])
+
+
+def wait_at_rest(gatehouse, db, quiet_s=2.0, limit_s=300):
+    """Waits until gatehouse has no delivery in flight, no pass running and has completed no
+    pass for quiet_s (items waiting on a later timer may stay pending)."""
+    last = None
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        st = json.loads(subprocess.check_output([gatehouse, "status", "--db", db, "--json"]))
+        work, counters = st.get("work", {}), st.get("counters", {})
+        key = (st.get("in_flight"), work.get("running"), counters.get("work.passes_completed"))
+        if key[0] == 0 and key[1] == 0 and key == last:
+            return
+        last = key
+        time.sleep(quiet_s)
+    sys.exit("reaction: gatehouse did not come to rest")
+
+
+def percentile(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--load", type=float, default=0.0, help="background webhooks per second")
+    ap.add_argument("--targets", type=int, default=40)
+    ap.add_argument("--background", type=int, default=200)
+    ap.add_argument("--repos", type=int, default=10)
+    ap.add_argument("--debounce-ms", type=int, default=1000)
+    ap.add_argument("--gap", type=float, default=0.5, help="seconds between two targets")
+    ap.add_argument("--build", default="build")
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="reaction.", dir=args.build)
+    key, pub = os.path.join(work, "app.pem"), os.path.join(work, "app.pub.pem")
+    subprocess.check_call(["openssl", "genrsa", "-out", key, "2048"], stderr=subprocess.DEVNULL)
+    subprocess.check_call(["openssl", "rsa", "-in", key, "-pubout", "-out", pub],
+                          stderr=subprocess.DEVNULL)
+    env = dict(os.environ, GATEHOUSE_WEBHOOK_SECRET="bench-" + os.urandom(8).hex())
+    sim_p, sim_url = start([os.path.join(args.build, "gatehouse-sim"), "serve", "--listen",
+                            "127.0.0.1:0", "--app-id", "4242", "--app-public-key", pub,
+                            "--log-level", "warn"], os.path.join(work, "sim.log"), env,
+                           "gatehouse-sim")
+    procs = [sim_p]
+    try:
+        sim = Client(sim_url)
+        owners = [("acme", f"repo{i}") for i in range(args.repos)]
+        for i, (o, r) in enumerate(owners):
+            sim.call("POST", "/_sim/repos", {"owner": o, "name": r, "installation_id": 1 + i % 4,
+                                             "members": ["bob"],
+                                             "files": {".github/gatehouse.yml": POLICY}})
+        background, targets = [], []
+        for i in range(args.background + args.targets):
+            o, r = owners[i % len(owners)]
+            pr = sim.call("POST", f"/_sim/repos/{o}/{r}/pulls",
+                          {"title": f"change {i}", "author": "alice"})
+            if i >= args.background:
+                targets.append((o, r, pr["number"], pr["head"]["sha"]))
+            else:
+                background.append((o, r, pr["number"]))
+        for o, r, n, _ in targets:
+            sim.call("POST", f"/_sim/repos/{o}/{r}/pulls/{n}/reviews",
+                     {"user": "bob", "event": "APPROVE"})
+
+        db = os.path.join(work, "g.db")
+        gh = os.path.join(args.build, "gatehouse")
+        serve_env = dict(env, GATEHOUSE_GITHUB_APP_ID="4242",
+                         GATEHOUSE_GITHUB_PRIVATE_KEY_FILE=key,
+                         GATEHOUSE_GITHUB_API_URL=sim_url)
+        serve_p, hook = start([gh, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                               "--admin-listen", "127.0.0.1:0", "--log-level", "warn",
+                               "--debounce-ms", str(args.debounce_ms)],
+                              os.path.join(work, "serve.log"), serve_env, "gatehouse")
+        procs.append(serve_p)
+        sim.call("PUT", "/_sim/webhook-url", {"url": hook})
+        print(f"reaction: {args.repos} repositories, {args.background} background PRs, "
+              f"{args.targets} targets, load {args.load:g} webhooks/s, debounce "
+              f"{args.debounce_ms} ms, {os.cpu_count()} cores; gatehouse at {hook}", flush=True)
+        # The world's creation was delivered too (opened PRs, reviews): let it settle.
+        wait_at_rest(gh, db)
+
+        stop = threading.Event()
+        sent = [0]
+
+        def load():
+            c = Client(sim_url)
+            rnd = random.Random(7)
+            period = 1.0 / args.load
+            next_at = time.monotonic()
+            while not stop.is_set():
+                o, r, n = rnd.choice(background)
+                c.call("POST", f"/_sim/repos/{o}/{r}/check-runs",
+                       {"pr": n, "name": f"lint-{rnd.randrange(5)}", "conclusion": "success"})
+                sent[0] += 1
+                next_at += period
+                time.sleep(max(0.0, next_at - time.monotonic()))
+
+        loader = threading.Thread(target=load, daemon=True)
+        if args.load > 0:
+            loader.start()
+            time.sleep(5)  # the load reaches its steady state first
+        for o, r, n, _ in targets:
+            sim.call("POST", f"/_sim/repos/{o}/{r}/check-runs",
+                     {"pr": n, "name": "ci", "conclusion": "success"})
+            time.sleep(args.gap)
+        # Every target merged (or give up after a minute).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            merged = {(e["repo"], e["number"]) for e in effects(sim, "merge")
+                      if e["who"].startswith("installation:") and e["status"] == 200}
+            if all((f"{o}/{r}", n) in merged for o, r, n, _ in targets):
+                break
+            time.sleep(0.5)
+        stop.set()
+
+        merges = {}
+        for e in effects(sim, "merge"):
+            if e["who"].startswith("installation:") and e["status"] == 200:
+                merges.setdefault((e["repo"], e["number"]), e)
+        green = {}  # (repo, head sha) -> the effect of the `ci` run that made it ready
+        for e in effects(sim, "check_run"):
+            if e.get("detail", "").startswith("ci:completed:success"):
+                green.setdefault((e["repo"], e["sha"]), e)
+        lat, missing = [], []
+        for o, r, n, sha in targets:
+            k = (f"{o}/{r}", n)
+            if k not in merges or (k[0], sha) not in green:
+                missing.append(k)
+                continue
+            lat.append((at_ms(merges[k]["at"]) - at_ms(green[(k[0], sha)]["at"]), f"{k[0]}#{n}"))
+        for v, name in lat:
+            print(f"  {name}: {v:.0f} ms")
+        lat = [v for v, _ in lat]
+        p50, p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+        limit50, limit99 = args.debounce_ms + 100, args.debounce_ms + 500
+        print(f"reaction latency: {len(lat)} merges, {len(missing)} missing; "
+              f"p50 {p50:.0f} ms (target <= {limit50}), p99 {p99:.0f} ms "
+              f"(target <= {limit99}), max {max(lat) if lat else float('nan'):.0f} ms; "
+              f"background webhooks sent {sent[0]}")
+        print(json.dumps({"load": args.load, "debounce_ms": args.debounce_ms,
+                          "targets": args.targets, "background": args.background,
+                          "merges": len(lat), "missing": len(missing), "p50_ms": p50,
+                          "p99_ms": p99, "max_ms": max(lat) if lat else None,
+                          "background_sent": sent[0]}))
+        return 0 if not missing else 1
+    finally:
+        for p in reversed(procs):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
