@@ -161,7 +161,10 @@ GitHubResult<GitHubClient::Response> GitHubClient::Request(const CallContext& ct
   std::optional<CachedGet> cached;
   if (is_get) {
     MutexLock lock(&mutex_);
-    if (auto it = etags_.find(cache_key); it != etags_.end()) cached = it->second;
+    if (auto it = etags_.find(cache_key); it != etags_.end()) {
+      cached = it->second;
+      etag_use_.splice(etag_use_.end(), etag_use_, it->second.use);  // recently used
+    }
   }
   if (cached) call.headers.emplace_back("If-None-Match", cached->etag);
 
@@ -179,11 +182,19 @@ GitHubResult<GitHubClient::Response> GitHubClient::Request(const CallContext& ct
     std::string etag = reply->Header("etag");
     if (is_get && !etag.empty()) {
       MutexLock lock(&mutex_);
-      auto [it, inserted] = etags_.insert_or_assign(cache_key, CachedGet{etag, text, link});
-      if (inserted) etag_order_.push_back(cache_key);
-      while (etags_.size() > options_.etag_cache_entries && !etag_order_.empty()) {
-        etags_.erase(etag_order_.front());
-        etag_order_.pop_front();
+      auto it = etags_.find(cache_key);
+      if (it == etags_.end()) {
+        etag_use_.push_back(cache_key);
+        it = etags_.emplace(cache_key, CachedGet{{}, {}, {}, std::prev(etag_use_.end())}).first;
+      } else {
+        etag_use_.splice(etag_use_.end(), etag_use_, it->second.use);
+      }
+      it->second.etag = std::move(etag);
+      it->second.body = text;
+      it->second.link = link;
+      while (etags_.size() > options_.etag_cache_entries && !etag_use_.empty()) {
+        etags_.erase(etag_use_.front());
+        etag_use_.pop_front();
       }
     }
   } else {

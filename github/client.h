@@ -23,7 +23,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,7 +41,7 @@ namespace gatehouse {
 
 struct GitHubClientOptions {
   int64_t background_reserve = 200;  // of the 5000/h an installation gets
-  size_t etag_cache_entries = 2048;  // oldest entries are evicted first
+  size_t etag_cache_entries = 2048;  // the least recently used entries are evicted first
   int max_pages = 50;                // list calls stop (with an error) beyond this
   // ReadPullState as one GraphQL query (github/graphql_pull_state.h); false: the REST reads.
   bool graphql_reads = true;
@@ -179,6 +179,7 @@ class GitHubClient final : public GitHub {
     std::string etag;
     std::string body;
     std::string link;
+    std::list<std::string>::iterator use;  // its place in etag_use_
   };
   // GitHub's rate windows: REST's `core` and GraphQL's `graphql` (points, not requests).
   enum class Window { kCore, kGraphql };
@@ -211,7 +212,9 @@ class GitHubClient final : public GitHub {
   // Set when GitHub refused the PullState query itself: ReadPullState uses REST from then on.
   std::atomic<bool> graphql_refused_{false};
   std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);
-  std::deque<std::string> etag_order_ GUARDED_BY(mutex_);  // insertion order
+  // Least recently used first: a 304 or a new 200 moves its key to the back, and the front is
+  // evicted, so what every pass reads (a repository's policy file, its PR listing) stays.
+  std::list<std::string> etag_use_ GUARDED_BY(mutex_);
 };
 
 // The URL of rel="next" in a Link header, "" when there is none.

@@ -227,6 +227,40 @@ TEST_F(GitHubClientTest, EtagTurnsRepeatedReadsInto304s) {
   EXPECT_FALSE(fake_.requests()[0].HasHeader("If-None-Match"));
 }
 
+// The cache keeps what is read most recently: with room for two entries, PR 1 read again
+// (a 304) outlives PR 2, which was read once, when PR 3 arrives.
+TEST_F(GitHubClientTest, TheEtagCacheEvictsTheLeastRecentlyUsedEntry) {
+  GitHubClientOptions options;
+  options.etag_cache_entries = 2;
+  Build(options);
+  fake_.SetRoute([&](const HttpRequest& req) {
+    const std::string n = std::string(req.Path().substr(req.Path().rfind('/') + 1));
+    const std::string etag = "\"pr" + n + "\"";
+    if (req.Header("If-None-Match") == etag) {
+      HttpResponse r;
+      r.status = 304;
+      r.content_type.clear();
+      return r;
+    }
+    return WithHeaders(JsonResponse(200, PullJson(std::stoi(n), "sha" + n)), {{"ETag", etag}});
+  });
+  auto read = [&](int n) {
+    auto pr = client_->GetPullRequest(ctx_, kRepo, n);
+    ASSERT_TRUE(pr.ok()) << pr.error().ToString();
+    EXPECT_EQ(pr->head_sha, "sha" + std::to_string(n));
+  };
+  read(1);
+  read(2);
+  read(1);  // a 304: PR 1 is now the most recently used
+  read(3);  // evicts PR 2, not PR 1
+  read(1);
+  read(2);
+  const auto& sent = fake_.requests();
+  ASSERT_EQ(sent.size(), 6u);
+  EXPECT_TRUE(sent[4].HasHeader("If-None-Match")) << "PR 1 stayed in the cache";
+  EXPECT_FALSE(sent[5].HasHeader("If-None-Match")) << "PR 2 was evicted";
+}
+
 TEST_F(GitHubClientTest, PaginationFollowsLinkNext) {
   const std::string base = fake_.base_url();
   fake_.SetRoute([base](const HttpRequest& req) {

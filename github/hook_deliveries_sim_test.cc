@@ -1,16 +1,17 @@
-// AppWebhookDeliveriesClient against the real simulator served in-process, as the App (RS256
+// AppClient against the real simulator served in-process, as the App (RS256
 // JWTs the simulator verifies): deliveries the simulator failed to make (nothing listening)
 // listed newest first through cursor pages, one fetched with its headers and payload, one
 // redelivered; per_page checked before anything is sent; a rate limit typed and then refused
 // locally without another call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
 #include <thread>
 
-#include "github/hook_deliveries_client.h"
+#include "github/app_client.h"
 #include "http/server.h"
 #include "sim/in_process_github_test_util.h"
 #include "sim/webhooks.h"
@@ -58,7 +59,7 @@ class HookDeliveriesClientTest : public ::testing::Test {
     github_.set_webhooks(&sender_);
     ASSERT_NO_FATAL_FAILURE(github_.Start());
     counting_ = std::make_unique<CountingTransport>(github_.transport());
-    client_ = std::make_unique<AppWebhookDeliveriesClient>(*counting_, github_.signer(), clock_);
+    client_ = std::make_unique<AppClient>(*counting_, github_.signer(), clock_);
     for (int i = 0; i < 5; ++i) {
       guids_.push_back(sender_.Enqueue(
           "pull_request",
@@ -83,7 +84,7 @@ class HookDeliveriesClientTest : public ::testing::Test {
       {.url = RefusingUrl(), .secret = "s", .timeout_ms = 2000, .clock = clock_}};
   InProcessGitHub github_{clock_};
   std::unique_ptr<CountingTransport> counting_;
-  std::unique_ptr<AppWebhookDeliveriesClient> client_;
+  std::unique_ptr<AppClient> client_;
   std::vector<std::string> guids_;
 };
 
@@ -116,6 +117,23 @@ TEST_F(HookDeliveriesClientTest, ListsNewestFirstThroughCursorPages) {
       EXPECT_LT(all[i].id, all[i - 1].id);
     }
   }
+}
+
+// GET /app/installations pages by Link like any GitHub list (per_page at most 100): 105
+// installations are two pages, and every one is listed once.
+TEST_F(HookDeliveriesClientTest, ListsEveryInstallationThroughLinkPages) {
+  for (int i = 1; i <= 105; ++i) {
+    ASSERT_TRUE(github_.model().CreateRepo("org" + std::to_string(i), "r", i, {}).ok());
+  }
+  const int before = counting_->sent();
+  auto ids = client_->ListInstallationIds();
+  ASSERT_TRUE(ids.ok()) << ids.error().ToString();
+  EXPECT_EQ(counting_->sent() - before, 2) << "two pages of at most 100";
+  std::vector<int64_t> expected;
+  for (int64_t i = 1; i <= 105; ++i) expected.push_back(i);
+  std::vector<int64_t> got = *ids;
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, expected);
 }
 
 TEST_F(HookDeliveriesClientTest, FetchesOneWithHeadersAndPayloadAndRedeliversIt) {

@@ -5,10 +5,30 @@
 
 #include "github/signature.h"
 #include "sim/jwt.h"
+#include "sim/paged.h"
 #include "sim/render.h"
 
 namespace gatehouse::sim {
 namespace json = boost::json;
+
+namespace {
+
+// Pagination links name the simulator itself (as GitHub's name api.github.com), so a client
+// that only follows links on its own base URL can page through.
+void NameSelfInLinks(const HttpRequest& request, HttpResponse* response) {
+  const std::string host = request.Header("Host");
+  if (host.empty()) return;
+  const std::string github = "https://api.github.com";
+  for (auto& [name, value] : response->headers) {
+    if (name != "Link") continue;
+    for (size_t at = value.find(github); at != std::string::npos; at = value.find(github, at)) {
+      value.replace(at, github.size(), "http://" + host);
+      at += host.size();
+    }
+  }
+}
+
+}  // namespace
 
 int ToNumber(const std::string& s) {
   if (s.empty() || s.size() > 9 ||
@@ -268,7 +288,10 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   if (parts.size() >= 3 && parts[0] == "app" && parts[1] == "hook" && parts[2] == "deliveries") {
     return ServeHookDeliveries(request, parts);
   }
-  if (auto app = ServeApp(request, parts)) return *app;
+  if (auto app = ServeApp(request, parts)) {
+    NameSelfInLinks(request, &*app);
+    return *app;
+  }
   std::string auth = request.Header("Authorization");
   std::string token;
   if (auth.rfind("Bearer ", 0) == 0) token = auth.substr(7);
@@ -291,26 +314,38 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   }
   if (parts.size() == 2 && parts[0] == "installation" && parts[1] == "repositories" &&
       request.method == "GET") {
-    // The repositories this token's installation can see (all of them for any-token mode).
-    // One page: a simulated installation has few repositories.
+    // The repositories this token's installation can see (all of them for any-token mode),
+    // paginated as GitHub does (per_page at most 100).
     boost::json::array repos;
     for (const Repository& r : model_.Repos()) {
       if (caller.installation_id == 0 || r.installation_id == caller.installation_id) {
         repos.push_back(RenderRepo(r));
       }
     }
-    // GitHub counts this against the installation's limit; the simulator's window does not
-    // (it is outside the faults' counters), the tally does.
-    requests_.Record(std::to_string(caller.installation_id), request.method, request.target, 200,
-                     true);
+    HttpResponse response{.status = 200,
+                          .content_type = "application/json",
+                          .body = "",
+                          .headers = {},
+                          .reset_connection = false};
     boost::json::object body;
     body["total_count"] = static_cast<int64_t>(repos.size());
-    body["repositories"] = std::move(repos);
-    return HttpResponse{.status = 200,
-                        .content_type = "application/json",
-                        .body = boost::json::serialize(body),
-                        .headers = {},
-                        .reset_connection = false};
+    body["repositories"] =
+        Paged(std::move(repos), ParseQuery(request.target), std::string(request.Path()), &response);
+    response.body = boost::json::serialize(body);
+    // Conditional like every GitHub list: an unchanged page is a 304 that costs nothing.
+    const std::string etag = "W/\"" + Sha256Hex(response.body).substr(0, 40) + "\"";
+    if (request.Header("If-None-Match") == etag) {
+      response.status = 304;
+      response.content_type.clear();
+      response.body.clear();
+    }
+    response.headers.emplace_back("ETag", etag);
+    // GitHub counts a 200 against the installation's limit; the simulator's window does not
+    // (it is outside the faults' counters), the tally does.
+    requests_.Record(std::to_string(caller.installation_id), request.method, request.target,
+                     response.status, response.status != 304);
+    NameSelfInLinks(request, &response);
+    return response;
   }
   if (parts.size() == 1 && parts[0] == "graphql" && request.method == "POST") {
     return ServeGraphql(request, caller.installation_id);
@@ -353,17 +388,7 @@ HttpResponse SimHandler::ServeRest(const HttpRequest& request) {
   requests_.Record(window, request.method, request.target, response.status,
                    admitted && response.status != 304);
   for (auto& h : headers) response.headers.push_back(std::move(h));
-  // Pagination links name the simulator itself (as GitHub's name api.github.com), so a
-  // client that only follows links on its own base URL can page through.
-  const std::string host = request.Header("Host");
-  for (auto& [name, value] : response.headers) {
-    if (name != "Link" || host.empty()) continue;
-    const std::string github = "https://api.github.com";
-    for (size_t at = value.find(github); at != std::string::npos; at = value.find(github, at)) {
-      value.replace(at, github.size(), "http://" + host);
-      at += host.size();
-    }
-  }
+  NameSelfInLinks(request, &response);
   return response;
 }
 

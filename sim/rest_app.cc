@@ -15,6 +15,7 @@
 #include <string>
 
 #include "sim/app_identity.h"
+#include "sim/paged.h"
 #include "sim/render.h"
 #include "sim/rest.h"
 
@@ -68,9 +69,14 @@ std::optional<HttpResponse> SimHandler::ServeApp(const HttpRequest& request,
     return o;
   };
   if (list) {
+    // Paginated as GitHub does (per_page at most 100).
     json::array out;
     for (const auto& [id, account] : accounts) out.push_back(render(id, account));
-    return JsonValueResponse(200, out);
+    HttpResponse response = JsonValueResponse(200, json::array{});
+    json::array page =
+        Paged(std::move(out), ParseQuery(request.target), std::string(request.Path()), &response);
+    response.body = json::serialize(page);
+    return response;
   }
   int64_t id = 0;
   const std::string& text = parts[2];

@@ -3,49 +3,12 @@
 
 #include "github/base64.h"
 #include "sim/jwt.h"
+#include "sim/paged.h"
 #include "sim/render.h"
 #include "sim/rest.h"
 
 namespace gatehouse::sim {
 namespace json = boost::json;
-
-namespace {
-
-json::array Paged(json::array items, const std::map<std::string, std::string>& query,
-                  const std::string& path, HttpResponse* response) {
-  int64_t per_page = 30;
-  int64_t page = 1;
-  if (auto it = query.find("per_page"); it != query.end() && ToNumber(it->second) > 0)
-    per_page = std::min<int64_t>(ToNumber(it->second), 100);
-  if (auto it = query.find("page"); it != query.end() && ToNumber(it->second) > 0)
-    page = ToNumber(it->second);
-  int64_t total = static_cast<int64_t>(items.size());
-  int64_t last = std::max<int64_t>(1, (total + per_page - 1) / per_page);
-  json::array out;
-  for (int64_t i = (page - 1) * per_page; i < std::min(total, page * per_page); ++i)
-    out.push_back(items[static_cast<size_t>(i)]);
-  std::string base = "https://api.github.com" + path + "?";
-  for (const auto& [k, v] : query)
-    if (k != "page" && k != "per_page") base += k + "=" + v + "&";
-  base += "per_page=" + std::to_string(per_page) + "&page=";
-  std::string link;
-  auto add = [&](int64_t p, const char* rel) {
-    if (!link.empty()) link += ", ";
-    link += "<" + base + std::to_string(p) + ">; rel=\"" + rel + "\"";
-  };
-  if (page < last) {
-    add(page + 1, "next");
-    add(last, "last");
-  }
-  if (page > 1) {
-    add(page - 1, "prev");
-    add(1, "first");
-  }
-  if (!link.empty()) response->headers.emplace_back("Link", link);
-  return out;
-}
-
-}  // namespace
 
 void SimHandler::PushFirst(int64_t Faults::*count, const PullRequest& pr, const std::string& full,
                            int number) {
@@ -133,12 +96,13 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       // GitHub requires the message; event, when given, must be DISMISS.
       if (GetString(body, "message").empty() ||
           (body.contains("event") && GetString(body, "event") != "DISMISS")) {
-        return GitHubError(422, "Unprocessable Entity: message is required and event must be "
-                                "DISMISS");
+        return GitHubError(422,
+                           "Unprocessable Entity: message is required and event must be "
+                           "DISMISS");
       }
       Review review;
-      Outcome o = model_.DismissReview(who, full, number, {.review_id = ToNumber(parts[6])},
-                                       &review);
+      Outcome o =
+          model_.DismissReview(who, full, number, {.review_id = ToNumber(parts[6])}, &review);
       return FromOutcome(o, RenderReview(repo, number, review));
     }
     if (n_parts == 6 && sub == "update-branch" && m == "PUT") {

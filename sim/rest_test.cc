@@ -219,6 +219,22 @@ TEST_F(SimRestTest, EtagPaginationContentsAndLabels) {
   EXPECT_EQ(Call("GET", "/repos/acme/app/contents/nope").status, 404);
 }
 
+// The installation's repository listing pages and is conditional like any other list.
+TEST_F(SimRestTest, InstallationRepositoriesPageAndAnswer304WhenUnchanged) {
+  Login();
+  ClientResponse first = Call("GET", "/installation/repositories?per_page=100");
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(json::parse(first.body).at("repositories").as_array().size(), 1u);
+  const std::string etag = first.Header("etag");
+  ASSERT_FALSE(etag.empty());
+  ClientResponse again =
+      Call("GET", "/installation/repositories?per_page=100", "", {{"If-None-Match", etag}});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+  ClientResponse paged = Call("GET", "/installation/repositories?per_page=1&page=1");
+  EXPECT_EQ(paged.Header("link").find("rel=\"next\""), std::string::npos) << "one repository";
+}
+
 TEST_F(SimRestTest, ChecksStatusesCommentsReviewsOverRest) {
   Login();
   json::object pr = OpenPull();

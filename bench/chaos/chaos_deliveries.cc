@@ -3,7 +3,7 @@
 #include <map>
 
 #include "github/app_auth.h"
-#include "github/hook_deliveries_client.h"
+#include "github/app_client.h"
 #include "github/transport.h"
 
 namespace gatehouse::chaos {
@@ -21,7 +21,7 @@ AttemptedDeliveries CheckAttemptedDeliveries(const std::string& sim_url, int64_t
     return out;
   }
   auto clock = std::make_shared<RealClock>();
-  AppWebhookDeliveriesClient client(**transport, **signer, clock);
+  AppClient client(**transport, **signer, clock);
   std::map<std::string, bool> succeeded;  // guid -> some attempt got a 2xx
   std::string cursor;
   do {

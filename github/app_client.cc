@@ -1,4 +1,4 @@
-#include "github/hook_deliveries_client.h"
+#include "github/app_client.h"
 
 #include <boost/json.hpp>
 #include <charconv>
@@ -85,13 +85,11 @@ std::string NextCursorFromLink(std::string_view link_header) {
   return {};
 }
 
-AppWebhookDeliveriesClient::AppWebhookDeliveriesClient(HttpTransport& transport,
-                                                       const AppJwtSigner& signer, ClockPtr clock,
-                                                       AppWebhookDeliveriesClientOptions options)
+AppClient::AppClient(HttpTransport& transport, const AppJwtSigner& signer, ClockPtr clock,
+                     AppClientOptions options)
     : transport_(transport), signer_(signer), clock_(std::move(clock)), options_(options) {}
 
-std::optional<GitHubError> AppWebhookDeliveriesClient::RefuseLocally(
-    const std::string& what) const {
+std::optional<GitHubError> AppClient::RefuseLocally(const std::string& what) const {
   const Time now = clock_->Now();
   MutexLock lock(&mu_);
   auto limited = [&](Time until, const std::string& why) {
@@ -105,8 +103,7 @@ std::optional<GitHubError> AppWebhookDeliveriesClient::RefuseLocally(
   return std::nullopt;
 }
 
-void AppWebhookDeliveriesClient::Remember(const HttpReply& reply,
-                                          const std::optional<GitHubError>& error) {
+void AppClient::Remember(const HttpReply& reply, const std::optional<GitHubError>& error) {
   auto remaining = reply.IntHeader("x-ratelimit-remaining");
   auto reset = reply.IntHeader("x-ratelimit-reset");
   MutexLock lock(&mu_);
@@ -119,8 +116,8 @@ void AppWebhookDeliveriesClient::Remember(const HttpReply& reply,
   }
 }
 
-GitHubResult<HttpReply> AppWebhookDeliveriesClient::Send(const std::string& method,
-                                                         const std::string& target, int expect) {
+GitHubResult<HttpReply> AppClient::Send(const std::string& method, const std::string& target,
+                                        int expect) {
   const std::string what = method + " " + target;
   if (auto refused = RefuseLocally(what)) return *refused;
   auto jwt = signer_.Sign(clock_->Now());
@@ -144,8 +141,7 @@ GitHubResult<HttpReply> AppWebhookDeliveriesClient::Send(const std::string& meth
   return std::move(reply).value();
 }
 
-GitHubResult<HookDeliveryPage> AppWebhookDeliveriesClient::ListDeliveries(
-    int per_page, const std::string& cursor) {
+GitHubResult<HookDeliveryPage> AppClient::ListDeliveries(int per_page, const std::string& cursor) {
   std::string target = "/app/hook/deliveries?per_page=" + std::to_string(per_page);
   if (per_page < 1 || per_page > 100) {
     return Malformed("GET " + target, "per_page must be between 1 and 100");
@@ -168,7 +164,7 @@ GitHubResult<HookDeliveryPage> AppWebhookDeliveriesClient::ListDeliveries(
   return page;
 }
 
-GitHubResult<HookDeliveryDetail> AppWebhookDeliveriesClient::GetDelivery(int64_t id) {
+GitHubResult<HookDeliveryDetail> AppClient::GetDelivery(int64_t id) {
   const std::string target = "/app/hook/deliveries/" + std::to_string(id);
   auto sent = Send("GET", target, 200);
   if (!sent.ok()) return sent.error();
@@ -198,11 +194,41 @@ GitHubResult<HookDeliveryDetail> AppWebhookDeliveriesClient::GetDelivery(int64_t
   return detail;
 }
 
-GitHubResult<GitHubOk> AppWebhookDeliveriesClient::Redeliver(int64_t id) {
+GitHubResult<GitHubOk> AppClient::Redeliver(int64_t id) {
   const std::string target = "/app/hook/deliveries/" + std::to_string(id) + "/attempts";
   auto sent = Send("POST", target, 202);
   if (!sent.ok()) return sent.error();
   return GitHubOk{};
+}
+
+GitHubResult<std::vector<int64_t>> AppClient::ListInstallationIds() {
+  std::vector<int64_t> ids;
+  std::string target = "/app/installations?per_page=100";
+  // GitHub's own bound on a listing; an App with more installations than 100 pages of 100
+  // is outside what one gatehouse serves.
+  constexpr int kMaxPages = 100;
+  for (int page = 0; !target.empty(); ++page) {
+    if (page >= kMaxPages) {
+      return Malformed("GET /app/installations",
+                       "more than " + std::to_string(kMaxPages) + " pages of installations");
+    }
+    auto sent = Send("GET", target, 200);
+    if (!sent.ok()) return sent.error();
+    boost::system::error_code ec;
+    json::value v = json::parse(sent->body, ec);
+    const json::array* items = ec ? nullptr : v.if_array();
+    if (items == nullptr) return Malformed("GET " + target, "expected a list of installations");
+    for (const json::value& item : *items) {
+      const json::object* o = item.if_object();
+      auto id = o != nullptr ? OptionalInt(*o, "id") : std::nullopt;
+      if (!id) return Malformed("GET " + target, "an installation lacks its id");
+      const json::value* suspended = o->if_contains("suspended_at");
+      if (suspended != nullptr && !suspended->is_null()) continue;
+      ids.push_back(*id);
+    }
+    target = NextLinkUrl(sent->Header("link"));
+  }
+  return ids;
 }
 
 }  // namespace gatehouse

@@ -1,5 +1,6 @@
-// AppWebhookDeliveriesClient: AppWebhookDeliveries (github/hook_deliveries.h) over the REST
-// API, authenticated as the App with a fresh JWT per call (AppJwtSigner, github/app_auth.h).
+// AppClient: the calls gatehouse makes as the App itself — AppWebhookDeliveries
+// (github/hook_deliveries.h) and AppInstallations (github/app_installations.h) — over the REST
+// API, authenticated with a fresh App JWT per call (AppJwtSigner, github/app_auth.h).
 //
 // Rate limits are the App's own (not an installation's): X-RateLimit-Remaining/Reset are
 // tracked, and while the limit is known to be exhausted, or after a 403/429 with Retry-After,
@@ -13,29 +14,32 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "github/app_auth.h"
+#include "github/app_installations.h"
 #include "github/hook_deliveries.h"
 #include "github/transport.h"
 
 namespace gatehouse {
 
-struct AppWebhookDeliveriesClientOptions {
+struct AppClientOptions {
   int64_t background_reserve = 100;
 };
 
-class AppWebhookDeliveriesClient final : public AppWebhookDeliveries {
+class AppClient final : public AppWebhookDeliveries, public AppInstallations {
  public:
   // `transport` and `signer` must outlive the client.
-  AppWebhookDeliveriesClient(HttpTransport& transport, const AppJwtSigner& signer, ClockPtr clock,
-                             AppWebhookDeliveriesClientOptions options = {});
+  AppClient(HttpTransport& transport, const AppJwtSigner& signer, ClockPtr clock,
+            AppClientOptions options = {});
 
   GitHubResult<HookDeliveryPage> ListDeliveries(int per_page, const std::string& cursor) override;
   GitHubResult<HookDeliveryDetail> GetDelivery(int64_t id) override;
   GitHubResult<GitHubOk> Redeliver(int64_t id) override;
+  GitHubResult<std::vector<int64_t>> ListInstallationIds() override;
 
  private:
   // Sends one App-JWT call; a non-`expect` status becomes a typed error (and rate limits are
@@ -47,7 +51,7 @@ class AppWebhookDeliveriesClient final : public AppWebhookDeliveries {
   HttpTransport& transport_;
   const AppJwtSigner& signer_;
   const ClockPtr clock_;
-  const AppWebhookDeliveriesClientOptions options_;
+  const AppClientOptions options_;
 
   mutable Mutex mu_;
   std::optional<int64_t> remaining_ GUARDED_BY(mu_);
