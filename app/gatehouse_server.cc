@@ -17,8 +17,8 @@
 #include "engine/pass_metrics.h"
 #include "engine/sweeper.h"
 #include "github/app_auth.h"
+#include "github/app_client.h"
 #include "github/client.h"
-#include "github/hook_deliveries_client.h"
 #include "github/transport.h"
 
 namespace gatehouse::app {
@@ -141,15 +141,18 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
       sweep.interval = s.options_.sweep_interval;
       sweep.debounce = s.options_.debounce;
       sweep.app_mode = s.options_.github->app_mode();
+      sweep.full_every = s.options_.sweep_full_every;
+      sweep.installations = s.app_client_.get();
       s.sweeper_ =
           std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
+      s.sweeper_->RegisterMetrics(s.registry_);
     }
-    if (s.hook_deliveries_) {
+    if (s.app_client_ && s.options_.recover_interval > Duration::zero()) {
       DeliveryRecoveryOptions recover;
       recover.interval = s.options_.recover_interval;
       // Recovered deliveries wake the router through the store's kDeliveries wake-up.
       s.recovery_ =
-          std::make_unique<DeliveryRecovery>(st.inbox(), *s.hook_deliveries_, s.clock_, recover);
+          std::make_unique<DeliveryRecovery>(st.inbox(), *s.app_client_, s.clock_, recover);
     }
   }
   s.webhook_metrics_ = std::make_unique<WebhookMetrics>(s.registry_);
@@ -226,10 +229,8 @@ Status GatehouseServer::WireGitHub() {
     auto signer = AppJwtSigner::Create(config.app_id, config.private_key_pem);
     if (!signer.ok()) return InvalidArgument(signer.status().message());
     app_signer_ = std::shared_ptr<AppJwtSigner>(std::move(signer).value());
-    if (options_.recover_interval > Duration::zero()) {
-      hook_deliveries_ =
-          std::make_unique<AppWebhookDeliveriesClient>(*metered_, *app_signer_, clock_);
-    }
+    // The App's own calls: the sweeper's installation listing, and recovery's deliveries.
+    app_client_ = std::make_unique<AppClient>(*metered_, *app_signer_, clock_);
   } else if (options_.recover_interval > Duration::zero()) {
     Log(LogLevel::kWarn, "serve.no_recovery")
         .Field("note",

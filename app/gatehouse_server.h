@@ -38,7 +38,7 @@
 namespace gatehouse {
 class GitHubClient;
 class AppJwtSigner;
-class AppWebhookDeliveriesClient;
+class AppClient;
 class DeliveryRecovery;
 class DeliveryResolver;
 class InboxRouter;
@@ -63,6 +63,7 @@ struct ServerOptions {
   // instead of trusting pass.executor.app_login (then only the fallback).
   bool discover_login = true;
   Duration sweep_interval = std::chrono::minutes(10);  // zero: no sweeper
+  int sweep_full_every = 6;                            // SweepOptions::full_every
   // Between the resolver's rounds (unresolved deliveries looked up on GitHub); positive.
   Duration resolve_interval = std::chrono::seconds(30);
   // Between rounds of recovering deliveries GitHub failed to deliver (engine/delivery_recovery.h;
@@ -131,7 +132,7 @@ class GatehouseServer {
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<GitHubClient> github_;
   std::shared_ptr<AppJwtSigner> app_signer_;  // App mode
-  std::unique_ptr<AppWebhookDeliveriesClient> hook_deliveries_;  // App mode, with recovery
+  std::unique_ptr<AppClient> app_client_;     // App mode: deliveries, installations
   std::unique_ptr<act::PrPass> pr_pass_;
   std::unique_ptr<act::ReviewPass> review_pass_;
   // The engine and the front door, in the order they start.
@@ -139,9 +140,9 @@ class GatehouseServer {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<InboxRouter> router_;
   std::unique_ptr<InboxWriter> inbox_;
-  std::unique_ptr<DeliveryResolver> resolver_;  // with GitHub
-  std::unique_ptr<Sweeper> sweeper_;            // with GitHub and a sweep interval
-  std::unique_ptr<DeliveryRecovery> recovery_;  // App mode and a recover interval
+  std::unique_ptr<DeliveryResolver> resolver_;       // with GitHub
+  std::unique_ptr<Sweeper> sweeper_;                 // with GitHub and a sweep interval
+  std::unique_ptr<DeliveryRecovery> recovery_;       // App mode and a recover interval
   std::unique_ptr<WebhookMetrics> webhook_metrics_;  // before handler_, which counts into it
   std::unique_ptr<WebhookHandler> handler_;
   std::unique_ptr<HttpServer> http_;

@@ -39,14 +39,10 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
     Log(LogLevel::kWarn, "sweep.repos").Field("error", known.status().ToString());
     return targets;
   }
-  std::set<int64_t> installations;
-  for (const RepoInstallation& r : *known) {
-    if (r.installation_id) installations.insert(*r.installation_id);
-  }
   // Every repository of every installation we know of, as GitHub lists them now.
   if (options_.app_mode) {
     std::vector<RepoInstallation> learned;
-    for (int64_t id : installations) {
+    for (int64_t id : ListInstallations(*known)) {
       if (loop_.Stopping()) break;
       CallContext ctx{id, /*background=*/true};
       auto repos = github_.ListInstallationRepositories(ctx);
@@ -80,80 +76,165 @@ std::vector<Sweeper::RepoTarget> Sweeper::ListTargets() {
   return targets;
 }
 
-bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
+std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallation>& known) {
+  std::set<int64_t> installations;
+  for (const RepoInstallation& r : known) {
+    if (r.installation_id) installations.insert(*r.installation_id);
+  }
+  if (options_.installations != nullptr) {
+    auto listed = options_.installations->ListInstallationIds();
+    if (listed.ok()) {
+      installations.insert(listed->begin(), listed->end());
+    } else {
+      // Those learned from webhooks are still swept.
+      Log(LogLevel::kWarn, "sweep.installations")
+          .Field("error", listed.error().ToStatus().ToString());
+    }
+  }
+  return {installations.begin(), installations.end()};
+}
+
+bool Sweeper::SweepRepo(const RepoTarget& target, bool full, SweepStats& stats) {
+  const std::string key = AsciiLower(target.repo.FullName());
   CallContext ctx{target.installation_id, /*background=*/true};
   auto prs = github_.ListOpenPullRequests(ctx, target.repo);
   if (!prs.ok()) {
     ++stats.skipped;
+    {
+      MutexLock lock(&mu_);
+      listings_.erase(key);  // the next round signals all of it
+    }
     Log(LogLevel::kWarn, "sweep.repo")
         .Field("repo", target.repo.FullName())
         .Field("error", prs.error().ToStatus().ToString());
     return false;
   }
   ++stats.repos;
+  RepoListing listing;
   std::vector<Signal> signals;
-  for (const PullRequest& pr : *prs) {
-    if (pr.state != "open") continue;
-    if (auto subject = Subject::PullRequest(target.repo.FullName(), pr.number)) {
+  {
+    MutexLock lock(&mu_);
+    const auto before = listings_.find(key);
+    for (const PullRequest& pr : *prs) {
+      if (pr.state != "open") continue;
+      auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
+      if (!subject) continue;
+      Fingerprint print = pr.head_sha + ' ' + pr.base_sha + ' ' + pr.updated_at;
+      const bool unchanged = !full && before != listings_.end() && [&] {
+        auto it = before->second.find(pr.number);
+        return it != before->second.end() && it->second == print;
+      }();
+      listing.emplace(pr.number, std::move(print));
+      if (unchanged) {
+        ++stats.unchanged;
+        continue;
+      }
       signals.push_back(
           Signal{subject->key(), std::string(decide::kReasonSwept), options_.debounce});
     }
   }
-  if (signals.empty()) return true;
-  if (Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable); !s.ok()) {
-    ++stats.skipped;
-    Log(LogLevel::kWarn, "sweep.enqueue").Field("error", s.ToString());
-    return false;
+  if (!signals.empty()) {
+    Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable);
+    if (!s.ok()) {
+      ++stats.skipped;
+      MutexLock lock(&mu_);
+      listings_.erase(key);
+      Log(LogLevel::kWarn, "sweep.enqueue").Field("error", s.ToString());
+      return false;
+    }
+    stats.prs += static_cast<int64_t>(signals.size());
+    if (on_signalled_) on_signalled_();
   }
-  stats.prs += static_cast<int64_t>(signals.size());
-  if (on_signalled_) on_signalled_();
+  MutexLock lock(&mu_);
+  listings_[key] = std::move(listing);
   return true;
 }
 
-SweepStats Sweeper::SweepOnce() {
-  SweepStats stats;
-  for (const RepoTarget& t : ListTargets()) {
-    if (loop_.Stopping()) break;
-    SweepRepo(t, stats);
-  }
+bool Sweeper::BeginRound() {
+  MutexLock lock(&mu_);
+  const bool full = rounds_ % std::max(options_.full_every, 1) == 0;
+  ++rounds_;
+  return full;
+}
+
+void Sweeper::EndRound(const SweepStats& stats, Time started) {
+  const double seconds = std::chrono::duration<double>(clock_->Now() - started).count();
   Log(LogLevel::kInfo, "sweep.done")
+      .Field("kind", stats.full ? "full" : "changes")
       .Field("repos", stats.repos)
       .Field("skipped", stats.skipped)
-      .Field("prs", stats.prs);
+      .Field("prs", stats.prs)
+      .Field("unchanged", stats.unchanged)
+      .Field("seconds", seconds);
+  if (metrics_.rounds == nullptr) return;
+  metrics_.rounds->With({stats.full ? "full" : "changes"}).Inc();
+  metrics_.prs->With({"signalled"}).Inc(stats.prs);
+  metrics_.prs->With({"unchanged"}).Inc(stats.unchanged);
+  metrics_.repos->With({"listed"}).Inc(stats.repos);
+  metrics_.repos->With({"skipped"}).Inc(stats.skipped);
+  metrics_.last_round_seconds->Set(seconds);
+}
+
+void Sweeper::RegisterMetrics(metrics::Registry& registry) {
+  metrics_.rounds = &registry.AddCounter("gatehouse_sweep_rounds_total",
+                                         "Sweep rounds finished, by kind: full (every open PR "
+                                         "signalled) or changes (only new or changed PRs).",
+                                         {"kind"});
+  metrics_.prs = &registry.AddCounter(
+      "gatehouse_sweep_prs_total",
+      "Open PRs a sweep listed, by outcome: signalled (a pass follows) or unchanged.", {"outcome"});
+  metrics_.repos = &registry.AddCounter(
+      "gatehouse_sweep_repositories_total",
+      "Repositories a sweep listed, or skipped to the next round (rate limit, errors).",
+      {"outcome"});
+  metrics_.last_round_seconds = &registry
+                                     .AddGauge("gatehouse_sweep_last_round_seconds",
+                                               "Wall time of the last finished sweep round, "
+                                               "from its first listing to its last.")
+                                     .With({});
+}
+
+SweepStats Sweeper::SweepOnce() {
+  const Time started = clock_->Now();
+  SweepStats stats;
+  stats.full = BeginRound();
+  for (const RepoTarget& t : ListTargets()) {
+    if (loop_.Stopping()) break;
+    SweepRepo(t, stats.full, stats);
+  }
+  EndRound(stats, started);
   return stats;
 }
 
 void Sweeper::Loop() {
   SetThreadName("gh-sweeper");
+  // The first round catches up after downtime: back to back. Later ones are spread.
   Time round_start = clock_->Now();
+  SweepOnce();
+  SweepStats stats;
   std::vector<RepoTarget> round;
   size_t next = 0;
-  SweepStats stats;
+  Time started = round_start;
+  bool in_round = false;
   while (true) {
     // The next repository of this round is due at its share of the interval.
     if (next >= round.size()) {
-      if (!round.empty()) {
-        Log(LogLevel::kInfo, "sweep.done")
-            .Field("repos", stats.repos)
-            .Field("skipped", stats.skipped)
-            .Field("prs", stats.prs);
-        // The next round starts one interval after this one did, or now if this one ran
-        // late (a slow round is not made up for by sweeping back to back).
-        round_start = std::max(round_start + options_.interval, clock_->Now());
-      }
+      if (in_round) EndRound(stats, started);
+      // The next round starts one interval after this one did, or now if this one ran late
+      // (a slow round is not made up for by sweeping back to back).
+      if (!loop_.WaitUntil(round_start + options_.interval)) return;
+      round_start = clock_->Now();
+      started = round_start;
       stats = SweepStats{};
       round = ListTargets();
       next = 0;
-      if (round.empty()) {
-        // Nothing known yet: look again at the next interval.
-        if (!loop_.WaitUntil(clock_->Now() + options_.interval)) return;
-        round_start = clock_->Now();
-        continue;
-      }
+      in_round = !round.empty();
+      if (round.empty()) continue;  // nothing known yet: look again at the next interval
+      stats.full = BeginRound();
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
     if (!loop_.WaitUntil(round_start + share * static_cast<int64_t>(next))) return;
-    SweepRepo(round[next++], stats);
+    SweepRepo(round[next++], stats.full, stats);
   }
 }
 

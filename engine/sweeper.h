@@ -2,13 +2,26 @@
 //
 // Webhooks get lost (GitHub does not redeliver by itself), or stop while a PR waits for a
 // timer (a grace period, a check that never reports). The sweeper makes sure every open PR
-// gets a pass anyway: every `interval` (default 10 minutes) it lists the repositories of every
-// known installation (GET /installation/repositories) plus those learned from webhooks, then
-// the open PRs of each (paginated), and routes a `swept` signal into each PR's work item — the
-// same items webhooks signal, so a sweep and a webhook at the same instant share one pass.
-// Repositories are spread evenly over the interval, and every call is a background call: it
-// stays out of the rate-limit reserve kept for passes, and a repository whose calls are
-// refused for the reserve is simply left to the next round.
+// gets a pass anyway: every `interval` (default 10 minutes) it lists the App's installations
+// (GET /app/installations, App mode) and those learned from webhooks, the repositories of each
+// (GET /installation/repositories) plus those learned from webhooks, then the open PRs of each
+// (paginated, conditional), and routes a `swept` signal into the work item of each PR that is
+// new or changed — the same items webhooks signal, so a sweep and a webhook at the same
+// instant share one pass.
+//
+// What a round signals (docs/PASS.md, "The sweeper"): a *full* round signals every open PR;
+// a *changes* round only the PRs whose listing row (head SHA, `updated_at`, state) differs
+// from the previous round's, or that the previous round did not see — so a sweep of an
+// unchanged world costs one (usually free, 304) listing per repository and no pass. The first
+// round after start is full, as is every `full_every`-th round after it (a check run or a
+// status does not move a PR's `updated_at`; webhooks and delivery recovery carry those, and
+// the full round catches what both missed).
+//
+// The first round after start runs back to back (catching up after downtime as fast as the
+// rate limit allows); later rounds spread their repositories evenly over the interval. Every
+// call is a background call: it stays out of the rate-limit reserve kept for passes, and a
+// repository whose calls are refused for the reserve is simply left to the next round (and
+// counted as changed then, so nothing it holds is missed).
 //
 // Repositories found through an installation are remembered with it (RepoDirectory::RecordLearned),
 // so that passes for their PRs know which installation to act as. (Deliveries the router could
@@ -18,16 +31,21 @@
 // test moves the time past its share of the interval.
 //
 // Thread-safe. Start() once, Stop() joins. SweepOnce() runs one round on the caller's thread
-// (tests, `gatehouse` tools).
+// (tests, `gatehouse` tools); it and the loop share the memory of the previous round.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/loop_thread.h"
+#include "base/metrics.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "github/app_installations.h"
 #include "github/github.h"
 #include "store/store.h"
 
@@ -39,12 +57,20 @@ struct SweepOptions {
   // App mode: repositories are listed per installation. Personal-token mode: only the
   // repositories learned from webhooks are swept, all under installation 0.
   bool app_mode = true;
+  // Every how many rounds a round is full (signals every open PR); 1 = every round. The first
+  // round after start is always full. Must be positive.
+  int full_every = 6;
+  // App mode: the App's installation listing (GET /app/installations), asked each round; null
+  // to sweep only the installations learned from webhooks. Must outlive the sweeper.
+  AppInstallations* installations = nullptr;
 };
 
 struct SweepStats {
-  int64_t repos = 0;    // repositories whose open PRs were listed
-  int64_t skipped = 0;  // repositories left to the next round (rate limit, errors)
-  int64_t prs = 0;      // open PRs signalled
+  bool full = false;      // a full round (every open PR signalled)
+  int64_t repos = 0;      // repositories whose open PRs were listed
+  int64_t skipped = 0;    // repositories left to the next round (rate limit, errors)
+  int64_t prs = 0;        // open PRs signalled
+  int64_t unchanged = 0;  // open PRs not signalled: listed as in the previous round
 };
 
 class Sweeper {
@@ -57,16 +83,36 @@ class Sweeper {
   void Start();
   void Stop();
 
-  // One full sweep now, without spreading (every repository back to back).
+  // One round now, without spreading (every repository back to back): full or changes-only as
+  // the round count says (the first one is full).
   SweepStats SweepOnce();
+
+  // Registers gatehouse_sweep_* (docs/METRICS.md) on `registry`, which must outlive the
+  // sweeper. Call at most once, before Start().
+  void RegisterMetrics(metrics::Registry& registry);
 
  private:
   struct RepoTarget {
     RepoRef repo;
     int64_t installation_id = 0;
   };
+  // What the listing said of one open PR, to tell a changed one from an unchanged one.
+  using Fingerprint = std::string;
+  using RepoListing = std::map<int64_t, Fingerprint>;  // PR number -> fingerprint
+
+  struct Metrics {
+    metrics::Family<metrics::Counter>* rounds = nullptr;
+    metrics::Family<metrics::Counter>* prs = nullptr;
+    metrics::Family<metrics::Counter>* repos = nullptr;
+    metrics::Gauge* last_round_seconds = nullptr;
+  };
+
   std::vector<RepoTarget> ListTargets();
-  bool SweepRepo(const RepoTarget& target, SweepStats& stats);
+  std::vector<int64_t> ListInstallations(const std::vector<RepoInstallation>& known);
+  // Starts a round: whether it is full (and counts it).
+  bool BeginRound();
+  void EndRound(const SweepStats& stats, Time started);
+  bool SweepRepo(const RepoTarget& target, bool full, SweepStats& stats);
   void Loop();
 
   Store& store_;
@@ -74,6 +120,12 @@ class Sweeper {
   ClockPtr clock_;
   SweepOptions options_;
   std::function<void()> on_signalled_;
+  Metrics metrics_;
+
+  Mutex mu_;
+  int64_t rounds_ GUARDED_BY(mu_) = 0;  // rounds begun since start
+  // The previous listing of each repository (lower-case full name), as far as it was signalled.
+  std::map<std::string, RepoListing> listings_ GUARDED_BY(mu_);
 
   LoopThread loop_;  // last: stopped (in ~Sweeper) before the members its loop uses go
 };

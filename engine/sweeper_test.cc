@@ -12,6 +12,7 @@
 
 #include "engine/engine_test_util.h"
 #include "engine/sim_github_test_util.h"
+#include "github/app_client.h"
 #include "github/client.h"
 
 namespace gatehouse {
@@ -72,14 +73,84 @@ TEST_F(SweeperTest, SweepSignalsEveryOpenPrOfEveryRepositoryOfAKnownInstallation
   EXPECT_EQ(Known("acme/app")->installation_id, kInstallation);
   EXPECT_FALSE(Known("other/thing").has_value());
 
-  // A second sweep signals the same items again: still one pending item each, still "swept".
+  // The second round lists the same PRs as the first: it signals none of them.
   clock_->Advance(seconds(5));
   SweepStats again = sweeper.SweepOnce();
+  EXPECT_FALSE(again.full);
   EXPECT_EQ(again.repos, 2);
-  EXPECT_EQ(again.prs, 3);
-  EXPECT_EQ(Item("acme/app#1")->state, WorkState::kPending);
-  EXPECT_EQ(Item("acme/app#1")->reasons, std::vector<std::string>{"swept"});
+  EXPECT_EQ(again.prs, 0);
+  EXPECT_EQ(again.unchanged, 3);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1);
   EXPECT_FALSE(Item("acme/app#2").has_value());
+}
+
+// Between full rounds only what the listing shows as new or changed is signalled: a push (new
+// head), a new PR, a reopened one; every `full_every`-th round signals every open PR again.
+TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFull) {
+  Repo("acme", "app", kInstallation);
+  Repo("acme", "lib", kInstallation);
+  ASSERT_EQ(NewPull("acme/app", "one"), 1);
+  ASSERT_EQ(NewPull("acme/app", "two"), 2);
+  ASSERT_EQ(NewPull("acme/app", "three"), 3);
+  ASSERT_EQ(NewPull("acme/lib", "one"), 1);
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.full_every = 3;
+  Sweeper sweeper = MakeSweeper(options);
+
+  SweepStats first = sweeper.SweepOnce();
+  EXPECT_TRUE(first.full);
+  EXPECT_EQ(first.prs, 4);
+
+  clock_->Advance(seconds(5));
+  ASSERT_TRUE(model_->Push("alice", "acme/app", 1, "").ok());  // a new head
+  ASSERT_EQ(NewPull("acme/app", "four"), 4);
+  Close("acme/app", 3);
+  SweepStats second = sweeper.SweepOnce();
+  EXPECT_FALSE(second.full);
+  EXPECT_EQ(second.prs, 2);
+  EXPECT_EQ(second.unchanged, 2);  // app#2, lib#1
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/app#4")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
+
+  // Reopened: it was not in the last listing, so it is new to this one.
+  clock_->Advance(seconds(5));
+  ASSERT_TRUE(model_->SetState("alice", "acme/app", 3, "open").ok());
+  SweepStats third = sweeper.SweepOnce();
+  EXPECT_FALSE(third.full);
+  EXPECT_EQ(third.prs, 1);
+  EXPECT_EQ(Item("acme/app#3")->requested_gen, 2);
+
+  // The fourth round is full again: every open PR, changed or not.
+  clock_->Advance(seconds(5));
+  SweepStats fourth = sweeper.SweepOnce();
+  EXPECT_TRUE(fourth.full);
+  EXPECT_EQ(fourth.prs, 5);
+  EXPECT_EQ(fourth.unchanged, 0);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 2);
+}
+
+// In App mode a fresh database knows no installation; GET /app/installations names them, so
+// the first round finds every repository and PR before any webhook arrived.
+TEST_F(SweeperTest, TheAppsInstallationListingFindsInstallationsNoWebhookNamed) {
+  Repo("acme", "app", kInstallation);
+  Repo("other", "thing", 9);
+  NewPull("acme/app", "one");
+  NewPull("other/thing", "one");
+  AppClient app(github_.transport(), github_.signer(), clock_);
+  SweepOptions options;
+  options.installations = &app;
+  Sweeper sweeper = MakeSweeper(options);
+  SweepStats stats = sweeper.SweepOnce();
+  EXPECT_EQ(stats.repos, 2);
+  EXPECT_EQ(stats.prs, 2);
+  EXPECT_TRUE(Signalled("acme/app#1", "swept"));
+  EXPECT_TRUE(Signalled("other/thing#1", "swept"));
+  ASSERT_TRUE(Known("other/thing").has_value());
+  EXPECT_EQ(Known("other/thing")->installation_id, 9);
 }
 
 TEST_F(SweeperTest, SweepWithNothingKnownCallsNothingAndSignalsNothing) {
@@ -166,9 +237,10 @@ TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterR
 
 // --- The background loop ---
 
-// The loop spreads a round's repositories over the interval and waits for each one's share
-// on the injected clock: a repository comes due when the test moves the SimClock past its
-// share, not before, and the next round starts one interval after the last.
+// The first round catches up at once; later rounds spread their repositories over the
+// interval and wait for each one's share on the injected clock: a repository comes due when
+// the test moves the SimClock past its share, not before, and each round starts one interval
+// after the last.
 TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheInterval) {
   Repo("acme", "app", kInstallation);
   Repo("acme", "lib", kInstallation);
@@ -177,26 +249,27 @@ TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheI
   Learn("acme/app", kInstallation);
   SweepOptions options;
   options.interval = std::chrono::minutes(10);  // two repositories: one every 5 minutes
+  options.full_every = 1;                       // every round signals every open PR
   testing::EventCount sweeps;
   Sweeper sweeper(*store_, *client_, clock_, options, [&sweeps] { sweeps.Add(); });
   sweeper.Start();
 
-  // The first repository is due at once; then the loop parks until its next deadline.
+  // The first round: both repositories back to back; then the loop parks until the next.
   clock_->AwaitWaiters(1);
-  EXPECT_EQ(sweeps.count(), 1);
-  EXPECT_TRUE(Signalled("acme/app#1", "swept"));
-  EXPECT_FALSE(Item("acme/lib#1").has_value()) << "its share of the interval has not come";
+  EXPECT_EQ(sweeps.count(), 2);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
 
-  clock_->Advance(std::chrono::minutes(5));
-  ASSERT_TRUE(sweeps.AwaitAtLeast(2));
-  EXPECT_TRUE(Signalled("acme/lib#1", "swept"));
-  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1) << "the next round starts at 10 minutes";
-
-  clock_->Advance(std::chrono::minutes(5));
+  clock_->Advance(std::chrono::minutes(10));
   ASSERT_TRUE(sweeps.AwaitAtLeast(3));
   EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1) << "its share of the interval has not come";
+
+  clock_->Advance(std::chrono::minutes(5));
+  ASSERT_TRUE(sweeps.AwaitAtLeast(4));
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 2);
   sweeper.Stop();
-  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
 }
 
 }  // namespace
