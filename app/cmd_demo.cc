@@ -91,6 +91,7 @@ Options:
   --max-attempts N   every node's --max-attempts: failed attempts before a work item is
                      dead (default 8, as serve's)
   --github-reads HOW every node's --github-reads: graphql (the default) or rest
+  --report WHAT      every node's --report: progress (the default) or verdicts
   --serve-log-level L
                      every node's --log-level (default warn; the logs are DIR/gatehouse*.log)
   --serve-after      after the report, keep the simulator and gatehouse running (dashboard,
@@ -119,9 +120,10 @@ void KillOneNode(DemoRig& rig, double secs, bool tty, std::vector<std::string>* 
 }  // namespace
 
 int RunDemo(int argc, char** argv) {
-  Flags flags({"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes",
-               "kill-node-after-seconds", "max-attempts", "serve-log-level", "github-reads"},
-              {"serve-after"});
+  Flags flags(
+      {"dir", "prs", "seed", "sim", "timeout-seconds", "db", "nodes", "kill-node-after-seconds",
+       "max-attempts", "serve-log-level", "github-reads", "report"},
+      {"serve-after"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
     PrintError("demo",
@@ -205,10 +207,14 @@ int RunDemo(int argc, char** argv) {
                              "--max-attempts",
                              std::to_string(*max_attempts),
                              "--github-reads",
-                             flags.Get("github-reads", "graphql")};
+                             flags.Get("github-reads", "graphql"),
+                             "--report",
+                             flags.Get("report", "progress")};
   // A killed node's leases must run out within the play, not a minute later.
-  if (*nodes_n > 1) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--lease-seconds", "4"});
-  if (IsPostgresUrl(db)) rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});
+  if (*nodes_n > 1)
+    rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--lease-seconds", "4"});
+  if (IsPostgresUrl(db))
+    rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});
   auto started = DemoRig::Start(rig_options);
   if (!started.ok()) {
     PrintError("demo", started.status().message());

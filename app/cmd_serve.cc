@@ -64,13 +64,21 @@ Options:
   --autonomy LEVEL       server default for every action class: observe (record only; the
                          default), suggest (check run + summary comment) or auto; a
                          repository's `actions:` section overrides it
+  --report WHAT          server default for what the gatehouse check run tells: progress
+                         (the score and each waiting check's state; the default) or verdicts
+                         (the verdict, the rules still waiting, the blockers: fewer updates,
+                         less rate limit); a repository's `actions.report` overrides it
   --dry-run              plan and audit everything, execute nothing (overrides every repo)
   --app-login LOGIN      gatehouse's login on GitHub, to recognise its own reviews and
                          comments (default: asked from GitHub by the first pass, GET /app
                          -> <slug>[bot], or GET /user with a personal token)
   --sweep-interval-seconds S
                          list every installed repository's open PRs this often and give each
-                         a pass (default 600; 0 disables the sweep)
+                         a pass (default 600; 0 disables the sweep); the first round at
+                         start-up runs back to back, later ones spread over the interval
+  --sweep-full-every N   every Nth round gives every open PR a pass (default 6); the rounds
+                         between only pass PRs that are new or changed since the last round
+                         (head, base, updated_at), which costs one listing per repository
   --resolve-interval-seconds S
                          ask GitHub which PRs contain the commits of unresolved deliveries
                          this often (default 30)
@@ -139,8 +147,10 @@ int RunServe(int argc, char** argv) {
                "log-level",
                "policy-dir",
                "autonomy",
+               "report",
                "app-login",
                "sweep-interval-seconds",
+               "sweep-full-every",
                "resolve-interval-seconds",
                "recover-interval-seconds",
                "github-reads",
@@ -169,10 +179,11 @@ int RunServe(int argc, char** argv) {
   auto http_threads = flags.GetInt("http-threads", 2, 1, 64);
   auto debounce_ms = flags.GetInt("debounce-ms", 1000, 0, 3600LL * 1000);
   auto sweep_s = flags.GetInt("sweep-interval-seconds", 600, 0, 7 * 24 * 3600);
+  auto full_every = flags.GetInt("sweep-full-every", 6, 1, 10000);
   auto resolve_s = flags.GetInt("resolve-interval-seconds", 30, 1, 24 * 3600);
   auto recover_s = flags.GetInt("recover-interval-seconds", 60, 0, 24 * 3600);
   for (const auto* r : {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads,
-                        &debounce_ms, &sweep_s, &resolve_s, &recover_s}) {
+                        &debounce_ms, &sweep_s, &full_every, &resolve_s, &recover_s}) {
     if (!r->ok()) return UsageError(r->status().message());
   }
   ServerOptions options;
@@ -181,6 +192,7 @@ int RunServe(int argc, char** argv) {
   options.engine.retry.max_attempts = static_cast<int>(*attempts);
   options.debounce = std::chrono::milliseconds(*debounce_ms);
   options.sweep_interval = std::chrono::seconds(*sweep_s);
+  options.sweep_full_every = static_cast<int>(*full_every);
   options.resolve_interval = std::chrono::seconds(*resolve_s);
   options.recover_interval = std::chrono::seconds(*recover_s);
   const std::string reads = flags.Get("github-reads", "graphql");
@@ -231,6 +243,10 @@ int RunServe(int argc, char** argv) {
     auto level = decide::ParseAutonomy(autonomy);
     if (!level) return UsageError("--autonomy must be observe, suggest or auto, not " + autonomy);
     pass_config.defaults.actions.autonomy = *level;
+    const std::string report = flags.Get("report", "progress");
+    auto what = decide::ParseReport(report);
+    if (!what) return UsageError("--report must be progress or verdicts, not " + report);
+    pass_config.defaults.actions.report = *what;
   }
   if (const char* crash = std::getenv("GATEHOUSE_FAULT_CRASH_AFTER_CALL"); crash && *crash) {
     // Fault injection for the crash tests: die by SIGKILL right after a GitHub call of this

@@ -26,6 +26,11 @@ constexpr std::array<std::pair<MergeMethod, std::string_view>, 3> kMergeMethodNa
     {MergeMethod::kRebase, "rebase"},
 }};
 
+constexpr std::array<std::pair<Report, std::string_view>, 2> kReportNames = {{
+    {Report::kProgress, "progress"},
+    {Report::kVerdicts, "verdicts"},
+}};
+
 // One table per enum serves both directions, so a name and its parse cannot drift apart.
 template <typename E, size_t N>
 std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value,
@@ -50,6 +55,7 @@ std::optional<E> ValueOf(const std::array<std::pair<E, std::string_view>, N>& ta
 std::string_view ActionClassName(ActionClass c) { return NameOf(kClassNames, c, "unknown"); }
 std::string_view AutonomyName(Autonomy a) { return NameOf(kAutonomyNames, a, "observe"); }
 std::string_view MergeMethodName(MergeMethod m) { return NameOf(kMergeMethodNames, m, "merge"); }
+std::string_view ReportName(Report r) { return NameOf(kReportNames, r, "progress"); }
 
 std::optional<ActionClass> ParseActionClass(std::string_view name) {
   return ValueOf(kClassNames, name);
@@ -60,6 +66,7 @@ std::optional<Autonomy> ParseAutonomy(std::string_view name) {
 std::optional<MergeMethod> ParseMergeMethod(std::string_view name) {
   return ValueOf(kMergeMethodNames, name);
 }
+std::optional<Report> ParseReport(std::string_view name) { return ValueOf(kReportNames, name); }
 
 Autonomy PlannerOptions::AutonomyFor(ActionClass c) const {
   auto it = class_autonomy.find(c);

@@ -38,10 +38,18 @@ std::string_view AutonomyName(Autonomy a);
 enum class MergeMethod { kMerge, kSquash, kRebase };
 std::string_view MergeMethodName(MergeMethod m);
 
+// What the `gatehouse` check run tells (docs/PLANNER.md, "What the check run reports"):
+// progress — the readiness score and every waiting condition's state, so it changes with each
+// CI step; verdicts — the verdict, the names of the rules still waiting and every blocker, so
+// it changes only when one of those does (fewer writes, less rate limit).
+enum class Report { kProgress, kVerdicts };
+std::string_view ReportName(Report r);
+
 // The inverses of the Name functions: exact, lower-case names; nullopt for anything else.
 std::optional<ActionClass> ParseActionClass(std::string_view name);
 std::optional<Autonomy> ParseAutonomy(std::string_view name);
 std::optional<MergeMethod> ParseMergeMethod(std::string_view name);
+std::optional<Report> ParseReport(std::string_view name);
 
 struct PlannerOptions {
   Autonomy autonomy = Autonomy::kObserve;          // every class without an override
@@ -52,7 +60,8 @@ struct PlannerOptions {
   MergeMethod merge_method = MergeMethod::kSquash;
   // How long the pending-closure label must have been on before a close.
   Duration close_grace = std::chrono::hours(72);
-  bool update_branch = false;  // update a `behind` branch from its base
+  bool update_branch = false;         // update a `behind` branch from its base
+  Report report = Report::kProgress;  // what the check run tells
   // gatehouse's own login, to recognise its approvals in the snapshot's reviews. Server
   // configuration only: not a key of the policy file.
   std::string app_login = "gatehouse[bot]";

@@ -54,9 +54,10 @@ void AppendRuleNames(std::string& out, std::string_view lead, const std::vector<
   out += ".";
 }
 
-std::string CheckTitle(const GateVerdict& v) {
-  return "gatehouse: " + std::string(VerdictName(v.verdict)) + " (score " +
-         std::to_string(v.score) + ")";
+std::string CheckTitle(const GateVerdict& v, Report report) {
+  std::string title = "gatehouse: " + std::string(VerdictName(v.verdict));
+  if (report == Report::kProgress) title += " (score " + std::to_string(v.score) + ")";
+  return title;
 }
 
 // Collects the plan, applying dry-run and the per-class autonomy to each proposed action.
@@ -64,6 +65,8 @@ class PlanBuilder {
  public:
   PlanBuilder(const PrSnapshot& pr, const PlannerOptions& options, int64_t head_occurrence)
       : pr_(pr), options_(options), head_occurrence_(head_occurrence) {}
+
+  const PlannerOptions& options() const { return options_; }
 
   PlannedAction Make(ActionKind kind, std::string detail, std::string why) const {
     PlannedAction a;
@@ -103,8 +106,8 @@ class PlanBuilder {
 void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput& facts,
                   PlanBuilder& b) {
   PlannedAction a = b.Make(ActionKind::kCheckRun, "", "always reported");
-  a.check_title = CheckTitle(v);
-  a.check_summary = RenderSummary(pr, v);
+  a.check_title = CheckTitle(v, b.options().report);
+  a.check_summary = RenderSummary(pr, v, b.options().report);
   switch (v.verdict) {
     case Verdict::kPass:
       a.check_status = "completed";
@@ -308,9 +311,19 @@ std::string PlannedAction::Key() const {
   return std::string(ActionKindName(kind)) + "|" + head + "|" + detail;
 }
 
-std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v) {
+std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v, Report report) {
   std::string out(kSummaryMarker);
   out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
+  if (report == Report::kVerdicts) {
+    // What changes only with the verdict: no score, no per-check state.
+    out += "On `" + pr.head_sha + "`.";
+    AppendRuleNames(out, " Waiting on ", v.waiting);
+    AppendRuleNames(out, " Warnings from ", v.warnings);
+    out += "\n";
+    out += RenderReviewsSection(pr, v);
+    AppendFindings(out, "Blockers", v.blockers);
+    return out;
+  }
   out += "Readiness score **" + std::to_string(v.score) + "/100** on `" + pr.head_sha + "`.\n";
   out += RenderReviewsSection(pr, v);
   AppendFindings(out, "Blockers", v.blockers);

@@ -130,9 +130,12 @@ struct Plan {
 };
 
 // The `gatehouse` check run's summary (starting with kSummaryMarker) for this verdict and
-// head: the score, the reviews, and every blocker, waiting item and warning with its reason.
-// Deterministic: it contains no time, so an unchanged verdict gives an unchanged text.
-std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& verdict);
+// head. Report::kProgress: the score, the reviews, and every blocker, waiting item and warning
+// with its reason. Report::kVerdicts: the verdict, the reviews, every blocker, and only the
+// names of the rules still waiting or warning. Deterministic: it contains no time, so an
+// unchanged verdict gives an unchanged text.
+std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& verdict,
+                          Report report = Report::kProgress);
 
 // The summary comment's body (starting with kSummaryMarker): the verdict, the head, the
 // reviews, every blocker with its reason, and only the names of the rules still waiting or

@@ -197,6 +197,54 @@ TEST(PlannerTest, SummaryCommentNamesWaitingRulesAndKeepsBlockerReasons) {
               HasSubstr("- `required_checks`: test failed"));
 }
 
+// report: verdicts — the check run changes with the verdict, the rules still waiting and the
+// blockers, not with each check's progress or the score; progress (the default) tells both.
+TEST(PlannerTest, VerdictsReportKeepsTheCheckRunUnchangedWhileOnlyProgressMoves) {
+  GateVerdict waiting;
+  waiting.verdict = Verdict::kPending;
+  waiting.score = 60;
+  waiting.waiting = {{"required_checks", "build is in progress"},
+                     {"required_checks", "test is queued"}};
+  GateVerdict later = waiting;  // one check finished, the score moved
+  later.score = 75;
+  later.waiting.erase(later.waiting.begin());
+
+  PlannerOptions verdicts = Auto();
+  verdicts.report = Report::kVerdicts;
+  // The planned check run write, if any.
+  auto check_run = [](const Plan& plan) -> std::optional<PlannedAction> {
+    for (const PlannedAction& a : plan.actions)
+      if (a.kind == ActionKind::kCheckRun) return a;
+    return std::nullopt;
+  };
+  const auto before = check_run(PlanFor(OpenPr(), waiting, {}, verdicts));
+  const auto after = check_run(PlanFor(OpenPr(), later, {}, verdicts));
+  ASSERT_TRUE(before.has_value());
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(before->detail, after->detail) << "the same write: the ledger key does not move";
+  EXPECT_EQ(before->check_title, "gatehouse: pending");
+  EXPECT_THAT(before->check_summary, HasSubstr("Waiting on `required_checks`."));
+  EXPECT_THAT(before->check_summary, Not(HasSubstr("in progress")));
+  // Already on GitHub: the next pass skips it.
+  PlannerInput known;
+  known.check_run_detail = before->detail;
+  EXPECT_FALSE(check_run(PlanFor(OpenPr(), later, known, verdicts)).has_value());
+
+  // A new blocker is a new verdict: a new write.
+  const auto failed =
+      check_run(PlanFor(OpenPr(), Fail("required_checks", "test failed"), {}, verdicts));
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_NE(failed->detail, before->detail);
+  EXPECT_THAT(failed->check_summary, HasSubstr("- `required_checks`: test failed"));
+
+  // progress: every step is a new write, the score in the title.
+  const auto p1 = check_run(PlanFor(OpenPr(), waiting, {}, Auto()));
+  const auto p2 = check_run(PlanFor(OpenPr(), later, {}, Auto()));
+  ASSERT_TRUE(p1.has_value() && p2.has_value());
+  EXPECT_NE(p1->detail, p2->detail);
+  EXPECT_EQ(p1->check_title, "gatehouse: pending (score 60)");
+}
+
 TEST(PlannerTest, ReadyToMergeLabelOnPassAndStaleLabelsRemoved) {
   PrSnapshot pr = OpenPr();
   pr.labels = {"Pending-Closure", "needs-human-review", "unrelated"};

@@ -258,6 +258,16 @@ class PolicyParser : public ReviewsReader {
             {"close_grace", [&](const YAML::Node& v,
                                 const std::string& p) { out.close_grace = DurationValue(v, p); }},
             BoolField("update_branch", out.update_branch),
+            {"report",
+             [&](const YAML::Node& v, const std::string& p) {
+               std::optional<Report> r;
+               if (v.IsScalar()) r = ParseReport(AsciiLower(v.Scalar()));
+               if (r) {
+                 out.report = r;
+               } else {
+                 Error(v, p, "expected one of progress, verdicts, got " + Describe(v));
+               }
+             }},
             {"labels",
              [&](const YAML::Node& v, const std::string& p) {
                Fields(v, p,
@@ -340,6 +350,7 @@ Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo) {
   Apply(a.merge_method, repo.actions.merge_method);
   Apply(a.close_grace, repo.actions.close_grace);
   Apply(a.update_branch, repo.actions.update_branch);
+  Apply(a.report, repo.actions.report);
   Apply(a.label_ready, repo.actions.label_ready);
   Apply(a.label_changes_requested, repo.actions.label_changes_requested);
   Apply(a.label_needs_human, repo.actions.label_needs_human);

@@ -169,6 +169,7 @@ struct PolicyOverlay {
     std::optional<MergeMethod> merge_method;
     std::optional<Duration> close_grace;
     std::optional<bool> update_branch;
+    std::optional<Report> report;
     std::optional<std::string> label_ready;
     std::optional<std::string> label_changes_requested;
     std::optional<std::string> label_needs_human;

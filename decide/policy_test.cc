@@ -64,6 +64,7 @@ actions:
   merge_method: rebase
   close_grace: 2d
   update_branch: true
+  report: verdicts
   labels:
     ready: lgtm
     changes_requested: needs-work
@@ -110,6 +111,7 @@ TEST(PolicyTest, ParsesTheFullExample) {
   EXPECT_EQ(a.merge_method, MergeMethod::kRebase);
   EXPECT_EQ(a.close_grace, hours(48));
   EXPECT_TRUE(a.update_branch);
+  EXPECT_EQ(a.report, Report::kVerdicts);
   EXPECT_EQ(a.label_ready, "lgtm");
   EXPECT_EQ(a.label_changes_requested, "needs-work");
   EXPECT_EQ(a.label_needs_human, "human-please");
@@ -311,8 +313,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "\"yolo\""},
         BadCase{"actions:\n  autonomy_by_class: {}\n",
                 "gatehouse.yml:2: actions.autonomy_by_class: unknown key (expected one of: "
-                "autonomy, classes, dry_run, merge_method, close_grace, update_branch, labels, "
-                "app_login)"},
+                "autonomy, classes, dry_run, merge_method, close_grace, update_branch, report, "
+                "labels, app_login)"},
         BadCase{"actions:\n  classes: [report]\n",
                 "gatehouse.yml:2: actions.classes: expected a mapping, got a list"},
         BadCase{"actions:\n  classes:\n    report: auto\n    approve: auto\n",
@@ -329,6 +331,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"actions:\n  close_grace: 3 days\n",
                 "gatehouse.yml:2: actions.close_grace: expected a duration such as 30m, 2h or "
                 "1h30m, got \"3 days\""},
+        BadCase{"actions:\n  report: everything\n",
+                "gatehouse.yml:2: actions.report: expected one of progress, verdicts, got "
+                "\"everything\""},
         BadCase{"actions:\n  update_branch: [true]\n",
                 "gatehouse.yml:2: actions.update_branch: expected true or false, got a list"},
         BadCase{"actions:\n  labels:\n    ready: \"\"\n",
