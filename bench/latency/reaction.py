@@ -19,19 +19,16 @@ usage: reaction.py [--load RATE] [--targets N] [--background N] [--repos N] [--d
 Prints one line per target and the p50/p99 with the target the issue names.
 """
 import argparse
-import http.client
 import json
 import os
 import random
-import re
-import signal
-import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+from benchkit import Client, app_key_pair, percentile, start, stop, wait_at_rest  # noqa: E402
 
 POLICY = """version: 1
 rules:
@@ -44,49 +41,6 @@ actions:
 """
 
 
-class Client:
-    """A keep-alive JSON client for one base URL (one per thread)."""
-
-    def __init__(self, base):
-        u = urllib.parse.urlparse(base)
-        self.host, self.port = u.hostname, u.port
-        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
-
-    def call(self, method, path, body=None):
-        data = None if body is None else json.dumps(body)
-        for attempt in range(2):
-            try:
-                self.conn.request(method, path, body=data,
-                                  headers={"Content-Type": "application/json"})
-                r = self.conn.getresponse()
-                text = r.read()
-                if r.status >= 300:
-                    raise RuntimeError(f"{method} {path}: {r.status} {text[:200]!r}")
-                return json.loads(text) if text else None
-            except (http.client.HTTPException, ConnectionError):
-                if attempt:
-                    raise
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
-
-
-def start(argv, log_path, env=None, prefix=None):
-    """Starts a process; returns it and the URL from its '<prefix>: listening on URL' line."""
-    out = open(log_path, "w")
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=out, text=True, env=env)
-    pattern = re.compile(r"^" + re.escape(prefix) + r": listening on (http://\S+)$")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = p.stdout.readline()
-        if not line:
-            break
-        m = pattern.match(line.strip())
-        if m:
-            threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
-            return p, m.group(1)
-    p.kill()
-    sys.exit(f"reaction: {argv[0]} did not start; see {log_path}")
-
-
 def effects(sim, kind):
     return sim.call("GET", "/_sim/effects?kind=" + kind) or []
 
@@ -95,31 +49,6 @@ def at_ms(stamp):
     # 2026-12-04T06:55:01.123Z
     t = time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
     return (time.mktime(t) - time.timezone) * 1000 + int(stamp[20:23])
-
-
-def wait_at_rest(gatehouse, db, quiet_s=2.0, limit_s=300):
-    """Waits until gatehouse has no delivery in flight, no pass running and has completed no
-    pass for quiet_s (items waiting on a later timer may stay pending)."""
-    last = None
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        st = json.loads(subprocess.check_output([gatehouse, "status", "--db", db, "--json"]))
-        work, counters = st.get("work", {}), st.get("counters", {})
-        key = (st.get("in_flight"), work.get("running"), counters.get("work.passes_completed"))
-        if key[0] == 0 and key[1] == 0 and key == last:
-            return
-        last = key
-        time.sleep(quiet_s)
-    sys.exit("reaction: gatehouse did not come to rest")
-
-
-def percentile(xs, q):
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = (len(xs) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def main():
@@ -134,10 +63,7 @@ def main():
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="reaction.", dir=args.build)
-    key, pub = os.path.join(work, "app.pem"), os.path.join(work, "app.pub.pem")
-    subprocess.check_call(["openssl", "genrsa", "-out", key, "2048"], stderr=subprocess.DEVNULL)
-    subprocess.check_call(["openssl", "rsa", "-in", key, "-pubout", "-out", pub],
-                          stderr=subprocess.DEVNULL)
+    key, pub = app_key_pair(work)
     env = dict(os.environ, GATEHOUSE_WEBHOOK_SECRET="bench-" + os.urandom(8).hex())
     sim_p, sim_url = start([os.path.join(args.build, "gatehouse-sim"), "serve", "--listen",
                             "127.0.0.1:0", "--app-id", "4242", "--app-public-key", pub,
@@ -246,12 +172,7 @@ def main():
                           "background_sent": sent[0]}))
         return 0 if not missing else 1
     finally:
-        for p in reversed(procs):
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
 
 
 if __name__ == "__main__":

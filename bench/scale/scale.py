@@ -24,7 +24,7 @@ red or missing), so the world stays unchanged once gatehouse has written its che
 summary comment on each.
 
 usage: scale.py [--prs N[,N...]] [--per-repo N] [--installations N]
-                [--sweep-interval-seconds S] [--build DIR]
+                [--sweep-interval-seconds S] [--full-every N] [--build DIR]
 One block per size, then a growth table; the last line is JSON.
 """
 import argparse
@@ -120,7 +120,7 @@ def run_size(args, prs):
         serve_p, (hook, admin_url) = start(
             [gh, "serve", "--db", db, "--listen", "127.0.0.1:0", "--admin-listen",
              "127.0.0.1:0", "--log-level", "warn", "--sweep-interval-seconds",
-             str(args.sweep_interval_seconds)],
+             str(args.sweep_interval_seconds), "--sweep-full-every", str(args.full_every)],
             os.path.join(work, "serve.log"), serve_env, "gatehouse", lines=2)
         listening_s = time.monotonic() - t0
         procs.append(serve_p)
@@ -174,7 +174,7 @@ def run_size(args, prs):
             "rss_peak_mb": round(watch.peak_kb / 1024, 1),
             "rss_rest_mb": round(rss_rest_kb / 1024, 1),
             "round2_kind": "changes" if metric_sum(m2, "gatehouse_sweep_rounds_total",
-                                                   kind="changes") >= 2 else "full",
+                                                   kind="full") < 2 else "full",
             "round_a_costing": round_a["total"]["costing"],
             "round2_passes": passes_round2,
             "round2_requests": unchanged["total"]["requests"],
@@ -218,6 +218,8 @@ def main():
     ap.add_argument("--per-repo", type=int, default=10, help="open PRs per repository")
     ap.add_argument("--installations", type=int, default=20)
     ap.add_argument("--sweep-interval-seconds", type=int, default=60)
+    ap.add_argument("--full-every", type=int, default=6,
+                    help="serve's --sweep-full-every (2: the measured round is a full one)")
     ap.add_argument("--build", default="build")
     args = ap.parse_args()
     results = []
