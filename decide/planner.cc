@@ -311,19 +311,32 @@ std::string PlannedAction::Key() const {
   return std::string(ActionKindName(kind)) + "|" + head + "|" + detail;
 }
 
-std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v, Report report) {
+namespace {
+
+// The verdict alone, as both the comment and a `report: verdicts` check run tell it: the head,
+// the names of the rules still waiting or warning, `pointer` (may be empty), the reviews and
+// every blocker with its reason.
+std::string RenderVerdictOnly(const PrSnapshot& pr, const GateVerdict& v,
+                              std::string_view pointer) {
   std::string out(kSummaryMarker);
   out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
-  if (report == Report::kVerdicts) {
-    // What changes only with the verdict: no score, no per-check state.
-    out += "On `" + pr.head_sha + "`.";
-    AppendRuleNames(out, " Waiting on ", v.waiting);
-    AppendRuleNames(out, " Warnings from ", v.warnings);
-    out += "\n";
-    out += RenderReviewsSection(pr, v);
-    AppendFindings(out, "Blockers", v.blockers);
-    return out;
-  }
+  out += "On `" + pr.head_sha + "`.";
+  AppendRuleNames(out, " Waiting on ", v.waiting);
+  AppendRuleNames(out, " Warnings from ", v.warnings);
+  out += pointer;
+  out += "\n";
+  out += RenderReviewsSection(pr, v);
+  AppendFindings(out, "Blockers", v.blockers);
+  return out;
+}
+
+}  // namespace
+
+std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v, Report report) {
+  // What changes only with the verdict: no score, no per-check state.
+  if (report == Report::kVerdicts) return RenderVerdictOnly(pr, v, "");
+  std::string out(kSummaryMarker);
+  out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
   out += "Readiness score **" + std::to_string(v.score) + "/100** on `" + pr.head_sha + "`.\n";
   out += RenderReviewsSection(pr, v);
   AppendFindings(out, "Blockers", v.blockers);
@@ -333,15 +346,8 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v, Report rep
 }
 
 std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& v) {
-  std::string out(kSummaryMarker);
-  out += "\n### gatehouse: " + std::string(VerdictName(v.verdict)) + "\n\n";
-  out += "On `" + pr.head_sha + "`.";
-  AppendRuleNames(out, " Waiting on ", v.waiting);
-  AppendRuleNames(out, " Warnings from ", v.warnings);
-  out += " The `gatehouse` check run has every detail and the readiness score.\n";
-  out += RenderReviewsSection(pr, v);
-  AppendFindings(out, "Blockers", v.blockers);
-  return out;
+  return RenderVerdictOnly(pr, v,
+                           " The `gatehouse` check run has every detail and the readiness score.");
 }
 
 Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,

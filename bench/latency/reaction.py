@@ -28,17 +28,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
-from benchkit import Client, app_key_pair, percentile, start, stop, wait_at_rest  # noqa: E402
+from benchkit import (POLICY_CI_AND_ONE_APPROVAL, Client, app_key_pair, start_sim, percentile,  # noqa
+                      start, wait_at_rest)
+from benchkit import stop as stop_all  # noqa: E402
 
-POLICY = """version: 1
-rules:
-  required_checks:
-    checks: [ci]
-  approvals:
-    min: 1
-actions:
-  autonomy: auto
-"""
+POLICY = POLICY_CI_AND_ONE_APPROVAL
 
 
 def effects(sim, kind):
@@ -65,10 +59,7 @@ def main():
     work = tempfile.mkdtemp(prefix="reaction.", dir=args.build)
     key, pub = app_key_pair(work)
     env = dict(os.environ, GATEHOUSE_WEBHOOK_SECRET="bench-" + os.urandom(8).hex())
-    sim_p, sim_url = start([os.path.join(args.build, "gatehouse-sim"), "serve", "--listen",
-                            "127.0.0.1:0", "--app-id", "4242", "--app-public-key", pub,
-                            "--log-level", "warn"], os.path.join(work, "sim.log"), env,
-                           "gatehouse-sim")
+    sim_p, sim_url = start_sim(args.build, work, env, pub)
     procs = [sim_p]
     try:
         sim = Client(sim_url)
@@ -172,7 +163,7 @@ def main():
                           "background_sent": sent[0]}))
         return 0 if not missing else 1
     finally:
-        stop(procs)
+        stop_all(procs)
 
 
 if __name__ == "__main__":

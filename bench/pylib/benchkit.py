@@ -11,6 +11,17 @@ import threading
 import time
 import urllib.parse
 
+# The benchmarks' repository policy: check `ci` green, one approval, autonomy auto.
+POLICY_CI_AND_ONE_APPROVAL = """version: 1
+rules:
+  required_checks:
+    checks: [ci]
+  approvals:
+    min: 1
+actions:
+  autonomy: auto
+"""
+
 
 class Client:
     """A keep-alive JSON client for one base URL (one per thread)."""
@@ -72,6 +83,16 @@ def app_key_pair(work):
     subprocess.check_call(["openssl", "rsa", "-in", key, "-pubout", "-out", pub],
                           stderr=subprocess.DEVNULL)
     return key, pub
+
+
+APP_ID = "4242"
+
+
+def start_sim(build, work, env, public_key):
+    """`gatehouse-sim serve` on a free port as App APP_ID with `public_key`: (process, URL)."""
+    return start([os.path.join(build, "gatehouse-sim"), "serve", "--listen", "127.0.0.1:0",
+                  "--app-id", APP_ID, "--app-public-key", public_key, "--log-level", "warn"],
+                 os.path.join(work, "sim.log"), env, "gatehouse-sim")
 
 
 def status(gatehouse, db):

@@ -36,18 +36,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
-from benchkit import (Client, app_key_pair, metric_sum, metrics, rss_kb, start, status,  # noqa
-                      stop, wait_at_rest)
+from benchkit import (POLICY_CI_AND_ONE_APPROVAL, Client, app_key_pair, start_sim, metric_sum, metrics,  # noqa
+                      rss_kb, start, stop, wait_at_rest)
 
-POLICY = """version: 1
-rules:
-  required_checks:
-    checks: [ci]
-  approvals:
-    min: 1
-actions:
-  autonomy: auto
-"""
+POLICY = POLICY_CI_AND_ONE_APPROVAL
 RESERVE = 200  # GitHubClientOptions::background_reserve, docs/GITHUB.md
 ADMIN_TOKEN = "scale-bench-" + os.urandom(8).hex()
 
@@ -99,10 +91,7 @@ def run_size(args, prs):
     key, pub = app_key_pair(work)
     env = dict(os.environ, GATEHOUSE_WEBHOOK_SECRET="bench-" + os.urandom(8).hex(),
                GATEHOUSE_ADMIN_TOKEN=ADMIN_TOKEN)
-    sim_p, sim_url = start([os.path.join(args.build, "gatehouse-sim"), "serve", "--listen",
-                            "127.0.0.1:0", "--app-id", "4242", "--app-public-key", pub,
-                            "--log-level", "warn"], os.path.join(work, "sim.log"), env,
-                           "gatehouse-sim")
+    sim_p, sim_url = start_sim(args.build, work, env, pub)
     procs = [sim_p]
     try:
         sim = Client(sim_url)
