@@ -15,8 +15,10 @@ thread adds check runs to random background PRs at RATE webhooks per second. Eve
 those webhooks is a real pass for gatehouse (live reads, a verdict, a check run of its own).
 
 usage: reaction.py [--load RATE] [--targets N] [--background N] [--repos N] [--debounce-ms MS]
-                   [--gap S] [--build DIR]
-Prints one line per target and the p50/p99 with the target the issue names.
+                   [--gap S] [--report progress|verdicts] [--build DIR]
+Prints one line per target and the p50/p99 with the target the issue names, then the
+rate-limit cost of the measured phase (a busy repository: the targets and, with --load, the
+background check runs), counted by the simulator: costing requests per pass and per webhook.
 """
 import argparse
 import json
@@ -29,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
 from benchkit import (POLICY_CI_AND_ONE_APPROVAL, Client, app_key_pair, start_sim, percentile,  # noqa
-                      start, wait_at_rest)
+                      start, status, wait_at_rest)
 from benchkit import stop as stop_all  # noqa: E402
 
 POLICY = POLICY_CI_AND_ONE_APPROVAL
@@ -53,6 +55,8 @@ def main():
     ap.add_argument("--repos", type=int, default=10)
     ap.add_argument("--debounce-ms", type=int, default=1000)
     ap.add_argument("--gap", type=float, default=0.5, help="seconds between two targets")
+    ap.add_argument("--report", default="progress", choices=["progress", "verdicts"],
+                    help="serve's --report: what gatehouse's check run tells")
     ap.add_argument("--build", default="build")
     args = ap.parse_args()
 
@@ -88,7 +92,8 @@ def main():
                          GATEHOUSE_GITHUB_API_URL=sim_url)
         serve_p, hook = start([gh, "serve", "--db", db, "--listen", "127.0.0.1:0",
                                "--admin-listen", "127.0.0.1:0", "--log-level", "warn",
-                               "--debounce-ms", str(args.debounce_ms)],
+                               "--debounce-ms", str(args.debounce_ms), "--report",
+                               args.report],
                               os.path.join(work, "serve.log"), serve_env, "gatehouse")
         procs.append(serve_p)
         sim.call("PUT", "/_sim/webhook-url", {"url": hook})
@@ -97,6 +102,9 @@ def main():
               f"{args.debounce_ms} ms, {os.cpu_count()} cores; gatehouse at {hook}", flush=True)
         # The world's creation was delivered too (opened PRs, reviews): let it settle.
         wait_at_rest(gh, db)
+        # The rate-limit cost of what follows (a busy repository), on GitHub's side.
+        sim.call("DELETE", "/_sim/requests")
+        before = status(gh, db)
 
         stop = threading.Event()
         sent = [0]
@@ -131,6 +139,13 @@ def main():
                 break
             time.sleep(0.5)
         stop.set()
+        wait_at_rest(gh, db)
+        counted = sim.call("GET", "/_sim/requests")
+        tally = counted["total"]
+        after = status(gh, db)
+        passes = (after["counters"].get("work.passes_completed", 0) -
+                  before["counters"].get("work.passes_completed", 0))
+        webhooks = after.get("received", 0) - before.get("received", 0)
 
         merges = {}
         for e in effects(sim, "merge"):
@@ -156,7 +171,15 @@ def main():
               f"p50 {p50:.0f} ms (target <= {limit50}), p99 {p99:.0f} ms "
               f"(target <= {limit99}), max {max(lat) if lat else float('nan'):.0f} ms; "
               f"background webhooks sent {sent[0]}")
+        print(f"rate limit (report: {args.report}): {tally['requests']} GitHub requests, "
+              f"{tally['costing']} costing, over {passes} passes and {webhooks} webhooks: "
+              f"{tally['costing'] / max(passes, 1):.2f} costing per pass (target <= 2.0), "
+              f"{tally['costing'] / max(webhooks, 1):.2f} per webhook (target <= 1.0)")
+        for e in sorted(counted["endpoints"], key=lambda e: -e["costing"])[:6]:
+            print(f"  {e['costing']:6d} costing  {e['method']} {e['endpoint']}")
         print(json.dumps({"load": args.load, "debounce_ms": args.debounce_ms,
+                          "report": args.report, "passes": passes, "webhooks": webhooks,
+                          "requests": tally["requests"], "costing": tally["costing"],
                           "targets": args.targets, "background": args.background,
                           "merges": len(lat), "missing": len(missing), "p50_ms": p50,
                           "p99_ms": p99, "max_ms": max(lat) if lat else None,
