@@ -133,17 +133,16 @@ bool Settle(DemoRig& rig, const app::DemoPlayer& player, const app::DemoWorld& w
     const int64_t n_effects =
         effects.is_array() ? static_cast<int64_t>(effects.as_array().size()) : 0;
     const bool quiet = player.scripts_done() == static_cast<int>(world.prs.size()) && f.ok() &&
-                       f->in_flight == 0 && active == 0 &&
-                       n_effects == last_effects;
+                       f->in_flight == 0 && active == 0 && n_effects == last_effects;
     quiet_polls = quiet ? quiet_polls + 1 : 0;
     last_effects = n_effects;
     if (quiet_polls >= 4) return true;
     if (++polls % 4 == 0) {
-      std::fprintf(stderr, "settling: scripts %d/%zu  in flight %lld  active PRs %lld  effects %lld\n",
+      std::fprintf(stderr,
+                   "settling: scripts %d/%zu  in flight %lld  active PRs %lld  effects %lld\n",
                    player.scripts_done(), world.prs.size(),
                    static_cast<long long>(f.ok() ? f->in_flight : -1),
-                   static_cast<long long>(active),
-                   static_cast<long long>(n_effects));
+                   static_cast<long long>(active), static_cast<long long>(n_effects));
     }
   }
   return false;
@@ -155,8 +154,8 @@ int RunChaos(int argc, char** argv) {
               {"no-lost-answers"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok() || !flags.positional().empty()) {
-    app::PrintError("chaos",
-                    parsed.ok() ? "unexpected argument " + flags.positional()[0] : parsed.message());
+    app::PrintError(
+        "chaos", parsed.ok() ? "unexpected argument " + flags.positional()[0] : parsed.message());
     std::fputs(kUsage, stderr);
     return app::kExitUsage;
   }
@@ -200,10 +199,37 @@ int RunChaos(int argc, char** argv) {
   rig_options.sim_bin = flags.Get("sim", (here / "gatehouse-sim").string());
   rig_options.nodes = *nodes;
   constexpr int64_t kLeaseSeconds = 4;
-  rig_options.serve_flags = {"--debounce-ms", "300", "--workers", "4", "--sweep-interval-seconds",
-                             std::to_string(*sweep), "--resolve-interval-seconds", "2", "--recover-interval-seconds", "2",
-                             "--lease-seconds", std::to_string(kLeaseSeconds), "--log-level",
+  ChaosScheduleOptions so;
+  so.seed = static_cast<uint64_t>(*seed);
+  so.kills = *kills;
+  so.play_ms = *play_s * 1000;
+  so.nodes = *nodes;
+  so.lease_ms = kLeaseSeconds * 1000;
+  so.lost_answers = !flags.Has("no-lost-answers");
+  const ChaosSchedule schedule = MakeChaosSchedule(so);
+
+  rig_options.serve_flags = {"--debounce-ms",
+                             "300",
+                             "--workers",
+                             "4",
+                             "--sweep-interval-seconds",
+                             std::to_string(*sweep),
+                             "--resolve-interval-seconds",
+                             "2",
+                             "--recover-interval-seconds",
+                             "2",
+                             "--lease-seconds",
+                             std::to_string(kLeaseSeconds),
+                             "--log-level",
                              "warn"};
+  // Every kill (and every stop longer than the lease) costs each item running at that instant
+  // one attempt: a lease that expired mid-pass is how a poison pill shows (docs/ENGINE.md). The
+  // play's own kills must not look like one, so the budget is serve's default (8) plus one per
+  // kill and stop the play can make; a dead item is still a failure of the run.
+  rig_options.serve_flags.insert(
+      rig_options.serve_flags.end(),
+      {"--max-attempts",
+       std::to_string(8 + schedule.injected.at("kill") + schedule.injected.at("stop"))});
   if (IsPostgresUrl(rig_options.db)) {
     rig_options.serve_flags.insert(rig_options.serve_flags.end(), {"--db-pool", "4"});
   }
@@ -223,15 +249,6 @@ int RunChaos(int argc, char** argv) {
     return app::kExitFailure;
   }
   DemoRig& rig = **started;
-
-  ChaosScheduleOptions so;
-  so.seed = static_cast<uint64_t>(*seed);
-  so.kills = *kills;
-  so.play_ms = *play_s * 1000;
-  so.nodes = *nodes;
-  so.lease_ms = kLeaseSeconds * 1000;
-  so.lost_answers = !flags.Has("no-lost-answers");
-  const ChaosSchedule schedule = MakeChaosSchedule(so);
 
   const app::DemoWorld world =
       app::BuildDemoWorld(static_cast<int>(*prs), static_cast<uint64_t>(*seed));
@@ -284,7 +301,8 @@ int RunChaos(int argc, char** argv) {
     problems.push_back(std::to_string(ledger.open_intents) + " ledger intents without an outcome");
   }
   if (!settled) problems.push_back("the world did not settle within the timeout");
-  if (serve_exit != 0) problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
+  if (serve_exit != 0)
+    problems.push_back("gatehouse serve exited with " + std::to_string(serve_exit));
   if (player.step_failures() > 0) {
     problems.push_back(std::to_string(player.step_failures()) + " script steps failed");
   }
@@ -300,8 +318,7 @@ int RunChaos(int argc, char** argv) {
       static_cast<long long>(run.delivery), static_cast<long long>(run.lost_answers),
       static_cast<long long>(attempted.deliveries), static_cast<long long>(attempted.failed_first),
       static_cast<long long>(funnel.routed + funnel.ignored + funnel.in_flight + funnel.dead),
-      static_cast<long long>(funnel.duplicate),
-      static_cast<long long>(counters["inbox.recovered"]),
+      static_cast<long long>(funnel.duplicate), static_cast<long long>(counters["inbox.recovered"]),
       static_cast<long long>(counters["work.passes_completed"]),
       static_cast<long long>(effects.is_array() ? effects.as_array().size() : 0),
       static_cast<long long>(checks.duplicate_effects),
