@@ -3,6 +3,7 @@
 // cookie the login form sets. The comparison takes the same time whatever the guess.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,8 @@ namespace gatehouse::admin {
 
 // The dashboard's cookie.
 inline constexpr std::string_view kAdminCookie = "gatehouse_admin";
+// How long the dashboard's login lasts: the cookie's Max-Age (12 hours).
+inline constexpr int64_t kLoginSeconds = 12 * 3600;
 
 // True when `given` is `expected`, in time that depends on neither (both are hashed with
 // SHA-256 and the digests compared with CRYPTO_memcmp). An empty `expected` matches nothing.

@@ -171,8 +171,10 @@ HttpResponse AdminHandler::Login(const HttpRequest& request) {
     return r;
   }
   HttpResponse r = Redirect("/");
+  // The browser forgets it after kLoginSeconds (docs/ADMIN_API.md), as after /logout.
   r.headers.emplace_back("Set-Cookie", std::string(kAdminCookie) + "=" + PercentEncode(it->second) +
-                                           "; Path=/; HttpOnly; SameSite=Strict");
+                                           "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
+                                           std::to_string(kLoginSeconds));
   return r;
 }
 

@@ -383,6 +383,7 @@ TEST_F(AdminTest, TheDashboardLogsInWithACookieAndRefusesCrossOriginPosts) {
   const std::string cookie = ok.Header("set-cookie");
   EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
   EXPECT_THAT(cookie, HasSubstr("SameSite=Strict"));
+  EXPECT_THAT(cookie, HasSubstr("Max-Age=43200")) << "a login lasts 12 hours";
   const std::string pair = cookie.substr(0, cookie.find(';'));
   const std::string with_cookie = "Cookie: theme=dark; " + pair + "\r\n";
   ClientResponse page = Send("GET", "/", "", "", with_cookie);

@@ -218,7 +218,6 @@ size_t WorkerPool::Step(std::vector<Finished>& done, size_t want, Time now) {
   // Recording the finished passes and claiming their successors share one transaction.
   auto cycle = store_.work().FinishAndClaim(batch, options_.owner, want, options_.lease, now);
   if (!cycle.ok()) {
-    next_due_.reset();
     ++failed_steps_;
     Log(LogLevel::kWarn, "engine.step_failed")
         .Field("error", cycle.status().ToString())
