@@ -94,7 +94,7 @@ std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallati
   return {installations.begin(), installations.end()};
 }
 
-bool Sweeper::SweepRepo(const RepoTarget& target, bool full, SweepStats& stats) {
+bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   const std::string key = AsciiLower(target.repo.FullName());
   CallContext ctx{target.installation_id, /*background=*/true};
   auto prs = github_.ListOpenPullRequests(ctx, target.repo);
@@ -120,10 +120,11 @@ bool Sweeper::SweepRepo(const RepoTarget& target, bool full, SweepStats& stats) 
       auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
       if (!subject) continue;
       Fingerprint print = pr.head_sha + ' ' + pr.base_sha + ' ' + pr.updated_at;
-      const bool unchanged = !full && before != listings_.end() && [&] {
+      bool unchanged = false;
+      if (!stats.full && before != listings_.end()) {
         auto it = before->second.find(pr.number);
-        return it != before->second.end() && it->second == print;
-      }();
+        unchanged = it != before->second.end() && it->second == print;
+      }
       listing.emplace(pr.number, std::move(print));
       if (unchanged) {
         ++stats.unchanged;
@@ -200,7 +201,7 @@ SweepStats Sweeper::SweepOnce() {
   stats.full = BeginRound();
   for (const RepoTarget& t : ListTargets()) {
     if (loop_.Stopping()) break;
-    SweepRepo(t, stats.full, stats);
+    SweepRepo(t, stats);
   }
   EndRound(stats, started);
   return stats;
@@ -214,17 +215,15 @@ void Sweeper::Loop() {
   SweepStats stats;
   std::vector<RepoTarget> round;
   size_t next = 0;
-  Time started = round_start;
   bool in_round = false;
   while (true) {
     // The next repository of this round is due at its share of the interval.
     if (next >= round.size()) {
-      if (in_round) EndRound(stats, started);
+      if (in_round) EndRound(stats, round_start);
       // The next round starts one interval after this one did, or now if this one ran late
       // (a slow round is not made up for by sweeping back to back).
       if (!loop_.WaitUntil(round_start + options_.interval)) return;
       round_start = clock_->Now();
-      started = round_start;
       stats = SweepStats{};
       round = ListTargets();
       next = 0;
@@ -234,7 +233,7 @@ void Sweeper::Loop() {
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
     if (!loop_.WaitUntil(round_start + share * static_cast<int64_t>(next))) return;
-    SweepRepo(round[next++], stats.full, stats);
+    SweepRepo(round[next++], stats);
   }
 }
 

@@ -112,7 +112,8 @@ class Sweeper {
   // Starts a round: whether it is full (and counts it).
   bool BeginRound();
   void EndRound(const SweepStats& stats, Time started);
-  bool SweepRepo(const RepoTarget& target, bool full, SweepStats& stats);
+  // Lists one repository and signals its PRs: every one in a full round (stats.full).
+  bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   void Loop();
 
   Store& store_;
