@@ -22,7 +22,11 @@ endif()
 
 set(GATEHOUSE_FUZZ_SECONDS 5 CACHE STRING "Seconds of fuzzing per target in CTest")
 set(GATEHOUSE_FUZZ_RSS_MB 2048 CACHE STRING "libFuzzer -rss_limit_mb per target")
-set(GATEHOUSE_FUZZ_SANITIZERS address,undefined)
+# The sanitizers the fuzz build adds to libFuzzer's coverage. CI keeps the default; a long run
+# may choose `undefined` alone (no AddressSanitizer: several times the executions per second,
+# docs/RELIABILITY.md "Fuzzing"), its corpus being replayed under both by the default build.
+set(GATEHOUSE_FUZZ_SANITIZERS address,undefined CACHE STRING
+    "Sanitizers of the fuzz build (comma-separated -fsanitize= list)")
 add_compile_options(-fsanitize=fuzzer-no-link,${GATEHOUSE_FUZZ_SANITIZERS}
                     -fno-sanitize-recover=all -fno-omit-frame-pointer)
 add_link_options(-fsanitize=${GATEHOUSE_FUZZ_SANITIZERS})

@@ -7,7 +7,9 @@
 #   bash scripts/fuzz.sh --seconds 600 router_fuzz_test    # one target, ten minutes
 #   options: --build DIR (default build-fuzz), --rss-mb N (default 2048),
 #            --max-len BYTES (libFuzzer -max_len: the longest input it makes; by default
-#            libFuzzer lets it grow with the corpus, to 4096 and past)
+#            libFuzzer lets it grow with the corpus, to 4096 and past),
+#            --timeout SECONDS (libFuzzer -timeout, wall time per input, default 10: on a
+#            machine busy with builds a low-priority fuzzer can wait that long for a core)
 #
 # The build dir must have been configured with -DGATEHOUSE_FUZZ=ON and built (`ninja -C
 # build-fuzz fuzz`); each target then knows its seed dirs (build-fuzz/fuzz-work/NAME.seeds,
@@ -23,6 +25,7 @@ build=build-fuzz
 budget=(-runs=10000000)
 rss=2048
 maxlen=()
+timeout=10
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,7 +34,8 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift 2 ;;
     --rss-mb) rss="$2"; shift 2 ;;
     --max-len) maxlen=(-max_len="$2"); shift 2 ;;
-    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -64,7 +68,7 @@ for name in "${targets[@]}"; do
   before=$(ls "$work" | grep -cE '^(crash|timeout|oom|leak)-' || true)
   start=$(date +%s)
   echo "[fuzz.sh] $name: ${budget[*]} ${maxlen[*]} (corpus $(ls "$work/$name" | wc -l) files)"
-  "$bin" "${budget[@]}" "${maxlen[@]}" -rss_limit_mb="$rss" -timeout=10 \
+  "$bin" "${budget[@]}" "${maxlen[@]}" -rss_limit_mb="$rss" -timeout="$timeout" \
     -print_final_stats=1 -artifact_prefix="$work/" "${extra[@]}" \
     "$work/$name" "${seeds[@]}" > "$log" 2>&1 &
   pid=$!
