@@ -22,6 +22,55 @@ std::vector<std::string> Strings(const json::object& o, std::string_view key) {
   return out;
 }
 
+// A list of positive integers (PR numbers) at `key`; "" when valid or absent.
+std::string Numbers(const json::object& o, std::string_view key, std::vector<int>* out) {
+  const json::value* arr = o.if_contains(key);
+  if (arr == nullptr) return "";
+  if (!arr->is_array()) return std::string(key) + " must be an array of PR numbers";
+  for (const auto& v : arr->as_array()) {
+    if (!v.is_int64() || v.as_int64() <= 0 || v.as_int64() > 1'000'000'000) {
+      return std::string(key) + " must be an array of PR numbers";
+    }
+    out->push_back(static_cast<int>(v.as_int64()));
+  }
+  return "";
+}
+
+// The `protection` and `ci` objects of a new repository (docs/SIMULATOR.md, "Branch
+// protection and CI"); "" when valid, else what is wrong.
+std::string ParseRepoSettings(const json::object& body, RepoOptions* options) {
+  if (const json::value* p = body.if_contains("protection")) {
+    if (!p->is_object()) return "protection must be an object";
+    const json::object& o = p->as_object();
+    for (const auto& [k, v] : o) {
+      if (k != "strict" && k != "required_checks" && k != "enforce") {
+        return "protection: unknown key " + std::string(k) +
+               " (expected strict, required_checks, enforce)";
+      }
+    }
+    options->protection.strict = GetBool(o, "strict", false);
+    options->protection.required_checks = Strings(o, "required_checks");
+    options->protection.enforce = GetBool(o, "enforce", true);
+  }
+  if (const json::value* c = body.if_contains("ci")) {
+    if (!c->is_object()) return "ci must be an object";
+    const json::object& o = c->as_object();
+    for (const auto& [k, v] : o) {
+      if (k != "checks" && k != "duration_ms" && k != "failing") {
+        return "ci: unknown key " + std::string(k) + " (expected checks, duration_ms, failing)";
+      }
+    }
+    options->ci.checks = Strings(o, "checks");
+    const int64_t ms = GetInt(o, "duration_ms", 5'000);
+    if (ms < 0 || ms > 86'400'000) return "ci: duration_ms must be between 0 and 86400000";
+    options->ci.duration = std::chrono::milliseconds(ms);
+    if (std::string why = Numbers(o, "failing", &options->ci.failing); !why.empty()) {
+      return "ci: " + why;
+    }
+  }
+  return "";
+}
+
 // `files` of a control call: paths, or objects describing a file in full
 // ({"path", "status", "patch", "additions", "deletions"}; the counts default to the patch's
 // '+' and '-' lines). "" when valid, else what is wrong.
@@ -211,11 +260,14 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
       for (const auto& [k, v] : f->as_object())
         if (v.is_string()) files[std::string(k)] = std::string(v.as_string());
     }
-    auto repo =
-        model_.CreateRepo(GetString(body, "owner"), GetString(body, "name"),
-                          GetInt(body, "installation_id", 1), std::move(files),
-                          {.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false),
-                           .members = Strings(body, "members")});
+    RepoOptions options{.dismiss_stale_reviews = GetBool(body, "dismiss_stale_reviews", false),
+                        .members = Strings(body, "members")};
+    if (std::string why = ParseRepoSettings(body, &options); !why.empty()) {
+      return GitHubError(400, why);
+    }
+    auto repo = model_.CreateRepo(GetString(body, "owner"), GetString(body, "name"),
+                                  GetInt(body, "installation_id", 1), std::move(files),
+                                  std::move(options));
     if (!repo.ok()) {
       return GitHubError(repo.status().code() == StatusCode::kAlreadyExists ? 422 : 400,
                          repo.status().message());

@@ -18,7 +18,7 @@ namespace {
 constexpr std::string_view kEffectKeys[] = {"kind", "who",    "who_prefix", "repo",    "number",
                                             "sha",  "status", "count",      "at_least"};
 constexpr std::string_view kInvariantKeys[] = {"no_stale_effects", "no_duplicate_effects",
-                                               "no_duplicate_summaries"};
+                                               "no_duplicate_summaries", "no_untested_merges"};
 constexpr std::string_view kStateKeys[] = {"pull",
                                            "state",
                                            "draft",
@@ -265,6 +265,7 @@ std::vector<ExpectationResult> EvaluateExpectations(const json::array& expects,
     if (std::string invariant = InvariantOf(e); !invariant.empty()) {
       result.offences = invariant == "no_stale_effects"       ? StaleEffects(effects)
                         : invariant == "no_duplicate_effects" ? DuplicateEffects(effects)
+                        : invariant == "no_untested_merges"   ? UntestedMerges(effects)
                                                               : ExtraSummaryComments(model);
       if (result.offences.empty()) continue;
       std::string list;

@@ -68,6 +68,16 @@ std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
   return out;
 }
 
+std::vector<std::string> UntestedMerges(const std::vector<Effect>& effects) {
+  std::vector<std::string> out;
+  for (const auto& e : effects) {
+    if (e.kind == "merge" && IsAppSuccess(e) && !e.untested.empty()) {
+      out.push_back(DescribeEffect(e) + " untested: " + e.untested);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects) {
   static constexpr std::string_view kKinds[] = {"merge", "review", "close", "update_branch"};
   std::vector<std::string> out;

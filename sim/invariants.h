@@ -35,6 +35,13 @@ std::string DescribeEffect(const Effect& e);
 // between the App's last read and its call can only be undone, not refused.
 std::vector<std::string> StaleEffects(const std::vector<Effect>& effects);
 
+// 2xx App merges that the repository's branch protection forbids (Effect::untested: the PR was
+// behind its base on a strict branch, or a required check had not succeeded on the head), one
+// line each. With protection enforced GitHub refuses them, so only a repository whose
+// protection is not enforced (BranchProtection::enforce) can have one: what an App merges
+// untested when nothing stops it.
+std::vector<std::string> UntestedMerges(const std::vector<Effect>& effects);
+
 // Pairs of 2xx App effects that did the same thing twice: same kind (merge, review, close,
 // update_branch), repo, number, sha and detail, one line per pair. Undoing an action in
 // between makes the next one new: a successful reopen of the PR (by anyone) before a second

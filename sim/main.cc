@@ -12,6 +12,7 @@
 #include "base/flags.h"
 #include "base/log.h"
 #include "http/server.h"
+#include "sim/ci_bot.h"
 #include "sim/model.h"
 #include "sim/render.h"
 #include "sim/rest.h"
@@ -160,6 +161,8 @@ int Serve(int argc, char** argv, bool run) {
     s->Enqueue(n.event, boost::json::serialize(sim::RenderWebhook(n)), sim::DeliveryMetaOf(n));
   });
   hopts.webhooks = sender.get();
+  // Plays the CI of repositories created with a `ci` setting (sim/ci_bot.h).
+  sim::CiBot ci_bot(model, hopts.clock);
   sim::SimHandler handler(model, hopts);
   HttpServerOptions sopts;
   sopts.listen = flags.Get("listen", "127.0.0.1:9090");

@@ -22,6 +22,16 @@ void Model::SetListener(std::function<void(const Notification&)> listener) {
   listener_ = std::move(listener);
 }
 
+void Model::SetHeadObserver(std::function<void(const HeadEvent&)> observer) {
+  MutexLock lock(&mu_);
+  head_observer_ = std::move(observer);
+}
+
+void Model::ObserveHeadLocked(const RepoState& rs, const PullRequest& pr) {
+  if (!head_observer_ || !rs.repo.ci.enabled() || pr.state != "open" || pr.merged) return;
+  head_observer_({.repo = rs.repo.full_name(), .number = pr.number, .sha = pr.head_sha});
+}
+
 std::string Model::NewShaLocked() {
   // Deterministic, unique, 40 hex digits: tests can predict nothing but uniqueness.
   return Sha256Hex("sim-commit-" + std::to_string(++sha_counter_)).substr(0, 40);
@@ -58,8 +68,13 @@ PullRequest Model::ViewLocked(const RepoState& rs, const PullRequest& pr) const 
   view.mergeable = !pr.conflicted;
   bool failing = false;
   bool pending = false;
+  // The latest run of each name counts, as on GitHub: a re-run replaces the run before it.
+  std::map<std::string, const CheckRun*> latest;
   for (const auto& run : rs.check_runs) {
-    if (run.head_sha != pr.head_sha) continue;
+    if (run.head_sha == pr.head_sha) latest[run.name] = &run;
+  }
+  for (const auto& [name, r] : latest) {
+    const CheckRun& run = *r;
     if (run.status != "completed") {
       pending = true;
     } else if (run.conclusion != "success" && run.conclusion != "neutral" &&
@@ -78,6 +93,8 @@ PullRequest Model::ViewLocked(const RepoState& rs, const PullRequest& pr) const 
     view.mergeable_state = "draft";
   } else if (pr.behind) {
     view.mergeable_state = "behind";
+  } else if (!UntestedLocked(rs, pr).empty()) {
+    view.mergeable_state = "blocked";  // a required check has not succeeded
   } else if (failing || pending) {
     view.mergeable_state = "unstable";
   } else {
@@ -178,6 +195,8 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
   rs.repo.files = std::move(files);
   rs.repo.dismiss_stale_reviews = options.dismiss_stale_reviews;
   rs.repo.members = options.members;
+  rs.repo.protection = std::move(options.protection);
+  rs.repo.ci = std::move(options.ci);
   Repository copy = rs.repo;
   repos_.emplace(key, std::move(rs));
   return copy;
@@ -212,6 +231,7 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
   PullRequest view = ViewLocked(*rs, stored);
   NotifyLocked({.event = "pull_request", .action = "opened", .pr = &view, .sender = pr.author},
                *rs);
+  ObserveHeadLocked(*rs, stored);
   return view;
 }
 
@@ -266,6 +286,7 @@ void Model::HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& b
                 .sender = sender,
                 .before = before},
                rs);
+  ObserveHeadLocked(rs, pr);
   if (!rs.repo.dismiss_stale_reviews) return;
   for (Review& review : pr.reviews) {
     if (review.state == "APPROVED" && review.commit_id != pr.head_sha) {

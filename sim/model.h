@@ -146,6 +146,32 @@ struct PullRequest {
   std::string mergeable_state = "unknown";
 };
 
+// Branch protection of the default branch, as far as merging is concerned.
+struct BranchProtection {
+  // "Require branches to be up to date before merging": a PR behind its base does not merge.
+  bool strict = false;
+  // Check-run names and status contexts that must have succeeded on the PR's head: the latest
+  // check run of that name (success, neutral or skipped) or the latest status of that context
+  // (success).
+  std::vector<std::string> required_checks;
+  // Whether GitHub refuses a merge the rules above forbid (405, as GitHub answers). False keeps
+  // the rules as an expectation only: such a merge succeeds, marked untested in the effect log
+  // (Effect::untested), so the invariant `untested_merges` sees what the App merged untested
+  // when nothing stopped it.
+  bool enforce = true;
+  bool configured() const { return strict || !required_checks.empty(); }
+};
+
+// The repository's CI as the simulator plays it (sim/ci_bot.h): every new head of an open PR
+// gets each of `checks` as a check run of the app "ci", in progress at once and completed
+// `duration` later, failed when the PR's number is in `failing`, else successful.
+struct CiConfig {
+  std::vector<std::string> checks;
+  Duration duration = std::chrono::seconds(5);
+  std::vector<int> failing;
+  bool enabled() const { return !checks.empty(); }
+};
+
 struct Repository {
   int64_t id = 0;
   std::string owner;
@@ -159,6 +185,8 @@ struct Repository {
   // Users with write access (author_association MEMBER on what they write; a PR's author has
   // the PR's association, anyone else NONE).
   std::vector<std::string> members;
+  BranchProtection protection;
+  CiConfig ci;
   std::string full_name() const { return owner + "/" + name; }
 };
 
@@ -179,6 +207,17 @@ struct Effect {
   std::string detail;
   // The review a successful "review" call made or a "dismiss_review" dismissed; 0 otherwise.
   int64_t review_id = 0;
+  // A merge in a repository with branch protection (BranchProtection::configured) that its
+  // rules forbid: why ("behind the base", "required check \"ci\" is failing", ...); "" for a
+  // tested merge and for every other call.
+  std::string untested;
+};
+
+// A PR's head became a new SHA (opened, pushed, updated from its base), for the CI bot.
+struct HeadEvent {
+  std::string repo;  // owner/name
+  int number = 0;
+  std::string sha;
 };
 
 // A change worth a webhook; pointers are valid only during the listener call.
@@ -207,7 +246,9 @@ struct ModelOptions {
 // Repository settings chosen at creation.
 struct RepoOptions {
   bool dismiss_stale_reviews = false;  // see Repository
-  std::vector<std::string> members;    // see Repository
+  std::vector<std::string> members{};  // see Repository
+  BranchProtection protection{};       // see Repository
+  CiConfig ci{};                       // see Repository
 };
 
 // Which review DismissReview dismisses: `review_id`, or else the latest APPROVED or
@@ -244,6 +285,9 @@ class Model {
   Model(ClockPtr clock, ModelOptions options);
 
   void SetListener(std::function<void(const Notification&)> listener);
+  // Told of every new head of an open PR in a repository whose CI is enabled, while the model
+  // lock is held (the same rule as the listener: copy and return, never call back).
+  void SetHeadObserver(std::function<void(const HeadEvent&)> observer);
 
   // ---- world setup (control API) ----
   Result<Repository> CreateRepo(const std::string& owner, const std::string& name,
@@ -352,6 +396,10 @@ class Model {
                        int number, const std::string& sha, Outcome outcome,
                        const std::string& detail = "") REQUIRES(mu_);
   void NotifyLocked(Notification n, const RepoState& rs) REQUIRES(mu_);
+  // Tells the head observer of `pr`'s head when the repository's CI is enabled.
+  void ObserveHeadLocked(const RepoState& rs, const PullRequest& pr) REQUIRES(mu_);
+  // Why branch protection forbids merging `pr` now ("" when it allows it or is not set).
+  std::string UntestedLocked(const RepoState& rs, const PullRequest& pr) const REQUIRES(mu_);
   // The PR (whatever its state) and its repository; nullptr when either does not exist.
   PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs) REQUIRES(mu_);
   // The head moved to `pr.head_sha` from `before`: the synchronize webhook (sent by
@@ -374,6 +422,7 @@ class Model {
   };
   std::map<std::string, Token> tokens_ GUARDED_BY(mu_);
   std::function<void(const Notification&)> listener_ GUARDED_BY(mu_);
+  std::function<void(const HeadEvent&)> head_observer_ GUARDED_BY(mu_);
   int64_t next_id_ GUARDED_BY(mu_) = 1000;
   uint64_t sha_counter_ GUARDED_BY(mu_) = 0;
 };

@@ -24,6 +24,8 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
   if (pr->draft || !view.mergeable.has_value() || !*view.mergeable) {
     return record({405, "Pull Request is not mergeable"});
   }
+  const std::string untested = UntestedLocked(*rs, *pr);
+  if (!untested.empty() && rs->repo.protection.enforce) return record({405, untested});
   Time now = clock_->Now();
   pr->state = "closed";
   pr->merged = true;
@@ -40,6 +42,7 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
     }
   }
   Outcome out = record({200, "Pull Request successfully merged"});
+  effects_.back().untested = untested;
   PullRequest after = ViewLocked(*rs, *pr);
   NotifyLocked({.event = "pull_request", .action = "closed", .pr = &after, .sender = who}, *rs);
   (void)method;
