@@ -7,16 +7,16 @@
 #include <utility>
 
 #include "base/ascii.h"
-#include "decide/review_policy_reader.h"
+#include "decide/queue_policy_reader.h"
 #include "decide/yaml_reader.h"
 
 namespace gatehouse::decide {
 namespace {
 
 // Collects every problem of one file; each method returns nullopt after recording one.
-class PolicyParser : public ReviewsReader {
+class PolicyParser : public QueueReader {
  public:
-  using ReviewsReader::ReviewsReader;
+  using QueueReader::QueueReader;
 
   void Parse(const YAML::Node& root, PolicyOverlay& out) {
     if (root.IsNull()) return;
@@ -39,8 +39,11 @@ class PolicyParser : public ReviewsReader {
         Actions(v, "actions", out.actions);
       } else if (key == "reviews") {
         Reviews(v, "reviews", out.reviews);
+      } else if (key == "merge_queue") {
+        Queue(v, "merge_queue", out.merge_queue);
       } else {
-        Error(kv.first, key, "unknown key (expected one of: version, rules, actions, reviews)");
+        Error(kv.first, key,
+              "unknown key (expected one of: version, rules, actions, reviews, merge_queue)");
       }
     }
   }
@@ -90,42 +93,6 @@ class PolicyParser : public ReviewsReader {
     }
   }
 
-  std::optional<RequiredCheck> Check(const YAML::Node& item, const std::string& path) {
-    if (item.IsScalar() && !item.Scalar().empty()) return RequiredCheck{item.Scalar(), ""};
-    if (!item.IsMap()) {
-      Error(item, path, "expected a check name or {name, app}, got " + Describe(item));
-      return std::nullopt;
-    }
-    RequiredCheck check;
-    bool ok = true;
-    std::set<std::string> seen;
-    for (const auto& kv : item) {
-      const std::string key = kv.first.Scalar();
-      if (!FirstOccurrence(kv.first, path + "." + key, seen)) {
-        ok = false;
-        continue;
-      }
-      const YAML::Node& v = kv.second;
-      if (key == "name" || key == "app") {
-        if (!v.IsScalar() || v.Scalar().empty()) {
-          Error(v, path + "." + key, "expected a non-empty string, got " + Describe(v));
-          ok = false;
-        } else {
-          (key == "name" ? check.pattern : check.app) = v.Scalar();
-        }
-      } else {
-        Unknown(kv.first, path + "." + key, {"name", "app"});
-        ok = false;
-      }
-    }
-    if (ok && check.pattern.empty()) {
-      Error(item, path + ".name", "missing (every required check needs a name)");
-      ok = false;
-    }
-    if (!ok) return std::nullopt;
-    return check;
-  }
-
   Field ModeField(std::optional<RuleMode>& out) {
     return {"mode", [this, &out](const YAML::Node& v, const std::string& p) { out = Mode(v, p); }};
   }
@@ -134,23 +101,7 @@ class PolicyParser : public ReviewsReader {
     Fields(node, path,
            {ModeField(out.mode),
             {"checks",
-             [&](const YAML::Node& v, const std::string& p) {
-               if (!v.IsSequence()) {
-                 Error(v, p, "expected a list of checks, got " + Describe(v));
-                 return;
-               }
-               std::vector<RequiredCheck> checks;
-               bool ok = true;
-               for (size_t i = 0; i < v.size(); ++i) {
-                 auto c = Check(v[i], p + "[" + std::to_string(i) + "]");
-                 if (c) {
-                   checks.push_back(std::move(*c));
-                 } else {
-                   ok = false;
-                 }
-               }
-               if (ok) out.checks = std::move(checks);
-             }},
+             [&](const YAML::Node& v, const std::string& p) { out.checks = CheckList(v, p); }},
             {"missing_after", [&](const YAML::Node& v, const std::string& p) {
                out.missing_after = DurationValue(v, p);
              }}});
@@ -356,6 +307,7 @@ Policy MergePolicies(const Policy& defaults, const PolicyOverlay& repo) {
   Apply(a.label_needs_human, repo.actions.label_needs_human);
   Apply(a.label_pending_closure, repo.actions.label_pending_closure);
   Apply(p.reviews, repo.reviews);
+  ApplyQueueOverlay(p.merge_queue, repo.merge_queue);
   return p;
 }
 

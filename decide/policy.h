@@ -1,5 +1,6 @@
-// Policy: a repository's merge-gate rules (`rules:`), the planner's settings (`actions:`) and
-// its reviews (`reviews:`, decide/review_policy.h), read from `.github/gatehouse.yml` (or an
+// Policy: a repository's merge-gate rules (`rules:`), the planner's settings (`actions:`), its
+// reviews (`reviews:`, decide/review_policy.h) and its merge queue (`merge_queue:`,
+// decide/queue_policy.h), read from `.github/gatehouse.yml` (or an
 // operator override file) and merged over the server defaults.
 //
 // The repo file is parsed into a PolicyOverlay in which every key is optional; the overlay
@@ -22,6 +23,8 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "decide/options.h"
+#include "decide/queue_policy.h"
+#include "decide/required_check.h"
 #include "decide/review_policy.h"
 #include "decide/snapshot.h"
 
@@ -31,13 +34,6 @@ namespace gatehouse::decide {
 enum class RuleMode { kOff, kAdvisory, kBlock };
 std::string_view RuleModeName(RuleMode mode);
 
-// One required check: a name or glob over check-run names and commit-status contexts,
-// optionally restricted to check runs of one app (statuses have no app and never match then).
-struct RequiredCheck {
-  std::string pattern;
-  std::string app;  // empty: any app
-  bool operator==(const RequiredCheck&) const = default;
-};
 
 struct RequiredChecksRule {
   RuleMode mode = RuleMode::kBlock;
@@ -113,6 +109,8 @@ struct Policy {
   PlannerOptions actions;
   // The `reviews:` section: which roles review which PRs, when, and which the gate waits for.
   ReviewsPolicy reviews;
+  // The `merge_queue:` section: whether ready PRs merge through a queue (docs/MERGE_QUEUE.md).
+  MergeQueuePolicy merge_queue;
   bool operator==(const Policy&) const = default;
 };
 
@@ -177,6 +175,8 @@ struct PolicyOverlay {
   } actions;
   // The whole `reviews:` section when written (it is never merged key by key).
   std::optional<ReviewsPolicy> reviews;
+  // The `merge_queue:` keys written (merged key by key; `priorities` replaces the whole map).
+  MergeQueueOverlay merge_queue;
 };
 
 // Parses the YAML text of a policy file. `filename` only prefixes error messages. An empty

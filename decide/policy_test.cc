@@ -250,7 +250,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"version: 2\n", "gatehouse.yml:1: version: expected 1, got \"2\""},
         BadCase{"verison: 1\n",
                 "gatehouse.yml:1: verison: unknown key (expected one of: version, rules, "
-                "actions, reviews)"},
+                "actions, reviews, merge_queue)"},
         BadCase{"- a\n- b\n", "gatehouse.yml:1: (top level): expected a mapping, got a list"},
         BadCase{"rules: [a]\n", "gatehouse.yml:1: rules: expected a mapping, got a list"},
         BadCase{"rules:\n  aprovals:\n    min: 1\n",
