@@ -259,7 +259,7 @@ Result<PolicyOverlay> ParsePolicyOverlay(std::string_view yaml, std::string_view
   PolicyParser parser(filename);
   PolicyOverlay overlay;
   try {
-    const YAML::Node root = YAML::Load(std::string(yaml));
+    const YAML::Node root = YAML::Load(NormalizeLineBreaks(yaml));
     parser.Parse(root, overlay);
   } catch (const YAML::Exception& e) {
     parser.AddError(e.mark.line, "(syntax)", e.msg);

@@ -427,3 +427,33 @@ TEST(PolicyTest, ControlCharactersInKeysCannotBreakTheOneErrorPerLineRule) {
 
 }  // namespace
 }  // namespace gatehouse::decide
+
+namespace gatehouse::decide {
+namespace {
+
+// policy_fuzz_test found it: yaml-cpp reads a lone CR as part of a plain scalar, and its
+// emitter writes it back as a line break, so one file meant two things. Every line break YAML
+// defines (LF, CR LF, a lone CR) now ends a line, as the YAML spec says.
+TEST(PolicyLineBreakTest, ALoneCrOrCrLfEndsALineAsLfDoes) {
+  const char* texts[] = {
+      "rules:\n  required_checks:\n    checks:\n      - nal\r      # a comment\n      - b\n",
+      "rules:\r\n  required_checks:\r\n    checks:\r\n      - nal\r\n      - b\r\n",
+      "rules:\r  required_checks:\r    checks:\r      - nal\r      - b\r",
+  };
+  for (const char* text : texts) {
+    auto p = ParsePolicy(text);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->required_checks.checks,
+              (std::vector<RequiredCheck>{{"nal", ""}, {"b", ""}}));
+  }
+  // Lines still count as the file's lines: the error is on line 4 however they end.
+  for (const char* text : {"rules:\r  required_checks:\r    checks:\r      - {app: x}\r",
+                           "rules:\r\n  required_checks:\r\n    checks:\r\n      - {app: x}\r\n"}) {
+    auto p = ParsePolicy(text);
+    ASSERT_FALSE(p.ok());
+    EXPECT_THAT(p.status().message(), HasSubstr("gatehouse.yml:4: "));
+  }
+}
+
+}  // namespace
+}  // namespace gatehouse::decide

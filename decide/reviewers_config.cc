@@ -322,7 +322,7 @@ Result<ReviewersConfig> ParseReviewersConfig(std::string_view yaml, std::string_
   ReviewersParser parser(filename);
   ReviewersConfig config;
   try {
-    const YAML::Node root = YAML::Load(std::string(yaml));
+    const YAML::Node root = YAML::Load(NormalizeLineBreaks(yaml));
     parser.Parse(root, config);
   } catch (const YAML::Exception& e) {
     parser.AddError(e.mark.line, "(syntax)", e.msg);

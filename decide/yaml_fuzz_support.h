@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "decide/yaml_reader.h"
+
 namespace gatehouse::decide::fuzz {
 
 // Aborts (so libFuzzer reports the input) with "TARGET: invariant broken: WHAT" unless `ok`.
@@ -49,12 +51,12 @@ inline bool WellFormedErrors(const std::string& message, std::string_view file) 
   return true;
 }
 
-// yaml-cpp's rendering of the document, or nullopt when yaml-cpp cannot load it (then the
-// parser must have refused it anyway).
+// yaml-cpp's rendering of the document as the parsers load it (line breaks normalized), or
+// nullopt when yaml-cpp cannot load it (then the parser must have refused it anyway).
 inline std::optional<std::string> Rerender(const std::string& text) {
   try {
     YAML::Emitter out;
-    out << YAML::Load(text);
+    out << YAML::Load(NormalizeLineBreaks(text));
     if (!out.good()) return std::nullopt;
     return std::string(out.c_str());
   } catch (const std::exception&) {

@@ -9,6 +9,19 @@
 
 namespace gatehouse::decide {
 
+std::string NormalizeLineBreaks(std::string_view yaml) {
+  std::string out;
+  out.reserve(yaml.size());
+  for (size_t i = 0; i < yaml.size(); ++i) {
+    if (yaml[i] != '\r') {
+      out += yaml[i];
+    } else if (i + 1 >= yaml.size() || yaml[i + 1] != '\n') {
+      out += '\n';  // a lone CR; the CR of CR LF is dropped and its LF kept
+    }
+  }
+  return out;
+}
+
 std::optional<Duration> ParseDuration(std::string_view text) {
   if (text.empty()) return std::nullopt;
   // Counted in seconds and bounded, so that no spelling ("9999999999999999d") can overflow

@@ -31,6 +31,12 @@ namespace gatehouse::decide {
 inline constexpr int64_t kMaxDurationSeconds = int64_t{100} * 365 * 86400;
 std::optional<Duration> ParseDuration(std::string_view text);
 
+// The YAML text with every line break as YAML defines them (CR LF, a lone CR, LF) written as
+// LF, as the YAML spec normalizes them. yaml-cpp takes a lone CR for part of a plain scalar
+// ("nal\r" instead of "nal"), and its emitter writes it back raw, so the same file meant two
+// things; every YAML text is loaded through this (policy_fuzz_test found it).
+std::string NormalizeLineBreaks(std::string_view yaml);
+
 class YamlReader {
  public:
   explicit YamlReader(std::string_view filename) : filename_(filename) {}
