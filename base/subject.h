@@ -9,8 +9,8 @@
 // number is a positive decimal without leading zeros. `key()` is the canonical spelling the
 // store indexes by; Parse(key()) gives back the same subject.
 //
-// Later subject kinds (a review run, a merge queue) extend the grammar here, so that no code
-// outside this file splits keys by hand.
+// A merge queue's key is a QueueKey (below), parsed here too, so that no code outside this file
+// splits keys by hand. (A review run's mailbox key is store/review_runs.h's ReviewWorkKey.)
 //
 // Value type; safe to copy and to read from any thread.
 #pragma once
@@ -55,6 +55,43 @@ class Subject {
   size_t slash_;
   size_t hash_;
   int64_t number_;
+};
+
+// Whether `name` is a branch name git and GitHub accept (git check-ref-format, for a branch):
+// 1 to 255 bytes of printable ASCII or UTF-8, no space, none of ~ ^ : ? * [ \, no "..", "//"
+// or "@{", not "@" alone, no component starting with '.' or ending with ".lock", not starting
+// or ending with '/' or ending with '.'.
+bool IsBranchName(std::string_view name);
+
+// A merge queue's mailbox (DESIGN.md §9, docs/MERGE_QUEUE.md): one per repository and base
+// branch, keyed "owner/repo@<base>/queue". Owner and repository are lower-cased as in a
+// Subject; the branch keeps its case (git's branch names are case-sensitive) and may hold '/'
+// ("acme/app@release/2.x/queue"). A repository name never holds '@', so the first '@' ends it;
+// the key ends with "/queue", so a branch that itself ends with "/queue" still round-trips.
+// Value type, like Subject.
+class QueueKey {
+ public:
+  // "Owner/Repo@main/queue" -> the queue; nullopt when `text` is not that shape.
+  static std::optional<QueueKey> Parse(std::string_view text);
+  // The queue of `base` in `repo_full_name`; nullopt for a name that is not IsRepoFullName or
+  // a branch that is not IsBranchName.
+  static std::optional<QueueKey> Of(std::string_view repo_full_name, std::string_view base);
+
+  const std::string& key() const { return key_; }
+  std::string_view repo_full_name() const { return std::string_view(key_).substr(0, at_); }
+  std::string_view base() const {
+    return std::string_view(key_).substr(at_ + 1, key_.size() - at_ - 1 - kSuffix.size());
+  }
+
+  friend bool operator==(const QueueKey& a, const QueueKey& b) { return a.key_ == b.key_; }
+  friend bool operator<(const QueueKey& a, const QueueKey& b) { return a.key_ < b.key_; }
+
+ private:
+  static constexpr std::string_view kSuffix = "/queue";
+  QueueKey(std::string key, size_t at) : key_(std::move(key)), at_(at) {}
+
+  std::string key_;
+  size_t at_;  // the '@' between repository and branch
 };
 
 // The repository part of a subject key ("owner/repo#12" -> "owner/repo"); empty when `key` is

@@ -39,11 +39,10 @@ TEST(SubjectTest, TheKeyParsesBackToTheSameSubject) {
 }
 
 TEST(SubjectTest, RejectsEverythingElse) {
-  for (const char* bad :
-       {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1", "acme/app#x", "acme/app#0",
-        "acme/app#-1", "acme/app#+1", "acme/app#01", "acme/app#1x", "acme/app#1#2",
-        "ac me/app#1", "acme/a/pp#1", "acme/app #1", "acme/app\n#1", "acme/app#1234567890123456789",
-        "acme/ap\xc3\xa9#1"}) {
+  for (const char* bad : {"", "acme/app", "acme/app#", "acme#1", "/app#1", "acme/#1", "acme/app#x",
+                          "acme/app#0", "acme/app#-1", "acme/app#+1", "acme/app#01", "acme/app#1x",
+                          "acme/app#1#2", "ac me/app#1", "acme/a/pp#1", "acme/app #1",
+                          "acme/app\n#1", "acme/app#1234567890123456789", "acme/ap\xc3\xa9#1"}) {
     EXPECT_FALSE(Subject::Parse(bad).has_value()) << bad;
   }
   EXPECT_FALSE(Subject::Parse(std::string(300, 'a') + "/b#1").has_value());
@@ -66,6 +65,51 @@ TEST(SubjectTest, RepoFullNamesUseGitHubsAlphabet) {
 TEST(SubjectTest, RepoOfSubjectKey) {
   EXPECT_EQ(RepoOfSubjectKey("acme/app#12"), "acme/app");
   EXPECT_EQ(RepoOfSubjectKey("not a key"), "");
+}
+
+TEST(QueueKeyTest, OneQueuePerRepositoryAndBaseBranch) {
+  const std::optional<QueueKey> q = QueueKey::Of("Acme/App", "main");
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->key(), "acme/app@main/queue");
+  EXPECT_EQ(q->repo_full_name(), "acme/app");
+  EXPECT_EQ(q->base(), "main");
+  // The branch keeps its case and may hold '/', '@' and even end in "/queue".
+  for (const char* base :
+       {"Release/2.x", "feature/queue", "user@host", "v1.0-rc_2", "caf\xc3\xa9"}) {
+    const std::optional<QueueKey> k = QueueKey::Of("acme/app", base);
+    ASSERT_TRUE(k.has_value()) << base;
+    EXPECT_EQ(k->base(), base);
+    const std::optional<QueueKey> again = QueueKey::Parse(k->key());
+    ASSERT_TRUE(again.has_value()) << k->key();
+    EXPECT_EQ(again->base(), base);
+    EXPECT_EQ(again->repo_full_name(), "acme/app");
+    EXPECT_EQ(*again, *k);
+  }
+  EXPECT_EQ(QueueKey::Parse("ACME/app@Main/queue")->key(), "acme/app@Main/queue");
+}
+
+TEST(QueueKeyTest, NeitherAPrNorAReviewMailboxIsAQueueNorTheOtherWayRound) {
+  for (const char* bad :
+       {"acme/app#12", "acme/app#12/review/security", "acme/app@main", "acme/app@/queue",
+        "acme@main/queue", "acme/a b@main/queue", "acme/app@ma in/queue", "/queue", "@main/queue",
+        "acme/app@main/queue/"}) {
+    EXPECT_FALSE(QueueKey::Parse(bad).has_value()) << bad;
+  }
+  EXPECT_FALSE(Subject::Parse("acme/app@main/queue").has_value());
+}
+
+TEST(QueueKeyTest, BranchNamesFollowGitsRules) {
+  for (const char* ok : {"main", "release/2.x", "a", "feature/x.y", "dependabot/npm/lodash-4.17"}) {
+    EXPECT_TRUE(IsBranchName(ok)) << ok;
+  }
+  for (const char* bad :
+       {"",        "@",         "/main",  "main/",    "main.",     "a..b",   "a//b", "a@{b",
+        "a b",     "a~1",       "a^",     "a:b",      "a?",        "a*",     "a[b",  "a\\b",
+        ".hidden", "x/.hidden", "x.lock", "x.lock/y", "tab\there", "del\x7f"}) {
+    EXPECT_FALSE(IsBranchName(bad)) << bad;
+  }
+  EXPECT_FALSE(IsBranchName(std::string(256, 'b')));
+  EXPECT_TRUE(IsBranchName(std::string(255, 'b')));
 }
 
 }  // namespace
