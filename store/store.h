@@ -7,6 +7,7 @@
 //   audit()  AuditLog      — the history of verdicts and actions
 //   repos()  RepoDirectory — repositories, PR heads and PR facts learned from webhooks
 //   reviews() ReviewRuns   — review runs, reviewer assignments, slots and pause state
+//   queues() MergeQueue    — the merge queues' entries (docs/MERGE_QUEUE.md)
 //   wakeups() Wakeups      — who to tell when new work is committed (store/wakeups.h)
 // plus the store-wide counters and a readiness check. The interfaces stay valid as long as the
 // Store. Open one with OpenStore (store/open_store.h); wrap one with StoreWrapper
@@ -27,6 +28,7 @@
 #include "store/counters.h"
 #include "store/durability.h"
 #include "store/inbox.h"
+#include "store/merge_queue.h"
 #include "store/repo_directory.h"
 #include "store/review_runs.h"
 #include "store/wakeups.h"
@@ -44,6 +46,7 @@ class Store {
   virtual AuditLog& audit() = 0;
   virtual RepoDirectory& repos() = 0;
   virtual ReviewRuns& reviews() = 0;
+  virtual MergeQueue& queues() = 0;
   virtual Wakeups& wakeups() = 0;
 
   // Every counter, summed over however the backend keeps them.

@@ -222,6 +222,7 @@ class StoreWrapper : public Store {
   AuditLog& audit() override { return target_.audit(); }
   RepoDirectory& repos() override { return target_.repos(); }
   ReviewRuns& reviews() override { return target_.reviews(); }
+  MergeQueue& queues() override { return target_.queues(); }
   Wakeups& wakeups() override { return target_.wakeups(); }
   Result<Counters> GetCounters() override { return target_.GetCounters(); }
   Status CheckWritable() override { return target_.CheckWritable(); }

@@ -228,12 +228,37 @@ constexpr const char kV5[] = R"sql(
 ALTER TABLE inbox ADD COLUMN headers TEXT NOT NULL DEFAULT '';
 )sql";
 
+// The merge queues' entries (SQLite v12; docs/MERGE_QUEUE.md, store/merge_queue.h).
+constexpr const char kV6[] = R"sql(
+CREATE TABLE queue_entries (
+  id              BIGSERIAL PRIMARY KEY,
+  queue           TEXT NOT NULL,     -- owner/repo@base/queue: the queue's work item
+  subject         TEXT NOT NULL,     -- owner/repo#number
+  head_sha        TEXT NOT NULL,
+  head_occurrence BIGINT NOT NULL DEFAULT 1 CHECK (head_occurrence >= 1),
+  priority        BIGINT NOT NULL DEFAULT 0,
+  state           TEXT NOT NULL CHECK (state IN ('queued', 'updating', 'testing', 'merging',
+                                                 'merged', 'dropped')),
+  tested_sha      TEXT NOT NULL DEFAULT '',
+  deadline        BIGINT,
+  reason          TEXT NOT NULL DEFAULT '',
+  entered_at      BIGINT NOT NULL,
+  updated_at      BIGINT NOT NULL,
+  UNIQUE (subject, head_sha, head_occurrence)
+);
+CREATE INDEX queue_entries_open ON queue_entries (queue) WHERE state NOT IN ('merged', 'dropped');
+CREATE INDEX queue_entries_ended ON queue_entries (queue, updated_at)
+  WHERE state IN ('merged', 'dropped');
+CREATE INDEX queue_entries_subject ON queue_entries (subject, id);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
     {3, "open intents by id", kV3},
     {4, "work items: the earliest unclaimed signal", kV4},
     {5, "deliveries: their request headers", kV5},
+    {6, "merge queue entries", kV6},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

@@ -60,7 +60,8 @@ class PgStore final : public Store,
                       public ActionLedger,
                       public AuditLog,
                       public RepoDirectory,
-                      public ReviewRuns {
+                      public ReviewRuns,
+                      public MergeQueue {
  public:
   ~PgStore() override;
 
@@ -70,6 +71,7 @@ class PgStore final : public Store,
   AuditLog& audit() override { return *this; }
   RepoDirectory& repos() override { return *this; }
   ReviewRuns& reviews() override { return *this; }
+  MergeQueue& queues() override { return *this; }
   Wakeups& wakeups() override { return wakeups_; }
 
   // The work queue: store/postgres/pg_work.cc (Wake in pg_wake.cc).
@@ -152,6 +154,18 @@ class PgStore final : public Store,
   Status EnsureReviewers(std::span<const std::pair<std::string, bool>> initial, Time now) override;
   Status SetPaused(std::string_view reviewer, bool paused, Time now) override;
   Result<std::vector<ReviewerState>> ListReviewers(Time now) override;
+
+  // Merge queue entries: store/postgres/pg_queue.cc.
+  Result<Entered> Enter(std::string_view queue, const QueueEntryKey& key, int priority,
+                        int64_t fence, Time now) override;
+  Result<std::vector<QueueEntry>> Leave(std::string_view subject, std::string_view keep_sha,
+                                        std::string_view reason, int64_t fence,
+                                        Time now) override;
+  Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) override;
+  Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) override;
+  Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) override;
+  Result<std::vector<std::string>> QueuesWatching(std::string_view repo,
+                                                  std::string_view sha) override;
 
   // The highest applied migration.
   Result<int> SchemaVersion() override;

@@ -278,6 +278,31 @@ constexpr const char kV11[] = R"sql(
 ALTER TABLE inbox ADD COLUMN headers TEXT NOT NULL DEFAULT '';
 )sql";
 
+// The merge queues' entries (docs/MERGE_QUEUE.md, store/merge_queue.h): one per PR head
+// (subject, head_sha, head_occurrence), unique, in the queue named by its work item key.
+constexpr const char kV12[] = R"sql(
+CREATE TABLE queue_entries (
+  id              INTEGER PRIMARY KEY,
+  queue           TEXT NOT NULL,     -- owner/repo@base/queue: the queue's work item
+  subject         TEXT NOT NULL,     -- owner/repo#number
+  head_sha        TEXT NOT NULL,
+  head_occurrence INTEGER NOT NULL DEFAULT 1 CHECK (head_occurrence >= 1),
+  priority        INTEGER NOT NULL DEFAULT 0,
+  state           TEXT NOT NULL CHECK (state IN ('queued', 'updating', 'testing', 'merging',
+                                                 'merged', 'dropped')),
+  tested_sha      TEXT NOT NULL DEFAULT '',
+  deadline        INTEGER,
+  reason          TEXT NOT NULL DEFAULT '',
+  entered_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  UNIQUE (subject, head_sha, head_occurrence)
+);
+CREATE INDEX queue_entries_open ON queue_entries (queue) WHERE state NOT IN ('merged', 'dropped');
+CREATE INDEX queue_entries_ended ON queue_entries (queue, updated_at)
+  WHERE state IN ('merged', 'dropped');
+CREATE INDEX queue_entries_subject ON queue_entries (subject, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -290,6 +315,7 @@ constexpr Migration kMigrations[] = {
     {9, "open intents by id", kV9},
     {10, "work items: the earliest unclaimed signal", kV10},
     {11, "deliveries: their request headers", kV11},
+    {12, "merge queue entries", kV12},
 };
 
 }  // namespace

@@ -36,7 +36,8 @@ class SqliteStore final : public Store,
                           public ActionLedger,
                           public AuditLog,
                           public RepoDirectory,
-                          public ReviewRuns {
+                          public ReviewRuns,
+                          public MergeQueue {
  public:
   ~SqliteStore() override = default;
 
@@ -46,6 +47,7 @@ class SqliteStore final : public Store,
   AuditLog& audit() override { return *this; }
   RepoDirectory& repos() override { return *this; }
   ReviewRuns& reviews() override { return *this; }
+  MergeQueue& queues() override { return *this; }
   // In-process only: other processes on the same file find new work by polling.
   Wakeups& wakeups() override { return wakeups_; }
 
@@ -128,6 +130,18 @@ class SqliteStore final : public Store,
   Status SetPaused(std::string_view reviewer, bool paused, Time now) override;
   Result<std::vector<ReviewerState>> ListReviewers(Time now) override;
 
+  // Merge queue entries: store/sqlite/sqlite_queue.cc.
+  Result<Entered> Enter(std::string_view queue, const QueueEntryKey& key, int priority,
+                        int64_t fence, Time now) override;
+  Result<std::vector<QueueEntry>> Leave(std::string_view subject, std::string_view keep_sha,
+                                        std::string_view reason, int64_t fence,
+                                        Time now) override;
+  Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) override;
+  Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) override;
+  Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) override;
+  Result<std::vector<std::string>> QueuesWatching(std::string_view repo,
+                                                  std::string_view sha) override;
+
   // The highest applied migration.
   Result<int> SchemaVersion() override;
   // The file is on this host: its clock is ours.
@@ -161,6 +175,8 @@ class SqliteStore final : public Store,
   // of `allowed` (kFailedPrecondition otherwise). kNotFound for an unknown run.
   Result<ReviewRun> FencedRunInTx(int64_t id, int64_t fence, std::span<const RunState> allowed)
       REQUIRES(mu_);
+  // Queue entry `id`; nullopt if unknown.
+  Result<std::optional<QueueEntry>> GetEntryInTx(int64_t id) REQUIRES(mu_);
   // RequestRun's revival of a dead mailbox (see sqlite_reviews.cc).
   Status ReviveDeadMailboxInTx(const std::string& work_key, const ReviewRunKey& key, Time now)
       REQUIRES(mu_);
