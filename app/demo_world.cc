@@ -12,7 +12,8 @@ namespace {
 namespace json = boost::json;
 
 // Required checks ci and lint, one approval, and every action class on `auto`; a short grace
-// period so that closures happen while the demo watches (the sweep triggers them).
+// period so that closures happen while the demo watches (the pass that labels a PR pending-closure
+// schedules its own recheck for when the grace ends: decide/recheck.h).
 constexpr char kPolicy[] = R"(version: 1
 rules:
   required_checks:
