@@ -18,11 +18,26 @@ struct Step {
   std::string body;
 };
 
+// The longest time a scenario may name (a step's `at_ms`, `timeout_ms`, `settle_ms`): a day.
+// Far past any scenario, and far inside what a Duration in microseconds holds (a value near
+// INT64_MAX milliseconds overflowed there: scenario_fuzz_test).
+constexpr int64_t kMaxScenarioMs = int64_t{24} * 3600 * 1000;
+
+// `key` of `o` in milliseconds (`fallback` when absent), 0 to kMaxScenarioMs.
+Result<int64_t> Milliseconds(const json::object& o, std::string_view key, int64_t fallback) {
+  const int64_t ms = GetInt(o, key, fallback);
+  if (ms < 0 || ms > kMaxScenarioMs) {
+    return InvalidArgument(std::string(key) + " must be between 0 and " +
+                           std::to_string(kMaxScenarioMs) + " (a day), got " + std::to_string(ms));
+  }
+  return ms;
+}
+
 Result<Step> ParseStep(const json::value& v) {
   if (!v.is_object()) return InvalidArgument("a step must be an object");
   const json::object& o = v.as_object();
   Step step;
-  step.at_ms = GetInt(o, "at_ms", 0);
+  GH_ASSIGN_OR_RETURN(step.at_ms, Milliseconds(o, "at_ms", 0));
   std::string call = GetString(o, "call");
   size_t space = call.find(' ');
   if (space == std::string::npos) return InvalidArgument("step.call must be \"METHOD /path\"");
@@ -80,8 +95,8 @@ Result<ScenarioVerdict> RunScenario(const std::string& scenario_json, SimHandler
     // The fake chat-completions endpoint's key and script (PUT /_sim/openai).
     setup.insert(setup.begin(), Step{0, "PUT", "/_sim/openai", json::serialize(*o)});
   }
-  int64_t timeout_ms = GetInt(root, "timeout_ms", 10'000);
-  int64_t settle_ms = GetInt(root, "settle_ms", 500);
+  GH_ASSIGN_OR_RETURN(int64_t timeout_ms, Milliseconds(root, "timeout_ms", 10'000));
+  GH_ASSIGN_OR_RETURN(int64_t settle_ms, Milliseconds(root, "settle_ms", 500));
 
   ScenarioVerdict verdict;
   int64_t steps_failed = 0;

@@ -43,6 +43,32 @@ constexpr char kScenario[] = R"({
   "timeout_ms": 100, "settle_ms": 0
 })";
 
+// scenario_fuzz_test found it: an `at_ms` near INT64_MAX overflowed when made a Duration in
+// microseconds. Times past a day (and negative ones) are refused, before anything is played.
+TEST_F(ScenarioTest, TimesOutsideADayAreRefusedNotOverflowed) {
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"timeline": [{"at_ms": 1199999999999999926, "call": "GET /_sim/state"}]})",
+       "at_ms must be between 0 and 86400000 (a day), got 1199999999999999926"},
+      {R"({"timeline": [{"at_ms": -5, "call": "GET /_sim/state"}]})",
+       "at_ms must be between 0 and 86400000 (a day), got -5"},
+      {R"({"timeline": [{"at_ms": 18446744073709551615, "call": "GET /_sim/state"}]})",
+       "at_ms must be between 0 and 86400000"},
+      {R"({"timeout_ms": 9223372036854775807})", "timeout_ms must be between 0 and 86400000"},
+      {R"({"settle_ms": 86400001})", "settle_ms must be between 0 and 86400000"},
+  };
+  for (const auto& [text, message] : bad) {
+    auto verdict = Run(text);
+    ASSERT_FALSE(verdict.ok()) << text;
+    EXPECT_EQ(verdict.status().code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(verdict.status().message().find(message), std::string::npos)
+        << verdict.status().message();
+  }
+  EXPECT_TRUE(model_.Effects().empty()) << "nothing played";
+  auto day = Run(R"({"timeline": [{"at_ms": 86400000, "call": "GET /_sim/state"}],
+                     "timeout_ms": 0, "settle_ms": 0})");
+  ASSERT_TRUE(day.ok()) << day.status().ToString();
+}
+
 TEST_F(ScenarioTest, PlaysTheTimelineAndChecksExpectations) {
   auto verdict = Run(kScenario);
   ASSERT_TRUE(verdict.ok()) << verdict.status().ToString();
