@@ -35,6 +35,9 @@ rules:
 actions:
   autonomy: auto
 )";
+// kAutoPolicy with merges observed only: everything else acts, nothing merges.
+inline const std::string kNoMergePolicy =
+    std::string(kAutoPolicy) + "  classes: {merge: observe}\n";
 
 class PassFixture : public ::testing::Test {
  protected:

@@ -6,14 +6,10 @@
 #include <utility>
 
 namespace gatehouse::app {
-namespace {
-
 std::string UrlFromLine(const std::string& line) {
   const size_t at = line.find("http://");
   return at == std::string::npos ? "" : line.substr(at);
 }
-
-}  // namespace
 
 DemoNodes::DemoNodes(std::vector<std::string> serve_argv, std::string dir, bool single_log)
     : serve_argv_(std::move(serve_argv)), dir_(std::move(dir)), single_log_(single_log) {}

@@ -19,6 +19,10 @@
 
 namespace gatehouse::app {
 
+// The URL a child process announced in its first line ("listening on http://..."): from
+// "http://" to the end of the line, "" when the line has none.
+std::string UrlFromLine(const std::string& line);
+
 class DemoNodes {
  public:
   // `serve_argv`: the whole command line of one node (binary, "serve", flags) without

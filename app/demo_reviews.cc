@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "app/json_fields.h"
 #include "decide/review_body.h"
 
 namespace gatehouse::app {
@@ -26,11 +27,6 @@ else
 fi
 )";
 
-std::string Str(const json::value& v, std::string_view key) {
-  const json::object* o = v.if_object();
-  const json::value* f = o != nullptr ? o->if_contains(key) : nullptr;
-  return f != nullptr && f->is_string() ? std::string(f->as_string()) : std::string();
-}
 
 }  // namespace
 
@@ -103,11 +99,11 @@ ReviewChecks CheckReviews(Store& store, SimControl& sim, const DemoWorld& world)
       const json::value* reviews = pull.as_object().if_contains("reviews");
       if (reviews == nullptr || !reviews->is_array()) continue;
       for (const json::value& review : reviews->as_array()) {
-        auto marker = decide::ParseReviewMarker(Str(review, "body"));
+        auto marker = decide::ParseReviewMarker(StringOf(review, "body"));
         if (!marker) continue;
         ++c.reviews_posted;
         const std::string number = json::serialize(pull.as_object().at("number"));
-        if (!seen.insert({Str(repo, "full_name"), number, marker->role, marker->head_sha}).second) {
+        if (!seen.insert({StringOf(repo, "full_name"), number, marker->role, marker->head_sha}).second) {
           ++c.duplicate_reviews;
         }
       }

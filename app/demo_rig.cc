@@ -63,11 +63,6 @@ bool MakeAppKeys(std::string* private_pem, std::string* public_pem) {
   return !private_pem->empty() && !public_pem->empty();
 }
 
-std::string UrlFromLine(const std::string& line) {
-  const size_t at = line.find("http://");
-  return at == std::string::npos ? "" : line.substr(at);
-}
-
 // The checks count everything in the database as this run's own work: refuse one that
 // already holds work items or deliveries.
 Status CheckEmptyDatabase(Store& store, const std::string& db) {

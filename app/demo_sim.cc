@@ -11,12 +11,6 @@ namespace {
 
 namespace json = boost::json;
 
-std::string Str(const json::value& v, std::string_view key) {
-  const json::object* o = v.if_object();
-  if (o == nullptr) return "";
-  const json::value* f = o->if_contains(key);
-  return f != nullptr && f->is_string() ? std::string(f->as_string()) : "";
-}
 
 int64_t Int(const json::value& v, std::string_view key) {
   const json::object* o = v.if_object();
@@ -63,20 +57,20 @@ void WorldView::Update(const json::value& state) {
   if (const json::object* root = state.if_object()) {
     if (const json::value* repos = root->if_contains("repos"); repos && repos->is_array()) {
       for (const json::value& repo : repos->as_array()) {
-        const std::string full = Str(repo, "full_name");
+        const std::string full = StringOf(repo, "full_name");
         const json::value* pulls = repo.as_object().if_contains("pulls");
         if (pulls == nullptr || !pulls->is_array()) continue;
         for (const json::value& p : pulls->as_array()) {
           PrView view;
           const json::value* merged = p.as_object().if_contains("merged");
           view.state =
-              merged && merged->is_bool() && merged->as_bool() ? "merged" : Str(p, "state");
+              merged && merged->is_bool() && merged->as_bool() ? "merged" : StringOf(p, "state");
           if (const json::value* head = p.as_object().if_contains("head")) {
-            view.head = Str(*head, "sha");
+            view.head = StringOf(*head, "sha");
           }
           if (const json::value* labels = p.as_object().if_contains("labels");
               labels && labels->is_array()) {
-            for (const json::value& l : labels->as_array()) view.labels.insert(Str(l, "name"));
+            for (const json::value& l : labels->as_array()) view.labels.insert(StringOf(l, "name"));
           }
           if (auto subject = Subject::PullRequest(full, Int(p, "number"))) {
             prs[subject->key()] = std::move(view);

@@ -29,6 +29,12 @@ inline bool BoolOf(const boost::json::value& v, std::string_view name) {
   return f != nullptr && f->is_bool() && f->as_bool();
 }
 
+// A string field's text; "" when it is missing or not a string.
+inline std::string StringOf(const boost::json::value& v, std::string_view name) {
+  const boost::json::value* f = FieldOf(v, name);
+  return f != nullptr && f->is_string() ? std::string(f->as_string()) : std::string();
+}
+
 // Strings as they are, null and missing as `fallback`, anything else serialized.
 inline std::string TextOf(const boost::json::value& v, std::string_view name,
                           std::string_view fallback = "") {

@@ -13,10 +13,10 @@ namespace {
 
 using std::chrono::seconds;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+const Time kLoopT0 = FromMicros(1'800'000'000'000'000);
 
 TEST(LoopThreadTest, EachRoundRunsWhenTheClockReachesItsDeadline) {
-  auto clock = std::make_shared<SimClock>(kT0);
+  auto clock = std::make_shared<SimClock>(kLoopT0);
   LoopThread loop(clock);
   std::atomic<int> rounds{0};
   std::promise<void> first_round;
@@ -37,15 +37,15 @@ TEST(LoopThreadTest, EachRoundRunsWhenTheClockReachesItsDeadline) {
 }
 
 TEST(LoopThreadTest, StopEndsAWaitTheClockWouldNeverEnd) {
-  auto clock = std::make_shared<SimClock>(kT0);
+  auto clock = std::make_shared<SimClock>(kLoopT0);
   LoopThread loop(clock);
   std::atomic<bool> returned_false{false};
-  loop.Start([&] { returned_false = !loop.WaitUntil(kT0 + seconds(3600)); });
+  loop.Start([&] { returned_false = !loop.WaitUntil(kLoopT0 + seconds(3600)); });
   clock->AwaitWaiters(1);
   loop.Stop();  // joins: the wait ended without the time moving
   EXPECT_TRUE(returned_false.load());
   EXPECT_EQ(clock->waiters(), 0u);
-  EXPECT_FALSE(loop.WaitUntil(kT0 + seconds(1)));  // stopped: no more waiting
+  EXPECT_FALSE(loop.WaitUntil(kLoopT0 + seconds(1)));  // stopped: no more waiting
 }
 
 }  // namespace

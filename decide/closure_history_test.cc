@@ -15,10 +15,10 @@ using State = PriorAction::State;
 
 Time At(int s) { return Time(std::chrono::seconds(s)); }
 
-class Ledger {
+class ClosureLedger {
  public:
   // A row intended at `created` and settled at `updated`.
-  Ledger& Add(ActionKind kind, std::string detail, int created, int updated,
+  ClosureLedger& Add(ActionKind kind, std::string detail, int created, int updated,
               State state = State::kDone) {
     PriorAction a;
     a.id = static_cast<int64_t>(rows_.size()) + 1;
@@ -48,7 +48,7 @@ ClosureContext Labelled() {
 ReopenFact Reopen(AuthorRole role, int at) { return ReopenFact{"someone", role, At(at)}; }
 
 TEST(ClosureHistoryTest, NothingDoneIsNoHistory) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kLabel, "pending-closure", 1, 2, State::kIntent)
       .Add(ActionKind::kClose, "", 3, 4, State::kFailed);
   const ClosureHistory h = ClosureHistoryOf(l.rows(), Labelled());
@@ -58,7 +58,7 @@ TEST(ClosureHistoryTest, NothingDoneIsNoHistory) {
 }
 
 TEST(ClosureHistoryTest, TheLatestCloseCountsFromItsIntent) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kClose, "", 10, 11)
       .Add(ActionKind::kReopenReclose, "123", 30, 31)
       .Add(ActionKind::kDraftDodgeClose, "", 20, 21);
@@ -66,7 +66,7 @@ TEST(ClosureHistoryTest, TheLatestCloseCountsFromItsIntent) {
 }
 
 TEST(ClosureHistoryTest, TheGracePeriodStartsWhenTheLabelWasPutOnAfterItsLastRemoval) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kLabel, "pending-closure", 1, 2);
   EXPECT_EQ(ClosureHistoryOf(l.rows(), Labelled()).pending_closure_since, At(2));
   l.Add(ActionKind::kUnlabel, "pending-closure#2", 5, 6);
@@ -80,7 +80,7 @@ TEST(ClosureHistoryTest, TheGracePeriodStartsWhenTheLabelWasPutOnAfterItsLastRem
 }
 
 TEST(ClosureHistoryTest, ALabelAPersonRemovedRunsNoGracePeriod) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kLabel, "pending-closure", 1, 2);
   ClosureContext removed = Labelled();
   removed.labels = {"bug"};
@@ -88,7 +88,7 @@ TEST(ClosureHistoryTest, ALabelAPersonRemovedRunsNoGracePeriod) {
 }
 
 TEST(ClosureHistoryTest, ADraftWithTheLabelOnDodgedTheClosure) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kLabel, "pending-closure", 1, 2);
   ClosureContext draft = Labelled();
   draft.draft = true;
@@ -99,7 +99,7 @@ TEST(ClosureHistoryTest, ADraftWithTheLabelOnDodgedTheClosure) {
 }
 
 TEST(ClosureHistoryTest, AMaintainersReopenAfterTheCloseRestartsTheGracePeriod) {
-  Ledger l;
+  ClosureLedger l;
   l.Add(ActionKind::kLabel, "pending-closure", 1, 2).Add(ActionKind::kClose, "", 10, 11);
   ClosureContext c = Labelled();
   c.last_reopen = Reopen(AuthorRole::kMember, 20);

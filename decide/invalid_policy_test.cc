@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kErrors[] = ".github/gatehouse.yml:4: rules.approvals.min: expected an integer";
 
-PlannerOptions Auto() {
+PlannerOptions AutoOptions() {
   PlannerOptions o;
   o.autonomy = Autonomy::kAuto;
   return o;
@@ -23,7 +23,7 @@ TEST(DecideInvalidPolicyTest, TheVerdictFailsOnThePolicyAndTheCheckRunSaysWhy) {
   PlannerInput facts;
   facts.head_occurrence = 3;
   const InvalidPolicyDecision d =
-      DecideInvalidPolicy(".github/gatehouse.yml", kErrors, "abc", facts, Auto());
+      DecideInvalidPolicy(".github/gatehouse.yml", kErrors, "abc", facts, AutoOptions());
   EXPECT_EQ(d.verdict.verdict, Verdict::kFail);
   EXPECT_EQ(d.verdict.score, 0);
   ASSERT_EQ(d.verdict.blockers.size(), 1u);
@@ -62,7 +62,7 @@ TEST(DecideInvalidPolicyTest, TheReportClassAutonomyDecidesWhetherItIsWritten) {
   PlannerOptions report_only = observe;
   report_only.class_autonomy[ActionClass::kReport] = Autonomy::kAuto;
   EXPECT_EQ(DecideInvalidPolicy("p", kErrors, "abc", {}, report_only).plan.actions.size(), 1u);
-  PlannerOptions report_observes = Auto();
+  PlannerOptions report_observes = AutoOptions();
   report_observes.class_autonomy[ActionClass::kReport] = Autonomy::kObserve;
   d = DecideInvalidPolicy("p", kErrors, "abc", {}, report_observes);
   ASSERT_EQ(d.plan.skipped.size(), 1u);
@@ -74,7 +74,7 @@ TEST(DecideInvalidPolicyTest, TheReportClassAutonomyDecidesWhetherItIsWritten) {
 }
 
 TEST(DecideInvalidPolicyTest, DryRunAndAnUnchangedCheckRunSkipIt) {
-  PlannerOptions dry = Auto();
+  PlannerOptions dry = AutoOptions();
   dry.dry_run = true;
   auto d = DecideInvalidPolicy("p", kErrors, "abc", {}, dry);
   ASSERT_EQ(d.plan.skipped.size(), 1u);
@@ -88,7 +88,7 @@ TEST(DecideInvalidPolicyTest, DryRunAndAnUnchangedCheckRunSkipIt) {
   ASSERT_EQ(d.plan.skipped.size(), 1u);
   EXPECT_EQ(d.plan.skipped[0].reason, "already in that state") << "before dry-run";
   // Other errors are another check run.
-  d = DecideInvalidPolicy("p", "another error", "abc", said, Auto());
+  d = DecideInvalidPolicy("p", "another error", "abc", said, AutoOptions());
   EXPECT_EQ(d.plan.actions.size(), 1u);
 }
 

@@ -124,7 +124,7 @@ TEST(ResolvedFindingsTest, SamePathAndMessageIsStillOpen) {
               ElementsAre(F("a", 2, Severity::kInfo, "y"), F("b", 1, Severity::kInfo, "x")));
 }
 
-RoleReview Role(std::string role, bool required, std::string state,
+RoleReview BodyRole(std::string role, bool required, std::string state,
                 std::optional<ReviewResult> result, std::string reviewer, std::string reason = "") {
   RoleReview r;
   r.role = std::move(role);
@@ -140,10 +140,10 @@ TEST(ReviewsSectionTest, HeadlineAndOneLinePerRole) {
   PrSnapshot pr;
   pr.head_sha = "h1";
   pr.role_reviews = {
-      Role("security", true, "done",
+      BodyRole("security", true, "done",
            Result(ReviewVerdict::kRequestChanges, {F("a", 1, Severity::kBlocking, "x")}), "gpt"),
-      Role("style", false, "queued", std::nullopt, ""),
-      Role("docs", true, "dead", std::nullopt, "hook", "availability budget spent")};
+      BodyRole("style", false, "queued", std::nullopt, ""),
+      BodyRole("docs", true, "dead", std::nullopt, "hook", "availability budget spent")};
   GateVerdict v;
   v.score = 75;
   EXPECT_EQ(RenderReviewsSection(pr, v),
@@ -161,7 +161,7 @@ TEST(ReviewsSectionTest, TheSummaryCommentCarriesIt) {
   v.score = 75;
   const std::string without = RenderSummary(pr, v);
   EXPECT_THAT(without, Not(HasSubstr("**Reviews**")));
-  pr.role_reviews = {Role("security", true, "done", Result(ReviewVerdict::kApprove, {}), "gpt")};
+  pr.role_reviews = {BodyRole("security", true, "done", Result(ReviewVerdict::kApprove, {}), "gpt")};
   EXPECT_THAT(RenderSummary(pr, v),
               HasSubstr("on `h1`.\n\n**Reviews** — 1 AI reviewer · 0 blockers · readiness "
                         "75/100\n- `security` (required, gpt): **approve**\n"));

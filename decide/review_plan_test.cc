@@ -19,7 +19,7 @@ using ::testing::IsEmpty;
 
 constexpr char kLogin[] = "gatehouse[bot]";
 
-ReviewRoleRule Rule(std::string role, std::set<ReviewTrigger> on = {ReviewTrigger::kOpened,
+ReviewRoleRule PlanRule(std::string role, std::set<ReviewTrigger> on = {ReviewTrigger::kOpened,
                                                                     ReviewTrigger::kSynchronize,
                                                                     ReviewTrigger::kReadyForReview,
                                                                     ReviewTrigger::kCommand}) {
@@ -31,7 +31,7 @@ ReviewRoleRule Rule(std::string role, std::set<ReviewTrigger> on = {ReviewTrigge
 
 ReviewsPolicy Policy2() {
   ReviewsPolicy p;
-  p.roles = {Rule("security"), Rule("style")};
+  p.roles = {PlanRule("security"), PlanRule("style")};
   p.roles[0].required = true;
   return p;
 }
@@ -95,8 +95,8 @@ TEST(ParseCommandTest, UnknownWords) {
 
 TEST(PlanReviewRunsTest, OpenedPrGetsOneAutoRunPerServedApplyingRole) {
   ReviewsPolicy p = Policy2();
-  p.roles.push_back(Rule("docs"));  // not served
-  p.roles.push_back(Rule("sql"));
+  p.roles.push_back(PlanRule("docs"));  // not served
+  p.roles.push_back(PlanRule("sql"));
   p.roles.back().paths = {"**/*.sql"};  // does not apply
   const std::set<std::string> served = {"security", "style", "sql"};
   EXPECT_THAT(PlanReviewRuns(p, OpenPr(), {}, {}, {}, kLogin, served),
@@ -156,7 +156,7 @@ TEST(PlanReviewRunsTest, TheSweepRepairsALostTrigger) {
 
 TEST(PlanReviewRunsTest, ReadyForReviewNeedsItsReasonWhenOpenedIsNotATrigger) {
   ReviewsPolicy p;
-  p.roles = {Rule("security", {ReviewTrigger::kReadyForReview})};
+  p.roles = {PlanRule("security", {ReviewTrigger::kReadyForReview})};
   EXPECT_THAT(PlanReviewRuns(p, OpenPr(), {}, {std::string(kReasonSwept)}, {}, kLogin, kServed),
               IsEmpty());
   EXPECT_THAT(
@@ -229,8 +229,8 @@ TEST(PlanReviewsTest, WhoMayCommand) {
 
 TEST(PlanReviewsTest, RejectedCommandsGetAReply) {
   ReviewsPolicy p = Policy2();
-  p.roles.push_back(Rule("perf", {ReviewTrigger::kOpened}));
-  p.roles.push_back(Rule("docs"));
+  p.roles.push_back(PlanRule("perf", {ReviewTrigger::kOpened}));
+  p.roles.push_back(PlanRule("docs"));
   const std::set<std::string> served = {"security", "style", "perf"};
   const std::vector<KnownRun> known = {Known("security", "h2"), Known("style", "h2"),
                                        Known("perf", "h2")};

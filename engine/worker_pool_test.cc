@@ -23,7 +23,7 @@ using testing::Latch;
 using testing::PassRecorder;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+const Time kPoolT0 = FromMicros(1'800'000'000'000'000);
 
 class WorkerPoolTest : public ::testing::Test {
  protected:
@@ -31,7 +31,7 @@ class WorkerPoolTest : public ::testing::Test {
     auto s = OpenSqliteStore(dir_.File("g.db"));
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
-    clock_ = std::make_shared<SimClock>(kT0);
+    clock_ = std::make_shared<SimClock>(kPoolT0);
     options_.workers = 4;
     options_.lease = seconds(30);
     options_.poll_interval = milliseconds(2);
@@ -84,7 +84,7 @@ TEST_F(WorkerPoolTest, ThePollIntervalIsMeasuredOnTheClock) {
   clock_->Advance(seconds(10));
   ASSERT_TRUE(rec_.WaitForCount(1));
   pool.Stop();
-  EXPECT_EQ(rec_.Reports()[0].started, kT0 + seconds(10));
+  EXPECT_EQ(rec_.Reports()[0].started, kPoolT0 + seconds(10));
 }
 
 // A debounced item starts when it comes due, not at the next poll: the dispatcher sleeps
@@ -101,7 +101,7 @@ TEST_F(WorkerPoolTest, ADebouncedItemStartsWhenDueNotAtTheNextPoll) {
   clock_->Advance(milliseconds(300));
   ASSERT_TRUE(rec_.WaitForCount(1));
   pool.Stop();
-  EXPECT_EQ(rec_.Reports()[0].started, kT0 + milliseconds(300));
+  EXPECT_EQ(rec_.Reports()[0].started, kPoolT0 + milliseconds(300));
 }
 
 // Rule 3: N signals while a pass runs cause exactly one further pass, covering all of them.
@@ -281,7 +281,7 @@ TEST_F(WorkerPoolTest, HeartbeatRenewsTheLeaseWhileThePassRuns) {
     std::this_thread::yield();
     renewed_until = *Get("acme/app#1").lease_until;
   }
-  EXPECT_EQ(renewed_until, kT0 + seconds(20) + options_.lease);
+  EXPECT_EQ(renewed_until, kPoolT0 + seconds(20) + options_.lease);
   auto other = store_->work().Claim("intruder", 1, seconds(30), first_until + seconds(1));
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE(other->empty()) << "a renewed lease must not be claimable";

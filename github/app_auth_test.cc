@@ -8,6 +8,7 @@
 
 #include "github/auth_config.h"
 #include "github/base64.h"
+#include "github/client_sim_test_util.h"
 #include "github/fake_github_test_util.h"
 #include "github/reply_error.h"
 
@@ -17,7 +18,7 @@ namespace {
 using github_testing::FakeGitHub;
 using github_testing::GetTestRsaKey;
 
-const Time kStart = Time(std::chrono::seconds(1796040000));  // 2026-11-30T12:00:00Z
+using client_testing::kStart;
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;

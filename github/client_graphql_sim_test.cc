@@ -9,6 +9,7 @@
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "github/client.h"
+#include "github/client_sim_test_util.h"
 #include "github/github.h"
 #include "github/transport.h"
 #include "sim/in_process_github_test_util.h"
@@ -18,10 +19,10 @@
 namespace gatehouse {
 namespace {
 
-const Time kStart = Time(std::chrono::seconds(1796040000));  // 2026-11-30T12:00:00Z
-constexpr int64_t kInstallation = 7;
-const RepoRef kRepo{"acme", "app"};
-constexpr char kFullName[] = "acme/app";
+using client_testing::kStart;
+using client_testing::kInstallation;
+using client_testing::kRepo;
+using client_testing::kFullName;
 
 // Counts the GraphQL queries and the REST reads that cross the wire.
 class CountingTransport final : public HttpTransport {

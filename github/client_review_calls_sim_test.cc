@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "github/client.h"
+#include "github/client_sim_test_util.h"
 #include "github/github.h"
 #include "sim/in_process_github_test_util.h"
 #include "sim/model.h"
@@ -13,10 +14,10 @@
 namespace gatehouse {
 namespace {
 
-const Time kStart = Time(std::chrono::seconds(1796040000));
-constexpr int64_t kInstallation = 7;
-const RepoRef kRepo{"acme", "app"};
-constexpr char kFullName[] = "acme/app";
+using client_testing::kStart;
+using client_testing::kInstallation;
+using client_testing::kRepo;
+using client_testing::kFullName;
 
 class ClientReviewCallsTest : public ::testing::Test {
  protected:

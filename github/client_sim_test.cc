@@ -15,6 +15,7 @@
 #include "base/thread_annotations.h"
 #include "github/app_auth.h"
 #include "github/client.h"
+#include "github/client_sim_test_util.h"
 #include "github/fake_github_test_util.h"
 #include "github/github.h"
 #include "github/transport.h"
@@ -30,11 +31,11 @@ namespace {
 namespace json = boost::json;
 using github_testing::GetTestRsaKey;
 
-const Time kStart = Time(std::chrono::seconds(1796040000));  // 2026-11-30T12:00:00Z
+using client_testing::kStart;
 using sim_testing::kAppId;
-constexpr int64_t kInstallation = 7;
-const RepoRef kRepo{"acme", "app"};
-constexpr char kFullName[] = "acme/app";
+using client_testing::kInstallation;
+using client_testing::kRepo;
+using client_testing::kFullName;
 constexpr char kPolicy[] = "gates:\n  - approvals: 1\n";
 
 // Counts what crosses the wire and remembers the last status, so a test can tell a 304 from

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "act/github_outcome.h"
+#include "github/client_sim_test_util.h"
 #include "github/fake_github_test_util.h"
 
 namespace gatehouse {
@@ -16,8 +17,8 @@ namespace {
 namespace json = boost::json;
 using github_testing::FakeGitHub;
 
-const Time kStart = Time(std::chrono::seconds(1796040000));
-const RepoRef kRepo{"acme", "app"};
+using client_testing::kStart;
+using client_testing::kRepo;
 
 HttpResponse WithHeaders(HttpResponse r, std::vector<std::pair<std::string, std::string>> h) {
   for (auto& kv : h) r.headers.push_back(std::move(kv));

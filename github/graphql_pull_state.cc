@@ -93,7 +93,7 @@ int64_t BigInt(const json::value& v, std::string_view key) {
   return Int(v, key);
 }
 
-PullRequest ParsePull(const json::value& v) {
+PullRequest ParseGraphqlPull(const json::value& v) {
   PullRequest pr;
   pr.number = Int(v, "number");
   const std::string state = Str(v, "state");
@@ -201,7 +201,7 @@ GitHubResult<PullStateAnswer> ParsePullStateAnswer(const json::value& body, Time
                        "POST /graphql (PullState): the answer holds no pullRequest"};
   }
   PullStateAnswer out;
-  out.state.pr = ParsePull(pull);
+  out.state.pr = ParseGraphqlPull(pull);
   out.labels_truncated = HasNextPage(Sub(pull, "labels"));
   out.reviews_truncated = HasNextPage(Sub(pull, "reviews"));
   ParseReviews(Sub(pull, "reviews"), &out.state.reviews);

@@ -39,9 +39,9 @@ std::string RefusingUrl() {
 }
 
 // Counts what reaches the wire.
-class CountingTransport final : public HttpTransport {
+class WireCounter final : public HttpTransport {
  public:
-  explicit CountingTransport(HttpTransport& target) : target_(target) {}
+  explicit WireCounter(HttpTransport& target) : target_(target) {}
   Result<HttpReply> Send(const HttpCall& call) override {
     ++sent_;
     return target_.Send(call);
@@ -58,7 +58,7 @@ class HookDeliveriesClientTest : public ::testing::Test {
   void SetUp() override {
     github_.set_webhooks(&sender_);
     ASSERT_NO_FATAL_FAILURE(github_.Start());
-    counting_ = std::make_unique<CountingTransport>(github_.transport());
+    counting_ = std::make_unique<WireCounter>(github_.transport());
     client_ = std::make_unique<AppClient>(*counting_, github_.signer(), clock_);
     for (int i = 0; i < 5; ++i) {
       guids_.push_back(sender_.Enqueue(
@@ -83,7 +83,7 @@ class HookDeliveriesClientTest : public ::testing::Test {
   sim::WebhookSender sender_{
       {.url = RefusingUrl(), .secret = "s", .timeout_ms = 2000, .clock = clock_}};
   InProcessGitHub github_{clock_};
-  std::unique_ptr<CountingTransport> counting_;
+  std::unique_ptr<WireCounter> counting_;
   std::unique_ptr<AppClient> client_;
   std::vector<std::string> guids_;
 };

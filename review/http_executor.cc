@@ -12,38 +12,18 @@
 #include "base/thread_annotations.h"
 #include "github/signature.h"
 #include "review/duration_text.h"
+#include "review/detached_exchange.h"
 #include "review/review_json.h"
 
 namespace gatehouse::review {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-constexpr auto kPollStep = std::chrono::milliseconds(100);
+constexpr auto kWaitStep = std::chrono::milliseconds(100);
 // How long past the timeout Review() waits for libcurl's own timeout to end the exchange.
 constexpr auto kTimeoutGrace = std::chrono::seconds(2);
 constexpr auto kDefaultRetryAfter = std::chrono::seconds(60);
 constexpr size_t kSnippetBytes = 200;
-
-// One exchange, shared by Review() and the thread running it: whoever finishes last frees it.
-struct Exchange {
-  Mutex mu;
-  CondVar cv;
-  bool done GUARDED_BY(mu) = false;
-  std::optional<Result<HttpReply>> reply GUARDED_BY(mu);
-};
-
-// Starts `call` on a detached thread that owns the transport; its reply lands in the exchange.
-std::shared_ptr<Exchange> Start(std::unique_ptr<CurlTransport> transport, HttpCall call) {
-  auto exchange = std::make_shared<Exchange>();
-  std::thread([exchange, transport = std::move(transport), call = std::move(call)] {
-    Result<HttpReply> reply = transport->Send(call);
-    MutexLock lock(&exchange->mu);
-    exchange->reply.emplace(std::move(reply));
-    exchange->done = true;
-    exchange->cv.SignalAll();
-  }).detach();
-  return exchange;
-}
 
 // The body's first bytes on one line, for a reason.
 std::string Snippet(std::string_view body) {
@@ -67,13 +47,6 @@ Duration RetryAfter(std::string_view value) {
 
 // 502/503/504: a gateway or the reviewer itself says it is down, not that this request failed.
 bool IsOutageStatus(int status) { return status == 502 || status == 503 || status == 504; }
-
-bool IsTimeout(std::string_view curl_message) {
-  // A name that never resolved is DNS being down, not the reviewer answering slowly.
-  if (curl_message.find("Resolving timed out") != std::string_view::npos) return false;
-  return curl_message.find("timed out") != std::string_view::npos ||
-         curl_message.find("Timeout was reached") != std::string_view::npos;
-}
 
 }  // namespace
 
@@ -138,7 +111,8 @@ ExecOutcome HttpExecutor::Review(const decide::ReviewRequest& request, Duration 
   }
 
   const auto hard_deadline = Steady::now() + bounded + kTimeoutGrace;
-  std::shared_ptr<Exchange> exchange = Start(std::move(transport).value(), std::move(call));
+  std::shared_ptr<DetachedExchange> exchange =
+      StartDetachedExchange(std::move(transport).value(), std::move(call));
   std::optional<Result<HttpReply>> reply;
   while (!reply) {
     if (cancelled && cancelled()) {
@@ -146,10 +120,10 @@ ExecOutcome HttpExecutor::Review(const decide::ReviewRequest& request, Duration 
     }
     {
       MutexLock lock(&exchange->mu);
-      if (!exchange->done) {
-        exchange->cv.WaitUntil(&exchange->mu, std::min(Steady::now() + kPollStep, hard_deadline));
+      if (!exchange->reply) {
+        exchange->cv.WaitUntil(&exchange->mu, std::min(Steady::now() + kWaitStep, hard_deadline));
       }
-      if (exchange->done) reply.emplace(std::move(*exchange->reply));
+      if (exchange->reply) reply.emplace(std::move(*exchange->reply));
     }
     if (!reply && Steady::now() >= hard_deadline) {
       return ExecOutcome::Transient("timed out after " + FormatTimeout(timeout));
@@ -157,7 +131,7 @@ ExecOutcome HttpExecutor::Review(const decide::ReviewRequest& request, Duration 
   }
   if (!reply->ok()) {
     const std::string& why = reply->status().message();
-    if (IsTimeout(why)) return ExecOutcome::Transient("timed out after " + FormatTimeout(timeout));
+    if (IsCurlTimeout(why)) return ExecOutcome::Transient("timed out after " + FormatTimeout(timeout));
     // No response at all (refused, reset, DNS): the reviewer is down, not this request bad.
     if (reply->status().code() == StatusCode::kUnavailable) {
       return ExecOutcome::Unavailable("no response: " + why);

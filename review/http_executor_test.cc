@@ -27,7 +27,7 @@ using Kind = ExecOutcome::Kind;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr const char* kApprove =
+constexpr const char* kBlockingAnswer =
     R"({"verdict":"request_changes","summary":"one issue","findings":[)"
     R"({"path":"a.py","line":4,"severity":"blocking","message":"eval of input"}]})";
 
@@ -91,7 +91,7 @@ class ReviewerEndpoint : public HttpHandler {
   std::mutex mu_;
   std::condition_variable cv_;
   std::function<HttpResponse(const HttpRequest&)> answer_ = [](const HttpRequest&) {
-    return JsonResponse(200, kApprove);
+    return JsonResponse(200, kBlockingAnswer);
   };
   bool hold_ = false;
   std::vector<HttpRequest> requests_;
@@ -226,7 +226,7 @@ TEST_F(HttpExecutorTest, NoAnswerWithinTheTimeoutIsTransient) {
   auto out = Run("", milliseconds(300));
   EXPECT_EQ(out.kind, Kind::kTransient);
   EXPECT_EQ(out.reason, "timed out after 300ms");
-  endpoint_.ReleaseHeld(JsonResponse(200, kApprove));
+  endpoint_.ReleaseHeld(JsonResponse(200, kBlockingAnswer));
 }
 
 TEST_F(HttpExecutorTest, CancelAbandonsTheCall) {
@@ -234,7 +234,7 @@ TEST_F(HttpExecutorTest, CancelAbandonsTheCall) {
   auto out = Run("", seconds(60), [this] { return endpoint_.Received(); });
   EXPECT_EQ(out.kind, Kind::kCancelled) << out.reason;
   // The abandoned exchange still gets its answer, on its own thread.
-  endpoint_.ReleaseHeld(JsonResponse(200, kApprove));
+  endpoint_.ReleaseHeld(JsonResponse(200, kBlockingAnswer));
 }
 
 TEST_F(HttpExecutorTest, ConcurrentReviewsShareOneExecutor) {

@@ -11,6 +11,7 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "review/detached_exchange.h"
 #include "review/review_json.h"
 
 namespace gatehouse::review {
@@ -20,7 +21,7 @@ namespace json = boost::json;
 using Steady = std::chrono::steady_clock;
 
 constexpr auto kPoll = std::chrono::milliseconds(100);
-constexpr auto kDefaultRetryAfter = std::chrono::seconds(10);
+constexpr auto kChatRetryAfter = std::chrono::seconds(10);
 // What one request may carry of the diff, so it fits an ordinary model's context window.
 constexpr size_t kMaxPatchBytes = 24 * 1024;
 constexpr size_t kMaxTotalPatchBytes = 160 * 1024;
@@ -53,14 +54,6 @@ std::optional<int64_t> HeaderNumber(const HttpReply& reply, std::string_view nam
   if (v.empty() || ec != std::errc() || n < 0) return std::nullopt;
   (void)end;  // "1.5" reads as 1: whole seconds are enough
   return n;
-}
-
-// libcurl's words for an exchange that ran out of time (connect or total).
-bool IsTimeout(std::string_view curl_message) {
-  // A name that never resolved is DNS being down, not the reviewer answering slowly.
-  if (curl_message.find("Resolving timed out") != std::string_view::npos) return false;
-  return curl_message.find("timed out") != std::string_view::npos ||
-         curl_message.find("Timeout was reached") != std::string_view::npos;
 }
 
 // The endpoint's own words: {"error": {"message": ...}}, else the start of the body.
@@ -122,14 +115,6 @@ std::string MessageContent(const std::string& body, std::string* problem) {
   return std::string(content->as_string());
 }
 
-// The exchange of one Review, shared with its helper thread, which may outlive the call.
-struct Exchange {
-  Mutex mu;
-  CondVar cv;
-  bool done GUARDED_BY(mu) = false;
-  Result<HttpReply> reply GUARDED_BY(mu) = Unavailable("no answer yet");
-};
-
 class OpenAiExecutor final : public ReviewExecutor {
  public:
   OpenAiExecutor(std::string base_url, std::string model, std::string api_key)
@@ -145,7 +130,7 @@ class OpenAiExecutor final : public ReviewExecutor {
     options.max_idle_handles = 1;
     auto transport = CurlTransport::Create(options);
     if (!transport.ok()) return ExecOutcome::Transient("openai: " + transport.status().message());
-    std::shared_ptr<HttpTransport> shared(std::move(transport).value());
+
 
     HttpCall call;
     call.method = "POST";
@@ -153,22 +138,16 @@ class OpenAiExecutor final : public ReviewExecutor {
     call.headers.emplace_back("Authorization", "Bearer " + api_key_);
     call.body = BuildChatRequest(request, model_);
 
-    auto exchange = std::make_shared<Exchange>();
-    std::thread([exchange, shared, call = std::move(call)] {
-      Result<HttpReply> reply = shared->Send(call);
-      MutexLock lock(&exchange->mu);
-      exchange->reply = std::move(reply);
-      exchange->done = true;
-      exchange->cv.SignalAll();
-    }).detach();
+    std::shared_ptr<DetachedExchange> exchange =
+        StartDetachedExchange(std::move(transport).value(), std::move(call));
 
     const auto deadline = Steady::now() + std::chrono::duration_cast<Steady::duration>(timeout);
     MutexLock lock(&exchange->mu);
-    while (!exchange->done) {
+    while (!exchange->reply) {
       exchange->mu.Unlock();
       const bool stop = cancelled && cancelled();
       exchange->mu.Lock();
-      if (exchange->done) break;
+      if (exchange->reply) break;
       if (stop) return ExecOutcome::Cancelled("openai: cancelled; the request was abandoned");
       const auto now = Steady::now();
       if (now >= deadline) {
@@ -177,9 +156,10 @@ class OpenAiExecutor final : public ReviewExecutor {
       }
       exchange->cv.WaitUntil(&exchange->mu, std::min(deadline, now + kPoll));
     }
-    if (!exchange->reply.ok()) {
-      const Status& failed = exchange->reply.status();
-      if (IsTimeout(failed.message())) {
+    const Result<HttpReply>& reply = *exchange->reply;
+    if (!reply.ok()) {
+      const Status& failed = reply.status();
+      if (IsCurlTimeout(failed.message())) {
         return ExecOutcome::Transient(Scrub("openai: no answer from " + base_url_ + " within " +
                                                 Seconds(timeout) + ": " + failed.message(),
                                             api_key_));
@@ -191,7 +171,7 @@ class OpenAiExecutor final : public ReviewExecutor {
       }
       return ExecOutcome::Transient(Scrub("openai: " + failed.message(), api_key_));
     }
-    return InterpretChatReply(*exchange->reply, kDefaultRetryAfter, api_key_);
+    return InterpretChatReply(*reply, kChatRetryAfter, api_key_);
   }
 
  private:

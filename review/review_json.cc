@@ -11,7 +11,6 @@ namespace json = boost::json;
 using decide::ReviewFinding;
 using decide::ReviewResult;
 
-constexpr size_t kMaxFindings = 200;
 constexpr size_t kMaxMessageBytes = 4096;
 
 json::object FindingObject(const ReviewFinding& f) {

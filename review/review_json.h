@@ -5,6 +5,7 @@
 // Pure functions; safe from any thread.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,9 @@
 #include "decide/review_types.h"
 
 namespace gatehouse::review {
+
+// The most findings one review result may carry (ParseReviewResult refuses more).
+inline constexpr size_t kMaxFindings = 200;
 
 // {"repo","number","role","head_sha","base_sha","title","body","author",
 //  "files":[{"path","status","additions","deletions","patch"}],

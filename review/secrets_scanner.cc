@@ -9,7 +9,18 @@
 #include <cstdlib>
 #include <utility>
 
+#include "review/review_json.h"
+
 namespace gatehouse::review {
+
+// A specific credential format; group 1 is the credential (or, for PEM, the header). Outside
+// the anonymous namespace: SecretsScanner::Patterns holds pointers to these.
+struct SecretDetector {
+  const char* kind;
+  const char* pattern;
+  bool show_preview;
+};
+
 namespace {
 
 using decide::ReviewFinding;
@@ -28,14 +39,7 @@ std::unique_ptr<RE2> Compile(const char* pattern) {
   return re;
 }
 
-// A specific credential format; group 1 is the credential (or, for PEM, the header).
-struct Detector {
-  const char* kind;
-  const char* pattern;
-  bool show_preview;
-};
-
-constexpr Detector kDetectors[] = {
+constexpr SecretDetector kDetectors[] = {
     {"private key", R"((-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----))", false},
     {"AWS access key id", R"(\b((?:AKIA|ASIA)[A-Z0-9]{16})\b)", true},
     {"AWS secret access key",
@@ -111,7 +115,7 @@ double ShannonEntropy(std::string_view s) {
 }
 
 struct SecretsScanner::Patterns {
-  std::vector<std::pair<const Detector*, std::unique_ptr<RE2>>> detectors;
+  std::vector<std::pair<const SecretDetector*, std::unique_ptr<RE2>>> detectors;
   std::unique_ptr<RE2> assignment = Compile(kAssignment);
   std::unique_ptr<RE2> uuid =
       Compile(R"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})");
@@ -122,7 +126,7 @@ struct SecretsScanner::Patterns {
   std::unique_ptr<RE2> hunk = Compile(R"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*)");
 
   Patterns() {
-    for (const Detector& d : kDetectors) detectors.emplace_back(&d, Compile(d.pattern));
+    for (const SecretDetector& d : kDetectors) detectors.emplace_back(&d, Compile(d.pattern));
   }
 
   // Whether an assigned value looks like a credential rather than code, an id or a digest.
@@ -223,8 +227,6 @@ std::vector<ReviewFinding> SecretsScanner::ScanPatch(std::string_view path, std:
 
 namespace {
 
-// At most this many findings are reported (what ParseReviewResult accepts back from the store).
-constexpr size_t kMaxFindings = 200;
 // At most this many files without a patch are listed, each as an info finding.
 constexpr size_t kMaxUnscannedListed = 20;
 constexpr char kNotScanned[] = "not scanned: GitHub sent no patch";

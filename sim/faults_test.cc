@@ -17,14 +17,14 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int64_t kStartSeconds = 1'800'000'000;
+constexpr int64_t kFaultsStart = 1'800'000'000;
 
 using sim_testing::HeaderOf;
 
 class SimFaultsTest : public ::testing::Test {
  protected:
   SimFaultsTest()
-      : clock_(std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000))),
+      : clock_(std::make_shared<SimClock>(FromMicros(kFaultsStart * 1'000'000))),
         model_(clock_, {}),
         handler_(model_, {.clock = clock_, .insecure_any_token = true, .rate_limit = 100}) {
     EXPECT_EQ(
@@ -49,7 +49,7 @@ TEST_F(SimFaultsTest, TimedExhaustionEndsAtItsResetWithAFreshWindow) {
   ASSERT_EQ(HeaderOf(Get(), "X-RateLimit-Remaining"), "99");
   clock_->Advance(std::chrono::seconds(10));
   ASSERT_EQ(Call("PUT", "/_sim/faults", R"({"primary_exhausted_seconds": 120})").status, 200);
-  const std::string reset = std::to_string(kStartSeconds + 10 + 120);
+  const std::string reset = std::to_string(kFaultsStart + 10 + 120);
   EXPECT_EQ(Faults().at("primary_exhausted_seconds"), 120);
   EXPECT_EQ(Faults().at("primary_exhausted"), false);
 
@@ -67,7 +67,7 @@ TEST_F(SimFaultsTest, TimedExhaustionEndsAtItsResetWithAFreshWindow) {
   HttpResponse after = Get();
   EXPECT_EQ(after.status, 200);
   EXPECT_EQ(HeaderOf(after, "X-RateLimit-Remaining"), "99");
-  EXPECT_EQ(HeaderOf(after, "X-RateLimit-Reset"), std::to_string(kStartSeconds + 130 + 3600));
+  EXPECT_EQ(HeaderOf(after, "X-RateLimit-Reset"), std::to_string(kFaultsStart + 130 + 3600));
   EXPECT_EQ(Faults().at("primary_exhausted_seconds"), 0);
 }
 
@@ -81,7 +81,7 @@ TEST_F(SimFaultsTest, ClearedExhaustionLeavesTheBudgetAsItWas) {
     ASSERT_EQ(Call("PUT", "/_sim/faults", "{}").status, 200);
     HttpResponse r = Get();
     EXPECT_EQ(r.status, 200) << fault;
-    EXPECT_EQ(HeaderOf(r, "X-RateLimit-Reset"), std::to_string(kStartSeconds + 3600)) << fault;
+    EXPECT_EQ(HeaderOf(r, "X-RateLimit-Reset"), std::to_string(kFaultsStart + 3600)) << fault;
   }
   EXPECT_EQ(HeaderOf(Get(), "X-RateLimit-Remaining"), "95") << "3 answered calls, then this one";
 }

@@ -14,14 +14,14 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int64_t kStartSeconds = 1'800'000'000;
+constexpr int64_t kGraphqlStart = 1'800'000'000;
 
 using sim_testing::HeaderOf;
 
 class SimGraphqlTest : public ::testing::Test {
  protected:
   SimGraphqlTest()
-      : clock_(std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000))),
+      : clock_(std::make_shared<SimClock>(FromMicros(kGraphqlStart * 1'000'000))),
         model_(clock_, {}),
         handler_(model_, {.clock = clock_, .insecure_any_token = true, .rate_limit = 50}) {
     EXPECT_EQ(

@@ -12,7 +12,7 @@
 namespace gatehouse::sim {
 namespace {
 
-constexpr char kApp[] = "installation:1";
+constexpr char kInvariantsApp[] = "installation:1";
 constexpr char kSummary[] = "<!-- gatehouse:summary -->\ngatehouse: pass";
 
 class InvariantsTest : public ::testing::Test {
@@ -35,9 +35,9 @@ class InvariantsTest : public ::testing::Test {
 TEST_F(InvariantsTest, EveryRepeatOfAnActionIsOneDuplicate) {
   const std::string head = Head(1);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
+    ASSERT_TRUE(model_.SubmitReview(kInvariantsApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
   }
-  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 2, "closed").ok());
+  ASSERT_TRUE(model_.SetState(kInvariantsApp, "acme/app", 2, "closed").ok());
   std::vector<std::string> duplicates = DuplicateEffects(model_.Effects());
   ASSERT_EQ(duplicates.size(), 2u);
   EXPECT_NE(duplicates[0].find("#3 installation:1 review"), std::string::npos) << duplicates[0];
@@ -49,11 +49,11 @@ TEST_F(InvariantsTest, EveryRepeatOfAnActionIsOneDuplicate) {
 TEST_F(InvariantsTest, EveryActionOnAMovedHeadIsOneStaleEffect) {
   const std::string first = Head(1);
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kInvariantsApp, "acme/app", 1, "APPROVE", first, "", nullptr).ok());
   ASSERT_TRUE(
-      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", nullptr).ok());
+      model_.SubmitReview(kInvariantsApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", nullptr).ok());
   // Refused calls did nothing, and people's calls are not the App's.
-  EXPECT_EQ(model_.Merge(kApp, "acme/app", 1, first, "merge").status, 409);
+  EXPECT_EQ(model_.Merge(kInvariantsApp, "acme/app", 1, first, "merge").status, 409);
   ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", first, "", nullptr).ok());
   std::vector<std::string> stale = StaleEffects(model_.Effects());
   ASSERT_EQ(stale.size(), 2u);
@@ -68,14 +68,14 @@ TEST_F(InvariantsTest, AStaleReviewTheAppDismissedOrACommentIsNotStale) {
   const std::string first = Head(1);
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
   Review dismissed, by_maintainer, kept;
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "", &dismissed).ok());
+  ASSERT_TRUE(model_.SubmitReview(kInvariantsApp, "acme/app", 1, "APPROVE", first, "", &dismissed).ok());
   ASSERT_TRUE(
-      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", &by_maintainer)
+      model_.SubmitReview(kInvariantsApp, "acme/app", 1, "REQUEST_CHANGES", first, "no", &by_maintainer)
           .ok());
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "COMMENT", first, "fyi", nullptr).ok());
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", first, "again", &kept).ok());
+  ASSERT_TRUE(model_.SubmitReview(kInvariantsApp, "acme/app", 1, "COMMENT", first, "fyi", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kInvariantsApp, "acme/app", 1, "APPROVE", first, "again", &kept).ok());
   ASSERT_TRUE(
-      model_.DismissReview(kApp, "acme/app", 1, {.review_id = dismissed.id}, nullptr).ok());
+      model_.DismissReview(kInvariantsApp, "acme/app", 1, {.review_id = dismissed.id}, nullptr).ok());
   ASSERT_TRUE(
       model_.DismissReview("maintainer", "acme/app", 1, {.review_id = by_maintainer.id}, nullptr)
           .ok());
@@ -88,19 +88,19 @@ TEST_F(InvariantsTest, AStaleReviewTheAppDismissedOrACommentIsNotStale) {
 
 TEST_F(InvariantsTest, EverySummaryCommentAfterAPullRequestsFirstIsExtra) {
   Comment first;
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, kSummary, &first).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, kSummary, &first).ok());
   // Edited in place: still one.
   ASSERT_TRUE(
-      model_.EditComment(kApp, "acme/app", first.id, std::string(kSummary) + "!", nullptr).ok());
+      model_.EditComment(kInvariantsApp, "acme/app", first.id, std::string(kSummary) + "!", nullptr).ok());
   // Not summaries: another comment by the App, a quoted marker by someone else.
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "thanks", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, "thanks", nullptr).ok());
   ASSERT_TRUE(model_.AddComment("mallory", "acme/app", 1, kSummary, nullptr).ok());
   // One summary on the second PR is fine too.
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 2, kSummary, nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 2, kSummary, nullptr).ok());
   EXPECT_TRUE(ExtraSummaryComments(model_).empty());
 
   Comment second, third;
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, kSummary, &second).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, kSummary, &second).ok());
   ASSERT_TRUE(model_.AddComment("installation:2", "acme/app", 1, kSummary, &third).ok());
   std::vector<std::string> extra = ExtraSummaryComments(model_);
   ASSERT_EQ(extra.size(), 2u);
@@ -117,14 +117,14 @@ TEST_F(InvariantsTest, EverySummaryCommentAfterAPullRequestsFirstIsExtra) {
 TEST_F(InvariantsTest, ASecondReplyToOneCommandIsExtra) {
   const std::string marker = "<!-- gatehouse:reply 41 -->";
   Comment first, second;
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "ok\n\n" + marker, &first).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, "ok\n\n" + marker, &first).ok());
   // Not extra: a reply to another command, the marker quoted by someone else, or not at the end.
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:reply 42 -->", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, "<!-- gatehouse:reply 42 -->", nullptr).ok());
   ASSERT_TRUE(model_.AddComment("mallory", "acme/app", 1, marker, nullptr).ok());
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, marker + " later", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, marker + " later", nullptr).ok());
   EXPECT_TRUE(ExtraSummaryComments(model_).empty());
 
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "again\n\n" + marker, &second).ok());
+  ASSERT_TRUE(model_.AddComment(kInvariantsApp, "acme/app", 1, "again\n\n" + marker, &second).ok());
   std::vector<std::string> extra = ExtraSummaryComments(model_);
   ASSERT_EQ(extra.size(), 1u);
   EXPECT_EQ(extra[0], "acme/app#1: reply comment " + std::to_string(second.id) +

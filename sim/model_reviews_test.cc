@@ -10,7 +10,7 @@
 namespace gatehouse::sim {
 namespace {
 
-constexpr char kApp[] = "installation:7";
+constexpr char kReviewsApp[] = "installation:7";
 
 // What a webhook would say, copied while the notification's pointers are valid.
 struct Heard {
@@ -75,10 +75,10 @@ class ModelReviewsTest : public ::testing::Test {
 TEST_F(ModelReviewsTest, DismissByIdOrByReviewer) {
   PullRequest pr = Open("acme/app");
   const std::string first = pr.head_sha;
-  Review app_first = Submit("acme/app", kApp, "APPROVE", first);
+  Review app_first = Submit("acme/app", kReviewsApp, "APPROVE", first);
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
   const std::string second = model_.GetPull("acme/app", 1)->head_sha;
-  Review app_second = Submit("acme/app", kApp, "APPROVE", second);
+  Review app_second = Submit("acme/app", kReviewsApp, "APPROVE", second);
   Review bob = Submit("acme/app", "bob", "REQUEST_CHANGES", second);
   Review comment = Submit("acme/app", "carol", "COMMENT", second);
   heard_.clear();
@@ -92,7 +92,7 @@ TEST_F(ModelReviewsTest, DismissByIdOrByReviewer) {
   EXPECT_EQ(dismissed.state, "DISMISSED");
   ASSERT_TRUE(model_
                   .DismissReview("maintainer", "acme/app", 1,
-                                 {.reviewer = kApp, .commit_id = first}, nullptr)
+                                 {.reviewer = kReviewsApp, .commit_id = first}, nullptr)
                   .ok());
   ASSERT_TRUE(
       model_.DismissReview("maintainer", "acme/app", 1, {.review_id = bob.id}, nullptr).ok());
@@ -142,7 +142,7 @@ TEST_F(ModelReviewsTest, APushDismissesStaleApprovalsWhenTheRepositorySaysSo) {
     PullRequest pr = Open(repo);
     Submit(repo, "bob", "APPROVE", pr.head_sha);
     Submit(repo, "carol", "REQUEST_CHANGES", pr.head_sha);
-    Submit(repo, kApp, "APPROVE", pr.head_sha);
+    Submit(repo, kReviewsApp, "APPROVE", pr.head_sha);
   }
   heard_.clear();
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
@@ -167,10 +167,10 @@ TEST_F(ModelReviewsTest, APushDismissesStaleApprovalsWhenTheRepositorySaysSo) {
   const std::string head = model_.GetPull("acme/strict", 1)->head_sha;
   Submit("acme/strict", "bob", "APPROVE", head);
   ASSERT_TRUE(model_.MoveBase("acme/strict", 1, false).ok());
-  ASSERT_EQ(model_.UpdateBranch(kApp, "acme/strict", 1, head).status, 202);
+  ASSERT_EQ(model_.UpdateBranch(kReviewsApp, "acme/strict", 1, head).status, 202);
   EXPECT_EQ(States("acme/strict").back(), "DISMISSED");
   EXPECT_EQ(heard_.back().what, "pull_request_review.dismissed");
-  EXPECT_EQ(heard_.back().sender, kApp);
+  EXPECT_EQ(heard_.back().sender, kReviewsApp);
   EXPECT_EQ(heard_[heard_.size() - 2].before, head);
 }
 

@@ -24,7 +24,7 @@ using http_testing::BuildRequest;
 using http_testing::ClientResponse;
 using http_testing::RoundTrip;
 
-constexpr int64_t kStartSeconds = 1'800'000'000;
+constexpr int64_t kRestStart = 1'800'000'000;
 
 std::string B64Url(std::string_view data) {
   std::string s = Base64Encode(data);
@@ -73,7 +73,7 @@ const TestKey& Key() {
 class SimRestTest : public ::testing::Test {
  protected:
   SimRestTest()
-      : clock_(std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000))),
+      : clock_(std::make_shared<SimClock>(FromMicros(kRestStart * 1'000'000))),
         model_(clock_, ModelOptions{.mergeable_delay = std::chrono::seconds(3),
                                     .token_ttl = std::chrono::minutes(60)}),
         handler_(model_, SimHandlerOptions{.clock = clock_,
@@ -109,7 +109,7 @@ class SimRestTest : public ::testing::Test {
         server_->port(),
         BuildRequest(
             "POST", "/app/installations/7/access_tokens",
-            {{"Authorization", "Bearer " + Key().Jwt(kStartSeconds - 30, kStartSeconds + 540)}},
+            {{"Authorization", "Bearer " + Key().Jwt(kRestStart - 30, kRestStart + 540)}},
             ""));
     ASSERT_EQ(r.status, 201) << r.body;
     token_ = std::string(json::parse(r.body).at("token").as_string());
@@ -130,13 +130,13 @@ class SimRestTest : public ::testing::Test {
 TEST_F(SimRestTest, JwtExchangeAndTokenExpiry) {
   EXPECT_EQ(Call("GET", "/repos/acme/app/pulls").status, 401);
   // Wrong key, wrong issuer, expired: all 401.
-  std::string forged = Key().Jwt(kStartSeconds, kStartSeconds + 500);
+  std::string forged = Key().Jwt(kRestStart, kRestStart + 500);
   // Flip a full-bit character of the signature (the last one may carry only padding bits).
   char& c = forged[forged.size() - 10];
   c = c == 'A' ? 'B' : 'A';
   for (const std::string& jwt :
-       {forged, Key().Jwt(kStartSeconds, kStartSeconds + 500, "43"),
-        Key().Jwt(kStartSeconds - 700, kStartSeconds - 100), std::string("not.a.jwt")}) {
+       {forged, Key().Jwt(kRestStart, kRestStart + 500, "43"),
+        Key().Jwt(kRestStart - 700, kRestStart - 100), std::string("not.a.jwt")}) {
     ClientResponse r =
         RoundTrip(server_->port(), BuildRequest("POST", "/app/installations/7/access_tokens",
                                                 {{"Authorization", "Bearer " + jwt}}, ""));
@@ -147,7 +147,7 @@ TEST_F(SimRestTest, JwtExchangeAndTokenExpiry) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("x-ratelimit-limit"), "100");
   EXPECT_EQ(r.Header("x-ratelimit-remaining"), "99");
-  EXPECT_EQ(r.Header("x-ratelimit-reset"), std::to_string(kStartSeconds + 3600));
+  EXPECT_EQ(r.Header("x-ratelimit-reset"), std::to_string(kRestStart + 3600));
   clock_->Advance(std::chrono::minutes(60));
   EXPECT_EQ(Call("GET", "/repos/acme/app/pulls").status, 401);
 }
@@ -484,7 +484,7 @@ TEST_F(SimRestTest, ControlLabelsDraftReopenAndEffectHeads) {
 }
 
 TEST(SimInsecureTest, AnyTokenIsAcceptedWhenAskedFor) {
-  auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
+  auto clock = std::make_shared<SimClock>(FromMicros(kRestStart * 1'000'000));
   Model model(clock, {});
   ASSERT_TRUE(model.CreateRepo("acme", "app", 3, {}).ok());
   SimHandler handler(model, {.clock = clock, .insecure_any_token = true});

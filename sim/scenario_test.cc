@@ -188,7 +188,7 @@ TEST_F(ScenarioTest, ClosedWithoutMergingIsClosedNotMerged) {
   EXPECT_NE(merged->failures[0].find("got state closed"), std::string::npos) << merged->failures[0];
 }
 
-constexpr char kApp[] = "installation:1";
+constexpr char kScenarioApp[] = "installation:1";
 constexpr char kInvariants[] = R"({
   "expect": [{"no_stale_effects": true}, {"no_duplicate_effects": true}],
   "timeout_ms": 0, "settle_ms": 0})";
@@ -199,13 +199,13 @@ TEST_F(ScenarioTest, InvariantsHoldForACleanHistory) {
   ASSERT_TRUE(pr.ok());
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
   const std::string head = model_.GetPull("acme/app", 1)->head_sha;
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kScenarioApp, "acme/app", 1, "APPROVE", head, "", nullptr).ok());
   // A refused call on the old head is neither stale nor a duplicate: nothing happened.
-  EXPECT_EQ(model_.Merge(kApp, "acme/app", 1, pr->head_sha, "merge").status, 409);
+  EXPECT_EQ(model_.Merge(kScenarioApp, "acme/app", 1, pr->head_sha, "merge").status, 409);
   // Close, the author reopens, close again: the second close is a new action.
-  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 1, "closed").ok());
+  ASSERT_TRUE(model_.SetState(kScenarioApp, "acme/app", 1, "closed").ok());
   ASSERT_TRUE(model_.SetState("alice", "acme/app", 1, "open").ok());
-  ASSERT_TRUE(model_.SetState(kApp, "acme/app", 1, "closed").ok());
+  ASSERT_TRUE(model_.SetState(kScenarioApp, "acme/app", 1, "closed").ok());
 
   auto verdict = Run(R"({
     "expect": [{"no_stale_effects": true}, {"no_duplicate_effects": true},
@@ -222,12 +222,12 @@ TEST_F(ScenarioTest, StaleAndDuplicateEffectsAreNamed) {
   ASSERT_TRUE(model_.CreateRepo("acme", "app", 1, {}).ok());
   auto pr = model_.CreatePull("acme/app", NewPull{});
   ASSERT_TRUE(pr.ok());
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
-  ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kScenarioApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
+  ASSERT_TRUE(model_.SubmitReview(kScenarioApp, "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
   // GitHub accepts a review of an older commit of the PR: bound to a stale head.
   ASSERT_TRUE(
-      model_.SubmitReview(kApp, "acme/app", 1, "REQUEST_CHANGES", pr->head_sha, "no", nullptr)
+      model_.SubmitReview(kScenarioApp, "acme/app", 1, "REQUEST_CHANGES", pr->head_sha, "no", nullptr)
           .ok());
   // People's effects are not the App's: never stale, never duplicates.
   ASSERT_TRUE(model_.SubmitReview("bob", "acme/app", 1, "APPROVE", pr->head_sha, "", nullptr).ok());
@@ -278,10 +278,10 @@ TEST_F(ScenarioTest, SummaryAndCheckRunExpectations) {
   // The App's summaries (the last counts); someone else's marker and the App's other comments
   // are not its summary.
   ASSERT_TRUE(
-      model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:summary -->\nfail", nullptr).ok());
+      model_.AddComment(kScenarioApp, "acme/app", 1, "<!-- gatehouse:summary -->\nfail", nullptr).ok());
   ASSERT_TRUE(
-      model_.AddComment(kApp, "acme/app", 1, "<!-- gatehouse:summary -->\npass: ci", nullptr).ok());
-  ASSERT_TRUE(model_.AddComment(kApp, "acme/app", 1, "thanks, fail", nullptr).ok());
+      model_.AddComment(kScenarioApp, "acme/app", 1, "<!-- gatehouse:summary -->\npass: ci", nullptr).ok());
+  ASSERT_TRUE(model_.AddComment(kScenarioApp, "acme/app", 1, "thanks, fail", nullptr).ok());
   ASSERT_TRUE(
       model_.AddComment("mallory", "acme/app", 1, "<!-- gatehouse:summary -->\nfail", nullptr)
           .ok());
@@ -289,14 +289,14 @@ TEST_F(ScenarioTest, SummaryAndCheckRunExpectations) {
   run.name = "gatehouse";
   run.head_sha = old_head;
   run.conclusion = "failure";
-  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+  ASSERT_TRUE(model_.UpsertCheckRun(kScenarioApp, "acme/app", run, nullptr).ok());
   ASSERT_TRUE(model_.Push("alice", "acme/app", 1, "").ok());
   run.head_sha = model_.GetPull("acme/app", 1)->head_sha;
   run.conclusion = "";
   run.status = "in_progress";
-  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+  ASSERT_TRUE(model_.UpsertCheckRun(kScenarioApp, "acme/app", run, nullptr).ok());
   run.conclusion = "success";  // a later run of the same name: the one that counts
-  ASSERT_TRUE(model_.UpsertCheckRun(kApp, "acme/app", run, nullptr).ok());
+  ASSERT_TRUE(model_.UpsertCheckRun(kScenarioApp, "acme/app", run, nullptr).ok());
 
   auto met = Run(R"({"expect": [
       {"pull": "acme/app#1", "summary_contains": ["pass", "ci"], "summary_not_contains": ["fail"]},
@@ -355,10 +355,10 @@ TEST_F(ScenarioTest, DismissingTheAppsReviewMakesTheNextApprovalNew) {
   ASSERT_TRUE(pr.ok());
   const std::string sha = pr->head_sha;
   auto approve = [&] {
-    ASSERT_TRUE(model_.SubmitReview(kApp, "acme/app", 1, "APPROVE", sha, "", nullptr).ok());
+    ASSERT_TRUE(model_.SubmitReview(kScenarioApp, "acme/app", 1, "APPROVE", sha, "", nullptr).ok());
   };
   approve();
-  ASSERT_TRUE(model_.DismissReview("maintainer", "acme/app", 1, {.reviewer = kApp}, nullptr).ok());
+  ASSERT_TRUE(model_.DismissReview("maintainer", "acme/app", 1, {.reviewer = kScenarioApp}, nullptr).ok());
   approve();  // after a dismissal: a new approval
   auto verdict = Run(kInvariants);
   ASSERT_TRUE(verdict.ok());

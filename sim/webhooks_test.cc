@@ -24,7 +24,7 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int64_t kStartSeconds = 1'800'000'000;
+constexpr int64_t kWebhooksStart = 1'800'000'000;
 
 using sim_testing::Fixture;
 using sim_testing::WebhookSink;
@@ -47,7 +47,7 @@ TEST(SimWebhookTest, SignedDeliveriesShapedLikeGitHubs) {
   options.listen = "127.0.0.1:0";
   auto server = HttpServer::Start(options, sink);
   ASSERT_TRUE(server.ok());
-  auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
+  auto clock = std::make_shared<SimClock>(FromMicros(kWebhooksStart * 1'000'000));
   Model model(clock, {});
   WebhookSender sender({.url = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/webhook",
                         .secret = "s3cret",
@@ -178,7 +178,7 @@ TEST(SimWebhookTest, DuplicatedAndReorderedDeliveries) {
   options.listen = "127.0.0.1:0";
   auto server = HttpServer::Start(options, sink);
   ASSERT_TRUE(server.ok());
-  auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
+  auto clock = std::make_shared<SimClock>(FromMicros(kWebhooksStart * 1'000'000));
   Model model(clock, {});
   WebhookSender sender({.url = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/webhook",
                         .secret = "s3cret",
@@ -215,7 +215,7 @@ TEST(SimWebhookTest, TargetSetAtRuntimeAndPeopleActingThroughTheControlApi) {
   options.listen = "127.0.0.1:0";
   auto server = HttpServer::Start(options, sink);
   ASSERT_TRUE(server.ok());
-  auto clock = std::make_shared<SimClock>(FromMicros(kStartSeconds * 1'000'000));
+  auto clock = std::make_shared<SimClock>(FromMicros(kWebhooksStart * 1'000'000));
   Model model(clock, {});
   WebhookSender sender({.url = "", .secret = "s3cret", .timeout_ms = 10'000});
   model.SetListener(

@@ -12,7 +12,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 
 AuditEntry Entry(std::string subject, std::string kind, std::string summary, Time at = kT0) {
   AuditEntry e;

@@ -14,7 +14,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 constexpr char kPr[] = "acme/app#1";
 
 class HeadsContractTest : public ::testing::TestWithParam<StoreBackend> {

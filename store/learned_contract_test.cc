@@ -13,7 +13,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 
 class LearnedContractTest : public ::testing::TestWithParam<StoreBackend> {
  protected:

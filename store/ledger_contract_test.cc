@@ -17,7 +17,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 const ActionKey kMerge{"acme/app#1", "merge", "sha1", ""};
 
 class LedgerContractTest : public ::testing::TestWithParam<StoreBackend> {

@@ -19,7 +19,7 @@ using testing::kReviewT0;
 // The fixture's helpers (signal and claim a work item, a PR's fence) are the review runs'.
 using MergeQueueContractTest = testing::ReviewRunsTest;
 
-const Time kT0 = kReviewT0;
+using testing::kT0;
 const std::string kQueue = "acme/app@main/queue";
 
 QueueEntryKey Head(const std::string& subject, const std::string& sha, int64_t occurrence = 1) {

@@ -17,7 +17,7 @@ namespace {
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 
 Delivery MakeDelivery(const std::string& id, const std::string& sha, bool recovered) {
   Delivery d;

@@ -17,7 +17,7 @@ using std::chrono::seconds;
 using testing::kReviewT0;
 using ReviewRunsContractTest = testing::ReviewRunsTest;
 
-const Time kT0 = kReviewT0;
+using testing::kT0;
 const ReviewRunKey kSecurity{"acme/app#1", "security", "sha1", "auto"};
 const std::vector<ReviewerSlotSpec> kOneReviewer{{"alice", 2}};
 

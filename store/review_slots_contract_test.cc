@@ -15,7 +15,7 @@ using std::chrono::seconds;
 using testing::kReviewT0;
 using ReviewSlotsContractTest = testing::ReviewRunsTest;
 
-const Time kT0 = kReviewT0;
+using testing::kT0;
 const std::vector<ReviewerSlotSpec> kPair{{"alice", 2}, {"bob", 2}};
 const std::vector<ReviewerSlotSpec> kAliceOnly{{"alice", 2}};
 

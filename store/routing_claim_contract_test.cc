@@ -19,7 +19,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 using Open = Inbox::Open;
 
 Delivery MakeDelivery(int i) {

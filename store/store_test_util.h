@@ -20,6 +20,9 @@
 
 namespace gatehouse::testing {
 
+// The instant the contract suites start their clocks at.
+inline const Time kT0 = FromMicros(1'800'000'000'000'000);
+
 // A temporary directory removed when the object goes out of scope, together with whatever was
 // made for the test that owns it (AtRemoval), such as its PostgreSQL database.
 class TempDir {

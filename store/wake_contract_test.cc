@@ -14,7 +14,7 @@ using std::chrono::seconds;
 using testing::StoreBackend;
 using testing::TempDir;
 
-const Time kT0 = FromMicros(1'800'000'000'000'000);
+using testing::kT0;
 const std::string kKey = "acme/app#1/review/security";
 
 class WakeContractTest : public ::testing::TestWithParam<StoreBackend> {

@@ -26,6 +26,7 @@ namespace {
 using pass_testing::kAppWho;
 using pass_testing::kAutoPolicy;
 using pass_testing::kFullName;
+using pass_testing::kNoMergePolicy;
 using pass_testing::kSubject;
 using std::chrono::hours;
 using std::chrono::milliseconds;
@@ -33,7 +34,6 @@ using std::chrono::seconds;
 
 // Ready PRs are approved, labelled and commented but not merged, so each of those calls can
 // be the one whose answer is lost without the merge closing the PR first.
-const std::string kNoMergePolicy = std::string(kAutoPolicy) + "  classes: {merge: observe}\n";
 
 class LostAnswerTest : public pass_testing::PassFixture,
                        public ::testing::WithParamInterface<std::string> {

@@ -26,12 +26,12 @@ namespace {
 using pass_testing::kAppWho;
 using pass_testing::kAutoPolicy;
 using pass_testing::kFullName;
+using pass_testing::kNoMergePolicy;
 using pass_testing::kSubject;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 // Ready PRs are approved and labelled but never merged: the returning head can be seen.
-const std::string kNoMergePolicy = std::string(kAutoPolicy) + "  classes: {merge: observe}\n";
 
 const std::string kX(40, 'e');
 const std::string kB(40, 'b');

@@ -12,7 +12,7 @@ namespace gatehouse::review_testing {
 namespace {
 
 // argv: LOG [FAIL]: fails once when FAIL exists (removing it), else approves.
-constexpr char kReviewer[] = R"(cat > /dev/null
+constexpr char kFlakyReviewer[] = R"(cat > /dev/null
 echo "start" >> "$1"
 if [ -n "$2" ] && [ -f "$2" ]; then rm -f "$2"; echo "reviewer down" >&2; exit 3; fi
 printf '{"verdict":"approve","summary":"fine","findings":[]}'
@@ -31,21 +31,9 @@ WorldOptions SimTimeWorld(std::string reviewers) {
   return o;
 }
 
-std::string WorkKey(int n) { return ReviewWorkKey("acme/app#" + std::to_string(n), "security"); }
-
-std::optional<WorkItem> Item(ReviewWorld& w, int n) {
-  auto item = w.store().work().GetWorkItem(WorkKey(n));
-  return item.ok() ? *item : std::nullopt;
-}
-
 void Resume(ReviewWorld& w) {
   ASSERT_TRUE(w.store().reviews().SetPaused("sec", false, w.clock()->Now()).ok());
   act::WakeWaitingRuns(w.store(), w.clock()->Now());
-}
-
-bool Posted(ReviewWorld& w, int n) {
-  auto runs = w.Runs(n);
-  return runs.size() == 1 && runs[0].state == RunState::kDone && w.RunReviews(n).size() == 1;
 }
 
 class ReviewAvailabilityTest : public ::testing::Test {
@@ -56,22 +44,22 @@ class ReviewAvailabilityTest : public ::testing::Test {
 // Paused before the request arrives: the run is recorded and waits; resumed an hour of
 // simulated time later, it runs exactly once and nothing is dead.
 TEST_F(ReviewAvailabilityTest, PausedBeforeTheRequestWaitsAndRunsOnceWhenResumed) {
-  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  const std::string script = WriteScript(dir_.File("r.sh"), kFlakyReviewer), log = dir_.File("log");
   ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/true)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return w.Runs(n).size() == 1; })) << "no run recorded";
   // An hour passes, paused.
-  EXPECT_FALSE(w.Settle([&] { return !Item(w, n) || Item(w, n)->state == WorkState::kDead; },
+  EXPECT_FALSE(w.Settle([&] { return !SecurityItem(w, n) || SecurityItem(w, n)->state == WorkState::kDead; },
                         std::chrono::seconds(30), std::chrono::hours(1)));
-  auto waiting = Item(w, n);
+  auto waiting = SecurityItem(w, n);
   ASSERT_TRUE(waiting.has_value());
   EXPECT_NE(waiting->state, WorkState::kDead);
   EXPECT_EQ(waiting->attempts, 0) << "waiting for a paused reviewer spent an attempt";
   EXPECT_EQ(w.Runs(n)[0].state, RunState::kQueued);
   EXPECT_TRUE(Lines(log).empty()) << "a paused reviewer was run";
   ASSERT_NO_FATAL_FAILURE(Resume(w));
-  ASSERT_TRUE(w.Settle([&] { return Posted(w, n); }));
+  ASSERT_TRUE(w.Settle([&] { return PostedOnce(w, n); }));
   EXPECT_EQ(Lines(log).size(), 1u);
   auto funnel = w.store().reviews().GetReviewFunnel();
   ASSERT_TRUE(funnel.ok());
@@ -82,42 +70,42 @@ TEST_F(ReviewAvailabilityTest, PausedBeforeTheRequestWaitsAndRunsOnceWhenResumed
 
 // Paused between a failed attempt and its retry: the run is not retired; one eventual run.
 TEST_F(ReviewAvailabilityTest, PausedBetweenAFailureAndItsRetryIsNotRetired) {
-  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log"),
+  const std::string script = WriteScript(dir_.File("r.sh"), kFlakyReviewer), log = dir_.File("log"),
                     fail = dir_.File("fail");
   std::ofstream(fail) << "x";
   ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log + ", " + fail, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
-  ASSERT_TRUE(w.Settle([&] { return Item(w, n) && Item(w, n)->attempts == 1; }))
+  ASSERT_TRUE(w.Settle([&] { return SecurityItem(w, n) && SecurityItem(w, n)->attempts == 1; }))
       << "the first attempt did not fail";
   ASSERT_TRUE(w.store().reviews().SetPaused("sec", true, w.clock()->Now()).ok());
   // Far past any transient backoff, paused all along.
-  EXPECT_FALSE(w.Settle([&] { return Item(w, n)->state == WorkState::kDead; },
+  EXPECT_FALSE(w.Settle([&] { return SecurityItem(w, n)->state == WorkState::kDead; },
                         std::chrono::seconds(30), std::chrono::hours(2)));
-  EXPECT_NE(Item(w, n)->state, WorkState::kDead);
+  EXPECT_NE(SecurityItem(w, n)->state, WorkState::kDead);
   EXPECT_EQ(Lines(log).size(), 1u) << "the paused reviewer was run again";
   ASSERT_NO_FATAL_FAILURE(Resume(w));
-  ASSERT_TRUE(w.Settle([&] { return Posted(w, n); }));
+  ASSERT_TRUE(w.Settle([&] { return PostedOnce(w, n); }));
   EXPECT_EQ(Lines(log).size(), 2u);
 }
 
 // An outage longer than any transient retry ladder still waits; only the availability budget
 // ends it, dead with the reason; a re-arm (after the resume) revives it into exactly one run.
 TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevivesIt) {
-  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  const std::string script = WriteScript(dir_.File("r.sh"), kFlakyReviewer), log = dir_.File("log");
   ReviewWorld w(
       SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/true) + "availability_budget: 4h\n"));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   const int n = w.OpenPull();
   ASSERT_TRUE(w.Settle([&] { return w.Runs(n).size() == 1; }));
   // Three hours: longer than 8 transient attempts could ever wait (their cap is 10 minutes).
-  EXPECT_FALSE(w.Settle([&] { return Item(w, n)->state == WorkState::kDead; },
+  EXPECT_FALSE(w.Settle([&] { return SecurityItem(w, n)->state == WorkState::kDead; },
                         std::chrono::minutes(1), std::chrono::hours(3)));
-  EXPECT_NE(Item(w, n)->state, WorkState::kDead);
+  EXPECT_NE(SecurityItem(w, n)->state, WorkState::kDead);
   // Past the budget.
-  ASSERT_TRUE(w.Settle([&] { return Item(w, n)->state == WorkState::kDead; },
+  ASSERT_TRUE(w.Settle([&] { return SecurityItem(w, n)->state == WorkState::kDead; },
                        std::chrono::minutes(1), std::chrono::hours(3)));
-  EXPECT_NE(Item(w, n)->last_error.find("paused"), std::string::npos) << Item(w, n)->last_error;
+  EXPECT_NE(SecurityItem(w, n)->last_error.find("paused"), std::string::npos) << SecurityItem(w, n)->last_error;
   auto runs = w.Runs(n);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].state, RunState::kDead);
@@ -136,8 +124,8 @@ TEST_F(ReviewAvailabilityTest, OnlyTheAvailabilityBudgetEndsAWaitAndRearmRevives
   EXPECT_EQ(funnel->requested, funnel->done + funnel->cancelled + funnel->superseded +
                                    funnel->dead + funnel->in_flight);
   ASSERT_NO_FATAL_FAILURE(Resume(w));
-  ASSERT_TRUE(w.store().work().Rearm(WorkKey(n), w.clock()->Now()).ok());
-  ASSERT_TRUE(w.Settle([&] { return Posted(w, n); }));
+  ASSERT_TRUE(w.store().work().Rearm(SecurityWorkKey(n), w.clock()->Now()).ok());
+  ASSERT_TRUE(w.Settle([&] { return PostedOnce(w, n); }));
   EXPECT_EQ(Lines(log).size(), 1u);
 }
 
@@ -159,14 +147,14 @@ class EndedRunPostTest : public ::testing::TestWithParam<std::string> {
 };
 
 std::vector<ActionRecord> Posts(ReviewWorld& w, int n) {
-  auto rows = w.store().ledger().ListActions(WorkKey(n));
+  auto rows = w.store().ledger().ListActions(SecurityWorkKey(n));
   EXPECT_TRUE(rows.ok());
   return rows.ok() ? *rows : std::vector<ActionRecord>{};
 }
 
 TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   const bool took_effect = GetParam() != "server_error";
-  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  const std::string script = WriteScript(dir_.File("r.sh"), kFlakyReviewer), log = dir_.File("log");
   ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   ASSERT_NO_FATAL_FAILURE(
@@ -179,8 +167,8 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   ASSERT_TRUE(w.Settle(
       [&] {
         auto rows = Posts(w, n);
-        return rows.size() == 1 && rows[0].state == ActionState::kIntent && Item(w, n) &&
-               Item(w, n)->attempts >= 1;
+        return rows.size() == 1 && rows[0].state == ActionState::kIntent && SecurityItem(w, n) &&
+               SecurityItem(w, n)->attempts >= 1;
       },
       std::chrono::milliseconds(1)))
       << "the post never failed";
@@ -195,7 +183,7 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
   })) << "the open post was never settled: run "
       << (w.Runs(n).empty() ? "none" : RunStateName(w.Runs(n)[0].state)) << ", post "
       << (Posts(w, n).empty() ? "none" : Posts(w, n)[0].result) << ", item "
-      << (Item(w, n) ? Item(w, n)->last_error : "none");
+      << (SecurityItem(w, n) ? SecurityItem(w, n)->last_error : "none");
   const ActionRecord post = Posts(w, n).at(0);
   if (took_effect) {
     EXPECT_EQ(post.state, ActionState::kDone) << post.result;
@@ -205,7 +193,7 @@ TEST_P(EndedRunPostTest, AnOpenPostOfARunTheCloseEndedIsSettled) {
     EXPECT_NE(post.result.find("never posted"), std::string::npos) << post.result;
   }
   EXPECT_EQ(w.RunReviews(n).size(), took_effect ? 1u : 0u) << "posted again";
-  EXPECT_NE(Item(w, n)->state, WorkState::kDead) << Item(w, n)->last_error;
+  EXPECT_NE(SecurityItem(w, n)->state, WorkState::kDead) << SecurityItem(w, n)->last_error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, EndedRunPostTest,
@@ -223,7 +211,7 @@ std::string DescribeRuns(ReviewWorld& w, int n) {
     out += " [" + post.key.head_sha.substr(0, 7) + " " + std::string(ActionStateName(post.state)) +
            " " + post.result + "]";
   }
-  if (auto item = Item(w, n)) out += "; item: " + item->last_error;
+  if (auto item = SecurityItem(w, n)) out += "; item: " + item->last_error;
   return out;
 }
 
@@ -233,7 +221,7 @@ std::string DescribeRuns(ReviewWorld& w, int n) {
 // superseded, the post's intent superseded with the reason; the new head gets a run of its own,
 // whose approval stands; no stale approval is left standing.
 TEST_F(ReviewAvailabilityTest, AnApprovalAPushBeatIsDismissedAndTheNewHeadReviewed) {
-  const std::string script = WriteScript(dir_.File("r.sh"), kReviewer), log = dir_.File("log");
+  const std::string script = WriteScript(dir_.File("r.sh"), kFlakyReviewer), log = dir_.File("log");
   ReviewWorld w(SimTimeWorld(Reviewers(script + ", " + log, /*paused=*/false)));
   ASSERT_NO_FATAL_FAILURE(w.Start());
   ASSERT_NO_FATAL_FAILURE(SetFaults(w, R"({"push_on_review":1})"));

@@ -12,7 +12,7 @@ namespace gatehouse::review_testing {
 namespace {
 
 // argv: NAME LOG [GO]: logs start/end around its work, waits for GO when given.
-constexpr char kReviewer[] = R"(cat > /dev/null
+constexpr char kGatedReviewer[] = R"(cat > /dev/null
 echo "start $1" >> "$2"
 if [ -n "$3" ]; then while [ ! -f "$3" ]; do sleep 0.02; done; fi
 sleep 0.03
@@ -31,7 +31,7 @@ int MaxConcurrent(const std::vector<std::string>& log) {
 
 class ReviewCapacityTest : public ::testing::Test {
  protected:
-  std::string Script() { return WriteScript(dir_.File("reviewer.sh"), kReviewer); }
+  std::string Script() { return WriteScript(dir_.File("reviewer.sh"), kGatedReviewer); }
   testing::TempDir dir_;
 };
 

@@ -40,18 +40,6 @@ std::string Reviewers() {
          kModel + ", api_key_env: " + kKeyEnv + "}\n    timeout: 60s\n";
 }
 
-std::string WorkKey(int n) { return ReviewWorkKey("acme/app#" + std::to_string(n), "security"); }
-
-std::optional<WorkItem> Item(ReviewWorld& w, int n) {
-  auto item = w.store().work().GetWorkItem(WorkKey(n));
-  return item.ok() ? *item : std::nullopt;
-}
-
-bool Posted(ReviewWorld& w, int n) {
-  auto runs = w.Runs(n);
-  return runs.size() == 1 && runs[0].state == RunState::kDone && w.RunReviews(n).size() == 1;
-}
-
 // Appends `n` copies of `step` to the fake's script for kModel.
 void Script(ReviewWorld& w, const std::string& step, int n = 1) {
   json::array steps;
@@ -69,7 +57,7 @@ struct ItemWatch {
   bool ever_dead = false;
 
   void Look(ReviewWorld& w, int n) {
-    auto item = Item(w, n);
+    auto item = SecurityItem(w, n);
     if (!item) return;
     max_attempts = std::max(max_attempts, item->attempts);
     ever_dead |= item->state == WorkState::kDead;
@@ -163,7 +151,7 @@ TEST_F(ReviewOpenAiTest, AnOutageLongerThanTheRetryLadderStillWaits) {
   ASSERT_TRUE(w.Settle(
       [&] {
         watch.Look(w, n);
-        return Posted(w, n);
+        return PostedOnce(w, n);
       },
       std::chrono::seconds(30)))
       << "the run did not survive the outage; requests: " << Requests(w);
@@ -186,12 +174,12 @@ TEST_F(ReviewOpenAiTest, MalformedOutputIsRetriedThenDeadWithTheReasonAndRearmRe
   ReviewWorld& w = *world_;
   ASSERT_NO_FATAL_FAILURE(Script(w, kMalformed, 10));
   const int n = w.OpenPull();
-  ASSERT_TRUE(w.Settle([&] { return Item(w, n) && Item(w, n)->state == WorkState::kDead; },
+  ASSERT_TRUE(w.Settle([&] { return SecurityItem(w, n) && SecurityItem(w, n)->state == WorkState::kDead; },
                        std::chrono::seconds(10)))
       << "requests: " << Requests(w);
   EXPECT_EQ(Requests(w), 8) << "max_attempts answers, no more";
   EXPECT_TRUE(w.RunReviews(n).empty());
-  const WorkItem dead = *Item(w, n);
+  const WorkItem dead = *SecurityItem(w, n);
   EXPECT_NE(dead.last_error.find("findings[0].severity"), std::string::npos) << dead.last_error;
   auto runs = w.Runs(n);
   ASSERT_EQ(runs.size(), 1u);
@@ -200,8 +188,8 @@ TEST_F(ReviewOpenAiTest, MalformedOutputIsRetriedThenDeadWithTheReasonAndRearmRe
 
   w.sim().chat().ClearScript();
   ASSERT_NO_FATAL_FAILURE(Script(w, kValid));
-  ASSERT_TRUE(w.store().work().Rearm(WorkKey(n), w.clock()->Now()).ok());
-  ASSERT_TRUE(w.Settle([&] { return Posted(w, n); })) << "requests: " << Requests(w);
+  ASSERT_TRUE(w.store().work().Rearm(SecurityWorkKey(n), w.clock()->Now()).ok());
+  ASSERT_TRUE(w.Settle([&] { return PostedOnce(w, n); })) << "requests: " << Requests(w);
   EXPECT_EQ(Requests(w), 9);
   const std::vector<sim::Review> reviews = w.RunReviews(n);
   ASSERT_EQ(reviews.size(), 1u);
@@ -233,7 +221,7 @@ TEST_F(ReviewOpenAiTest, TooManyRequestsWaitsItsRetryAfterWithoutSpendingAnAttem
   gate_->Release();
   ASSERT_TRUE(w.Settle([&] {
     watch.Look(w, n);
-    return Posted(w, n);
+    return PostedOnce(w, n);
   }));
   watch.Look(w, n);
   EXPECT_EQ(watch.max_attempts, 0);
@@ -255,7 +243,7 @@ TEST_F(ReviewOpenAiTest, AServerErrorIsTransientAndSpendsOneAttempt) {
     return gate_->held() == 1;
   })) << "the retry never came";
   // The retry is in flight: the 500 cost exactly one attempt.
-  auto retrying = Item(w, n);
+  auto retrying = SecurityItem(w, n);
   ASSERT_TRUE(retrying.has_value());
   EXPECT_EQ(retrying->attempts, 1);
   EXPECT_NE(retrying->last_error.find("HTTP 500"), std::string::npos) << retrying->last_error;
@@ -263,7 +251,7 @@ TEST_F(ReviewOpenAiTest, AServerErrorIsTransientAndSpendsOneAttempt) {
   gate_->Release();
   ASSERT_TRUE(w.Settle([&] {
     watch.Look(w, n);
-    return Posted(w, n);
+    return PostedOnce(w, n);
   }));
   EXPECT_EQ(watch.max_attempts, 1);
   EXPECT_FALSE(watch.ever_dead);

@@ -265,4 +265,18 @@ inline std::string WriteScript(const std::string& path, const std::string& body)
   return path;
 }
 
+// The work item of PR `n`'s `security` runs, the role most review tests play.
+inline std::string SecurityWorkKey(int n) {
+  return ReviewWorkKey("acme/app#" + std::to_string(n), "security");
+}
+inline std::optional<WorkItem> SecurityItem(ReviewWorld& w, int n) {
+  auto item = w.store().work().GetWorkItem(SecurityWorkKey(n));
+  return item.ok() ? *item : std::nullopt;
+}
+// PR `n` had exactly one run, done, and exactly one review posted for it.
+inline bool PostedOnce(ReviewWorld& w, int n) {
+  auto runs = w.Runs(n);
+  return runs.size() == 1 && runs[0].state == RunState::kDone && w.RunReviews(n).size() == 1;
+}
+
 }  // namespace gatehouse::review_testing
