@@ -37,7 +37,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -373,7 +373,9 @@ def main():
                 for r in driver.find_elements(By.CSS_SELECTOR, "tr.reviewer"):
                     if r.get_attribute("data-name") == name:
                         return r.find_element(By.CSS_SELECTOR, ".reviewer-state").text
-            except StaleElementReferenceException:
+            except WebDriverException:
+                # The page is being replaced: Chromium says "stale element", or that the node
+                # "does not belong to the document" (a plain WebDriverException).
                 pass
             return None
 
