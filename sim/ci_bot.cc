@@ -29,7 +29,8 @@ int64_t CiBot::runs() const {
 void CiBot::Observe(const HeadEvent& head) {
   {
     MutexLock lock(&mu_);
-    jobs_.push_back({.head = head, .due = clock_->Now()});
+    const bool later = !pulls_seen_.emplace(head.repo, head.number).second;
+    jobs_.push_back({.head = head, .due = clock_->Now(), .later = later});
   }
   cv_.SignalAll();
 }
@@ -89,9 +90,12 @@ void CiBot::Start(Job& job) {
   const std::optional<Repository> repo = model_.GetRepo(job.head.repo);
   if (!repo || !repo->ci.enabled()) return;
   const CiConfig& ci = repo->ci;
-  const bool fails =
-      std::find(ci.failing.begin(), ci.failing.end(), job.head.number) != ci.failing.end();
+  auto listed = [&](const std::vector<int>& prs) {
+    return std::find(prs.begin(), prs.end(), job.head.number) != prs.end();
+  };
+  const bool fails = listed(ci.failing) || (job.later && listed(ci.failing_later));
   job.conclusion = fails ? "failure" : "success";
+  const bool hangs = job.later && listed(ci.hanging_later);
   for (const std::string& name : ci.checks) {
     CheckRun run;
     run.name = name;
@@ -103,6 +107,7 @@ void CiBot::Start(Job& job) {
     }
   }
   job.due = clock_->Now() + ci.duration;
+  if (hangs) job.run_ids.clear();  // started, never completed
 }
 
 void CiBot::Complete(Job& job) {

@@ -15,8 +15,10 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -49,6 +51,7 @@ class CiBot {
     bool started = false;
     std::vector<int64_t> run_ids{};  // the check runs started, to complete
     std::string conclusion{};        // decided at the start, from the repository's CiConfig
+    bool later = false;              // not the first head of its PR the bot has seen
   };
 
   void Observe(const HeadEvent& head);  // under the model's lock: queues, never calls back
@@ -68,6 +71,7 @@ class CiBot {
   bool busy_ GUARDED_BY(mu_) = false;  // a job taken from jobs_ is being worked on
   CondVar idle_cv_;
   int64_t runs_ GUARDED_BY(mu_) = 0;
+  std::set<std::pair<std::string, int>> pulls_seen_ GUARDED_BY(mu_);  // (repo, number)
   std::thread thread_;
 };
 

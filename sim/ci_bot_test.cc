@@ -91,6 +91,40 @@ TEST_F(CiBotTest, AFailingPrFailsAndEveryNewHeadIsTestedAgain) {
   EXPECT_EQ(model_.CheckRunsFor("acme/app", first->head_sha).size(), 2u) << "nothing re-run";
 }
 
+// failing_later and hanging_later: the PR's first head passes; its later heads (here made by
+// an update-branch) fail, or stay in progress however long the clock runs.
+TEST_F(CiBotTest, LaterHeadsFailOrHangAsConfigured) {
+  ASSERT_TRUE(model_
+                  .CreateRepo("acme", "later", 7, {},
+                              {.ci = {.checks = {"ci"},
+                                      .duration = std::chrono::seconds(30),
+                                      .failing_later = {2},
+                                      .hanging_later = {3}}})
+                  .ok());
+  auto first = model_.CreatePull("acme/later", NewPull{});
+  auto breaks = model_.CreatePull("acme/later", NewPull{});
+  auto hangs = model_.CreatePull("acme/later", NewPull{});
+  ASSERT_TRUE(first.ok() && breaks.ok() && hangs.ok());
+  bot_->AwaitIdle();  // started now, due 30 s from now
+  clock_->Advance(std::chrono::seconds(30));
+  for (const auto& pr : {*breaks, *hangs}) {
+    EXPECT_EQ(RunsOn("acme/later", pr.head_sha, "completed"),
+              (std::vector<std::string>{"ci:completed:success"}));
+  }
+  ASSERT_EQ(model_.Merge("installation:7", "acme/later", 1, first->head_sha, "merge").status,
+            200);
+  for (int n : {2, 3}) {
+    const std::string from = model_.GetPull("acme/later", n)->head_sha;
+    ASSERT_EQ(model_.UpdateBranch("installation:7", "acme/later", n, from).status, 202);
+  }
+  bot_->AwaitIdle();
+  clock_->Advance(std::chrono::hours(24));
+  EXPECT_EQ(RunsOn("acme/later", model_.GetPull("acme/later", 2)->head_sha, "completed"),
+            (std::vector<std::string>{"ci:completed:failure"}));
+  EXPECT_EQ(RunsOn("acme/later", model_.GetPull("acme/later", 3)->head_sha, "in_progress"),
+            (std::vector<std::string>{"ci:in_progress:"}));
+}
+
 TEST_F(CiBotTest, ARepositoryWithoutCiGetsNoChecks) {
   auto pr = model_.CreatePull("acme/quiet", NewPull{});
   ASSERT_TRUE(pr.ok());

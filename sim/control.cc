@@ -56,16 +56,20 @@ std::string ParseRepoSettings(const json::object& body, RepoOptions* options) {
     if (!c->is_object()) return "ci must be an object";
     const json::object& o = c->as_object();
     for (const auto& [k, v] : o) {
-      if (k != "checks" && k != "duration_ms" && k != "failing") {
-        return "ci: unknown key " + std::string(k) + " (expected checks, duration_ms, failing)";
+      if (k != "checks" && k != "duration_ms" && k != "failing" && k != "failing_later" &&
+          k != "hanging_later") {
+        return "ci: unknown key " + std::string(k) +
+               " (expected checks, duration_ms, failing, failing_later, hanging_later)";
       }
     }
     options->ci.checks = Strings(o, "checks");
     const int64_t ms = GetInt(o, "duration_ms", 5'000);
     if (ms < 0 || ms > 86'400'000) return "ci: duration_ms must be between 0 and 86400000";
     options->ci.duration = std::chrono::milliseconds(ms);
-    if (std::string why = Numbers(o, "failing", &options->ci.failing); !why.empty()) {
-      return "ci: " + why;
+    for (auto [key, out] : {std::pair{"failing", &options->ci.failing},
+                            std::pair{"failing_later", &options->ci.failing_later},
+                            std::pair{"hanging_later", &options->ci.hanging_later}}) {
+      if (std::string why = Numbers(o, key, out); !why.empty()) return "ci: " + why;
     }
   }
   return "";

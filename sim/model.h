@@ -168,7 +168,12 @@ struct BranchProtection {
 struct CiConfig {
   std::vector<std::string> checks;
   Duration duration = std::chrono::seconds(5);
-  std::vector<int> failing;
+  std::vector<int> failing{};
+  // PRs whose first head passes but whose later heads (a push, or an update-branch bringing in
+  // the base) fail: a combination with the base that breaks. And PRs whose later heads' checks
+  // start and never complete: CI that lost the run.
+  std::vector<int> failing_later{};
+  std::vector<int> hanging_later{};
   bool enabled() const { return !checks.empty(); }
 };
 
