@@ -387,6 +387,10 @@ class PlanRun {
       }
       case ActionKind::kReviewRun:
         return RequestReviewRun(a);
+      case ActionKind::kQueueEnter:
+        return EnterQueue(a);
+      case ActionKind::kQueueLeave:
+        return LeaveQueue(a);
       case ActionKind::kReaction: {
         if (!a.comment_id) return UnknownKind();
         auto r = github_.CreateReaction(ctx, repo, *a.comment_id, a.reaction);
@@ -404,17 +408,39 @@ class PlanRun {
     if (!ParseReviewRunDetail(decide::BaseDetail(a.detail), &role, &trigger)) return UnknownKind();
     auto r = store_.reviews().RequestRun(ReviewRunKey{target_.subject, role, a.head_sha, trigger},
                                          target_.subject, fence_, clock_.Now());
-    if (!r.ok()) {
-      // Like a lost answer: the intent stays open and the next holder asks again (idempotent).
-      return GitHubError{GitHubErrorKind::kTransient, 0, {}, "store: " + r.status().ToString()};
-    }
+    if (!r.ok()) return StoreError(r.status());
     return std::string(r->created ? "requested" : "found") + " review run " +
            std::to_string(r->run.id) + " (" + role + ", " + trigger + ")";
+  }
+
+  // Entering and leaving the merge queue are gatehouse's own records too, fenced by this pass
+  // (store/merge_queue.h): an entry is made once per head, so a replay finds it, and leaving
+  // drops only what is still open.
+  GitHubResult<std::string> EnterQueue(const PlannedAction& a) {
+    auto r = store_.queues().Enter(a.queue,
+                                   QueueEntryKey{target_.subject, a.head_sha, a.head_occurrence},
+                                   a.queue_priority, fence_, clock_.Now());
+    if (!r.ok()) return StoreError(r.status());
+    return std::string(r->created ? "entered " : "found in ") + a.queue + " as entry " +
+           std::to_string(r->entry.id);
+  }
+  GitHubResult<std::string> LeaveQueue(const PlannedAction& a) {
+    auto r = store_.queues().Leave(target_.subject, a.queue_keep_sha, a.why, fence_, clock_.Now());
+    if (!r.ok()) return StoreError(r.status());
+    std::string ids;
+    for (const QueueEntry& e : *r) ids += (ids.empty() ? "" : ", ") + std::to_string(e.id);
+    return ids.empty() ? std::string("no open entry left to drop") : "dropped entry " + ids;
+  }
+  // A store failure is like a lost answer: the intent stays open and the next holder asks
+  // again (every store call here is idempotent).
+  static GitHubError StoreError(const Status& s) {
+    return GitHubError{GitHubErrorKind::kTransient, 0, {}, "store: " + s.ToString()};
   }
 
   // Records the head a read inside the lease showed (act/head_occurrence.h): a head other than
   // the plan's ends the plan's occurrence. False when it could not be recorded.
   bool NoteHead(const PullRequest& pr) {
+    if (!options_.note_heads) return true;
     // A lagging re-read records nothing (ObserveHead's rules); that is not a failure.
     auto seen = ObserveHead(store_, target_.subject, fence_, pr, std::nullopt, clock_.Now());
     if (!seen.ok()) note_error_ = seen.status().ToString();

@@ -79,6 +79,10 @@ struct ExecutorOptions {
   // write, no call; reported kUnknown) instead of abandoned. For looking at open intents before
   // deciding (LookAtOpenIntents), when whether the plan still wants them is not known yet.
   bool leave_absent_open = false;
+  // Whether a head a read inside the call shows is recorded as the subject's head occurrence
+  // (act/head_occurrence.h). A merge queue's pass acts on PRs that are not its subject, whose
+  // heads their own passes record: false.
+  bool note_heads = true;
 };
 
 struct ActionReport {

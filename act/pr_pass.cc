@@ -7,6 +7,7 @@
 #include "act/live_state.h"
 #include "act/pass_decision.h"
 #include "act/pass_history.h"
+#include "act/pass_queue.h"
 #include "act/pass_reviews.h"
 #include "act/pass_schedule.h"
 #include "act/settle_intents.h"
@@ -83,6 +84,14 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   // not answered yet, feed the gate and the plan.
   PrReviewState reviews;
   if (auto end = ReadReviews(lease, live, history, &reviews)) return *end;
+
+  // 3d. The merge queue: the PR's entries, when the policy queues merges (act/pass_queue.h).
+  if (live.policy.error.empty() && live.policy.policy.merge_queue.enabled) {
+    if (auto end = ReadQueueFacts(store_, lease.key, target.repo.FullName(), live.pr.base_ref,
+                                  &history.facts.queue)) {
+      return *end;
+    }
+  }
 
   // 4. Evaluate and plan (decide/, pure).
   const PassDecision decision =

@@ -11,6 +11,8 @@
 //      (act/live_state.h, ReadSummaryComment);
 //   3c. the review runs and unanswered commands (act/pass_reviews.h): runs for a head that is
 //      gone (a push, a close, a conversion to draft) are cancelled here;
+//   3d. the merge queue's entries of the PR, when the policy enables the queue
+//      (act/pass_queue.h);
 //   4. evaluate and plan with decide/ (act/pass_decision.h), each role's verdict feeding the
 //      gate and the review runs, reactions and replies to plan coming first;
 //   5. settle open intents the plan no longer contains (act/settle_intents.h);

@@ -215,6 +215,10 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
     case ActionKind::kReviewRun:
       // The store makes a run once per key: asking again finds it if it was made.
       return Absent("a run request is idempotent");
+    case ActionKind::kQueueEnter:
+    case ActionKind::kQueueLeave:
+      // The store makes an entry once per head, and leaving drops only what is still open.
+      return Absent("entering and leaving the queue are idempotent");
     case ActionKind::kReaction: {
       // Settling an intent knows the comment from the detail ("comment:<id>") only.
       const std::optional<int64_t> comment =

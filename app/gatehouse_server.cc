@@ -9,6 +9,7 @@
 #include "admin/store_metrics.h"
 #include "base/log.h"
 #include "base/process_metrics.h"
+#include "base/subject.h"
 #include "decide/reasons.h"
 #include "engine/delivery_recovery.h"
 #include "engine/delivery_resolver.h"
@@ -57,13 +58,16 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   if (s.options_.github) {
     GH_RETURN_IF_ERROR(s.WireGitHub());
     // The engine's PassContext adapted to the passes' engine-free entry points: a review work
-    // item ("owner/repo#12/review/role") runs the review pass, every other one the PR's.
-    pass = [pr_pass = s.pr_pass_.get(), review_pass = s.review_pass_.get()](PassContext& ctx) {
+    // item ("owner/repo#12/review/role") runs the review pass, a merge queue
+    // ("owner/repo@main/queue") the queue's, every other one the PR's.
+    pass = [pr_pass = s.pr_pass_.get(), review_pass = s.review_pass_.get(),
+            queue_pass = s.queue_pass_.get()](PassContext& ctx) {
       const act::LeaseLostProbe lost = [&ctx] { return ctx.lease_lost(); };
       std::string subject, role;
       if (ParseReviewWorkKey(ctx.lease().key, &subject, &role)) {
         return review_pass->Run(ctx.lease(), lost);
       }
+      if (QueueKey::Parse(ctx.lease().key)) return queue_pass->Run(ctx.lease(), lost);
       return pr_pass->Run(ctx.lease(), lost);
     };
   } else {
@@ -266,6 +270,14 @@ Status GatehouseServer::WireGitHub() {
     }
     pass.served_roles.insert(r.roles.begin(), r.roles.end());
   }
+  act::QueuePassConfig queue;
+  queue.defaults = pass.defaults;
+  queue.policy_path = pass.policy_path;
+  queue.override_dir = pass.override_dir;
+  queue.dry_run = pass.dry_run;
+  queue.app_mode = pass.app_mode;
+  queue.executor = pass.executor;
+  queue_pass_ = std::make_unique<act::QueuePass>(*store_, *github_, clock_, std::move(queue));
   pr_pass_ = std::make_unique<act::PrPass>(*store_, *github_, clock_, std::move(pass));
   review_pass_ = std::make_unique<act::ReviewPass>(*store_, *github_, clock_, std::move(review));
   return Status::Ok();

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "act/pr_pass.h"
+#include "act/queue_pass.h"
 #include "act/review_pass.h"
 #include "admin/admin_listener.h"
 #include "base/clock.h"
@@ -135,6 +136,7 @@ class GatehouseServer {
   std::unique_ptr<AppClient> app_client_;     // App mode: deliveries, installations
   std::unique_ptr<act::PrPass> pr_pass_;
   std::unique_ptr<act::ReviewPass> review_pass_;
+  std::unique_ptr<act::QueuePass> queue_pass_;
   // The engine and the front door, in the order they start.
   std::unique_ptr<PassMetrics> pass_metrics_;  // before pool_, whose observer uses it
   std::unique_ptr<WorkerPool> pool_;

@@ -123,6 +123,18 @@ void SimClock::AwaitWaiters(size_t n) const {
   while (waiters_.size() < n) changed_.Wait(&mu_);
 }
 
+std::string FormatDuration(Duration d) {
+  const int64_t total_s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  const int64_t h = total_s / 3600;
+  const int64_t m = (total_s % 3600) / 60;
+  const int64_t s = total_s % 60;
+  std::string out;
+  if (h > 0) out += std::to_string(h) + "h";
+  if (m > 0) out += std::to_string(m) + "m";
+  if (s > 0 || out.empty()) out += std::to_string(s) + "s";
+  return out;
+}
+
 std::string FormatTime(Time t) {
   const int64_t us = ToMicros(t);
   int64_t secs = us / 1'000'000;

@@ -53,6 +53,9 @@ using Time = std::chrono::time_point<std::chrono::system_clock, Duration>;
 inline int64_t ToMicros(Time t) { return t.time_since_epoch().count(); }
 inline Time FromMicros(int64_t us) { return Time(Duration(us)); }
 
+// A duration in whole seconds as people write it: "45s", "30m", "1h30m", "2h5s" (zero parts left out).
+std::string FormatDuration(Duration d);
+
 // RFC 3339 in UTC with milliseconds, e.g. "2026-11-30T12:00:00.123Z".
 std::string FormatTime(Time t);
 

@@ -24,18 +24,6 @@ struct RuleResult {
   double credit = 1.0;
 };
 
-std::string FormatDuration(Duration d) {
-  const int64_t total_s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-  const int64_t h = total_s / 3600;
-  const int64_t m = (total_s % 3600) / 60;
-  const int64_t s = total_s % 60;
-  std::string out;
-  if (h > 0) out += std::to_string(h) + "h";
-  if (m > 0) out += std::to_string(m) + "m";
-  if (s > 0 || out.empty()) out += std::to_string(s) + "s";
-  return out;
-}
-
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) {
@@ -402,7 +390,10 @@ GateVerdict Evaluate(const Policy& policy, const PrSnapshot& pr) {
   tally.Add("required_checks", policy.required_checks.mode,
             EvaluateChecks(policy.required_checks, pr));
   tally.Add("approvals", policy.approvals.mode, EvaluateApprovals(policy.approvals, pr));
-  tally.Add("mergeable", policy.mergeable.mode, EvaluateMergeable(policy.mergeable, pr));
+  // With a merge queue, a branch behind its base is the queue's to update (docs/MERGE_QUEUE.md).
+  MergeableRule mergeable = policy.mergeable;
+  mergeable.allow_behind = mergeable.allow_behind || policy.merge_queue.enabled;
+  tally.Add("mergeable", policy.mergeable.mode, EvaluateMergeable(mergeable, pr));
   tally.Add("labels", policy.labels.mode, EvaluateLabels(policy.labels, pr));
   tally.Add("protected_paths", policy.protected_paths.mode,
             EvaluateProtectedPaths(policy.protected_paths, pr));

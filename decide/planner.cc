@@ -236,6 +236,30 @@ void PlanClose(const Policy& policy, const PrSnapshot& pr, const GateVerdict& ve
   }
 }
 
+// The merge queue's side of the plan (decide/queue_standing.h): the PR's open entry dropped
+// when it no longer deserves its place, its head entered when it passes.
+void PlanQueue(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
+               const PlannerInput& facts, bool reclose, PlanBuilder& b) {
+  const QueueStanding standing =
+      DecideQueueStanding(policy, pr, verdict, facts.queue, facts.head_occurrence, reclose);
+  if (standing.leave_entry != 0) {
+    PlannedAction leave = b.Make(ActionKind::kQueueLeave,
+                                 "entry:" + std::to_string(standing.leave_entry),
+                                 standing.leave_reason);
+    leave.queue_keep_sha = standing.keep_sha;
+    b.Propose(std::move(leave));
+  }
+  if (pr.state != "open" || verdict.verdict != Verdict::kPass || reclose) return;
+  PlannedAction enter = b.Make(ActionKind::kQueueEnter, facts.queue.queue, "verdict pass");
+  enter.queue = facts.queue.queue;
+  enter.queue_priority = standing.priority;
+  if (standing.enter) {
+    b.Propose(std::move(enter));
+  } else {
+    b.Skip(std::move(enter), standing.enter_skip);
+  }
+}
+
 }  // namespace
 
 std::string_view ActionKindName(ActionKind kind) {
@@ -266,6 +290,10 @@ std::string_view ActionKindName(ActionKind kind) {
       return "review_run";
     case ActionKind::kReaction:
       return "reaction";
+    case ActionKind::kQueueEnter:
+      return "queue_enter";
+    case ActionKind::kQueueLeave:
+      return "queue_leave";
   }
   return "unknown";
 }
@@ -275,7 +303,8 @@ std::optional<ActionKind> ParseActionKind(std::string_view name) {
        {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges, ActionKind::kClose,
         ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose, ActionKind::kLabel,
         ActionKind::kUnlabel, ActionKind::kComment, ActionKind::kCheckRun,
-        ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction}) {
+        ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction,
+        ActionKind::kQueueEnter, ActionKind::kQueueLeave}) {
     if (ActionKindName(k) == name) return k;
   }
   return std::nullopt;
@@ -296,6 +325,8 @@ ActionClass ClassOf(ActionKind kind) {
       return ActionClass::kReview;
     case ActionKind::kMerge:
     case ActionKind::kUpdateBranch:
+    case ActionKind::kQueueEnter:
+    case ActionKind::kQueueLeave:
       return ActionClass::kMerge;
     case ActionKind::kClose:
     case ActionKind::kReopenReclose:
@@ -356,8 +387,12 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
   const Time now = facts.now.value_or(pr.now);
 
   PlanCheckRun(pr, verdict, facts, b);
-  // A closed or merged PR gets its check run and nothing else.
-  if (pr.state != "open") return b.Take();
+  const bool queue = policy.merge_queue.enabled;
+  // A closed or merged PR gets its check run and nothing else (but for leaving the queue).
+  if (pr.state != "open") {
+    if (queue) PlanQueue(policy, pr, verdict, facts, false, b);
+    return b.Take();
+  }
 
   PlanSummaryComment(pr, verdict, facts, b);
 
@@ -390,7 +425,9 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
     // branch after an update.
     a.head_occurrence = 1;
     a.expected_base_sha = pr.base_sha;
-    if (options.update_branch) {
+    if (queue) {
+      b.Skip(std::move(a), "the merge queue brings it up to date");
+    } else if (options.update_branch) {
       b.Propose(std::move(a));
     } else {
       b.Skip(std::move(a), "update-branch disabled");
@@ -409,7 +446,9 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
     PlannedAction merge = b.Make(
         ActionKind::kMerge, std::string(MergeMethodName(options.merge_method)), "verdict pass");
     merge.merge_method = options.merge_method;
-    if (pr.mergeable == true) {
+    if (queue) {
+      b.Skip(std::move(merge), "the merge queue merges it");
+    } else if (pr.mergeable == true) {
       b.Propose(std::move(merge));
     } else {
       b.Skip(std::move(merge),
@@ -417,6 +456,7 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
     }
   }
 
+  if (queue) PlanQueue(policy, pr, verdict, facts, reclose, b);
   PlanClose(policy, pr, verdict, facts, options, now, b);
   return b.Take();
 }

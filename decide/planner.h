@@ -29,6 +29,7 @@
 #include "decide/gate.h"
 #include "decide/options.h"
 #include "decide/policy.h"
+#include "decide/queue_standing.h"
 #include "decide/snapshot.h"
 
 namespace gatehouse::decide {
@@ -56,6 +57,11 @@ enum class ActionKind {
   // pass builds them from decide/review_plan.h's decisions and runs them through the same ledger.
   kReviewRun,  // request a review run: `role`, `trigger` (detail "<role>:<trigger>")
   kReaction,   // acknowledge a command comment: `reaction` on `comment_id`
+  // The merge queue (docs/MERGE_QUEUE.md), class merge: gatehouse's own records in the store,
+  // not GitHub calls, ledgered like review runs. Planned in place of `merge` when the policy's
+  // merge queue is enabled.
+  kQueueEnter,  // enter the head into `queue` with `queue_priority` (detail: the queue's key)
+  kQueueLeave,  // drop the PR's open entry (detail "entry:<id>"), the reason in `why`
 };
 std::string_view ActionKindName(ActionKind kind);
 // The inverse of ActionKindName (the ledger's `kind` column); nullopt for anything else.
@@ -89,6 +95,9 @@ struct PlannerInput {
   // Or, known from the ledger (decide/summary_record.h) without a read, the StableDigest of
   // the body gatehouse last gave it.
   std::string previous_summary_digest;
+  // The PR's merge queue and its entries there; read only when the policy's merge queue is
+  // enabled (then `merge` is never planned: queue_enter and queue_leave are).
+  QueueFacts queue;
 };
 
 struct PlannedAction {
@@ -112,6 +121,9 @@ struct PlannedAction {
   std::string role;              // review_run: the review role
   std::string trigger;           // review_run: "auto" or "comment:<id>"
   std::string reaction;          // reaction: GitHub's content name, e.g. "+1", "eyes"
+  std::string queue;             // queue_enter: the queue's key, "owner/repo@main/queue"
+  int queue_priority = 0;        // queue_enter
+  std::string queue_keep_sha;    // queue_leave: an entry of this head (or tested SHA) stays
 
   // (kind, head, detail) joined with '|', the head written "SHA" for its first occurrence and
   // "SHA@N" for the N-th; the ledger prefixes the subject. It is also the check run's

@@ -106,10 +106,10 @@ std::optional<std::map<std::string, int>> QueueReader::Priorities(const YAML::No
   return out;
 }
 
-std::optional<Duration> QueueReader::AtLeastAMinute(const YAML::Node& v, const std::string& path) {
+std::optional<Duration> QueueReader::AtLeastTenSeconds(const YAML::Node& v, const std::string& path) {
   std::optional<Duration> d = DurationValue(v, path);
-  if (d && *d < std::chrono::minutes(1)) {
-    Error(v, path, "must be at least 1m, got " + Describe(v));
+  if (d && *d < std::chrono::seconds(10)) {
+    Error(v, path, "must be at least 10s, got " + Describe(v));
     return std::nullopt;
   }
   return d;
@@ -121,12 +121,6 @@ void QueueReader::Queue(const YAML::Node& node, const std::string& path, MergeQu
          {{"enabled",
            [&](const YAML::Node& v, const std::string& p) {
              out.enabled = Bool(v, p);
-             // The section is read and checked now; the queue that runs it is not built yet.
-             if (out.enabled.value_or(false)) {
-               Error(v, p,
-                     "the merge queue is not available in this version of gatehouse yet "
-                     "(docs/MERGE_QUEUE.md); set enabled: false or leave the section out");
-             }
            }},
           {"method",
            [&](const YAML::Node& v, const std::string& p) {
@@ -168,10 +162,10 @@ void QueueReader::Queue(const YAML::Node& node, const std::string& path, MergeQu
            [&](const YAML::Node& v, const std::string& p) { out.priorities = Priorities(v, p); }},
           {"max_time_in_queue",
            [&](const YAML::Node& v, const std::string& p) {
-             out.max_time_in_queue = AtLeastAMinute(v, p);
+             out.max_time_in_queue = AtLeastTenSeconds(v, p);
            }},
           {"checks_timeout", [&](const YAML::Node& v, const std::string& p) {
-             out.checks_timeout = AtLeastAMinute(v, p);
+             out.checks_timeout = AtLeastTenSeconds(v, p);
            }}});
   // update_branch tests one PR at a time: a batch needs an integration branch.
   if (batch_node && *out.batch_size > 1 &&

@@ -34,7 +34,7 @@ class QueueReader : public ReviewsReader {
   std::optional<RequiredCheck> Check(const YAML::Node& item, const std::string& path);
   std::optional<std::map<std::string, int>> Priorities(const YAML::Node& v,
                                                        const std::string& path);
-  std::optional<Duration> AtLeastAMinute(const YAML::Node& v, const std::string& path);
+  std::optional<Duration> AtLeastTenSeconds(const YAML::Node& v, const std::string& path);
 };
 
 }  // namespace gatehouse::decide

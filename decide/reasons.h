@@ -47,6 +47,12 @@ inline constexpr std::string_view kReasonLaggingRead = "lagging-read";
 // slot freed (waiting runs).
 inline constexpr std::string_view kReasonReviewRun = "review-run";
 inline constexpr std::string_view kReasonReviewFinished = "review-finished";
+// The merge queue (docs/MERGE_QUEUE.md): an entry entered or left (the queue's own work item,
+// signalled by the store), and the queue dropped or merged a PR's entry (the PR's work item:
+// its summary says so).
+inline constexpr std::string_view kReasonQueueEnter = "queue-enter";
+inline constexpr std::string_view kReasonQueueLeave = "queue-leave";
+inline constexpr std::string_view kReasonQueueMoved = "queue-moved";
 
 // Whether a pass that covers `reasons` is background work: true when every reason is the
 // sweep, a mergeability recheck or a timer (and there is at least one). Such a pass's GitHub

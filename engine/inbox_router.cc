@@ -74,6 +74,29 @@ void InboxRouter::Wake() {
   cv_.Signal();
 }
 
+Status InboxRouter::SignalWatchingQueues(const RouteResult& r, RouteDecision* d) {
+  if (r.watch_shas.empty() || d->state == InboxState::kIgnored || d->state == InboxState::kDead) {
+    return Status::Ok();
+  }
+  const std::string reason = d->signals.empty() ? r.reason : d->signals.front().reason;
+  size_t found = 0;
+  for (const std::string& sha : r.watch_shas) {
+    GH_ASSIGN_OR_RETURN(auto queues, store_.queues().QueuesWatching(r.watch_repo, sha));
+    for (std::string& q : queues) {
+      const bool seen = std::any_of(d->signals.begin(), d->signals.end(),
+                                    [&](const Signal& s) { return s.key == q; });
+      if (seen) continue;
+      d->signals.push_back(Signal{std::move(q), reason, options_.debounce});
+      ++found;
+    }
+  }
+  if (found > 0 && d->state == InboxState::kUnresolved) {
+    d->state = InboxState::kRouted;
+    d->reason = "resolved by the merge queue testing " + r.sha;
+  }
+  return Status::Ok();
+}
+
 Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   GH_ASSIGN_OR_RETURN(auto entries,
                       store_.inbox().ClaimDeliveries(
@@ -142,6 +165,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
         break;
       }
     }
+    GH_RETURN_IF_ERROR(SignalWatchingQueues(r, &d));
     any_signal |= !d.signals.empty();
     AuditSignals(e, d, clock_->Now());
     decisions.push_back(std::move(d));

@@ -25,6 +25,7 @@
 #include "base/metrics.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "engine/router.h"
 #include "store/store.h"
 
 namespace gatehouse {
@@ -71,6 +72,10 @@ class InboxRouter {
 
  private:
   void Loop();
+  // Adds to `d` a signal for each merge queue watching a commit `r` is about (a check or status
+  // on a SHA under test, a push from a head being updated); a check nobody else has resolved
+  // is routed to them.
+  Status SignalWatchingQueues(const RouteResult& r, RouteDecision* d);
 
   Store& store_;
   int64_t wakeup_ = 0;  // the store's kDeliveries subscription while started

@@ -123,6 +123,20 @@ bool SentByGatehouse(const PayloadReader& in, const RouteStamp& stamp) {
   return sender && EqualsIgnoreCase(*sender, stamp.own_login);
 }
 
+// A PR's head and, for a push, the head before it: a merge queue updating the PR from its old
+// head, or testing it, hears of it.
+void WatchPush(PayloadReader& in, std::string_view action, RouteResult* r) {
+  auto repo = in.RepoFullName();
+  if (!repo) return;
+  for (const char* path : {"pull_request.head.sha", "before"}) {
+    if (std::string_view(path) == "before" && action != "synchronize") continue;
+    const json::value* v = in.Find(path);
+    const json::string* sha = v != nullptr ? v->if_string() : nullptr;
+    if (sha != nullptr && IsSha(*sha)) r->watch_shas.push_back(AsciiLower(*sha));
+  }
+  if (!r->watch_shas.empty()) r->watch_repo = AsciiLower(*repo);
+}
+
 RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
   auto action = in.String("action");
   if (!action) return Ignore(in.why());
@@ -169,6 +183,7 @@ RouteResult RoutePullRequest(PayloadReader& in, const RouteStamp& stamp) {
     r = RouteOne(*key, *reason, "pull_request." + std::string(*action), stamp);
     LearnPullRequestFacts(in, *action, *key, stamp, &r);
     if (*action == "synchronize") LearnPush(in, *key, &r);
+    WatchPush(in, *action, &r);
   }
   r.heads = std::move(heads);
   return r;
@@ -263,6 +278,10 @@ RouteResult RouteCiCompleted(PayloadReader& in, std::string_view event, std::str
       if (!seen) r.signals.push_back(Signal{std::move(key), std::string(kReason), stamp.debounce});
     }
   }
+  if (auto head = in.Sha(prefix + "head_sha")) {
+    r.watch_repo = AsciiLower(*repo);
+    r.watch_shas.push_back(*head);
+  }
   if (!r.signals.empty()) return r;
 
   // No usable PR list (fork PRs, or a commit not yet in any PR): resolve by head SHA rather
@@ -289,6 +308,8 @@ RouteResult RouteStatus(PayloadReader& in) {
   r.sha = std::move(*sha);
   r.reason = std::string(decide::kReasonStatus);
   r.why = "status";
+  r.watch_repo = r.repo;
+  r.watch_shas.push_back(r.sha);
   return r;
 }
 

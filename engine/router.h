@@ -45,6 +45,12 @@ struct RouteResult {
   std::string repo;    // kResolveBySha: "owner/repo", lower-case
   std::string sha;     // kResolveBySha: the commit
   std::string reason;  // kResolveBySha: the reason to use for every PR found
+  // Commits a merge queue may be testing or updating from (docs/MERGE_QUEUE.md): a check's or
+  // a status's SHA, a pushed PR's old and new heads, in `watch_repo` ("owner/repo",
+  // lower-case). The inbox router signals the queues watching one (MergeQueue::QueuesWatching)
+  // with `reason` or the delivery's own reason.
+  std::string watch_repo;
+  std::vector<std::string> watch_shas;
   // PR heads learned from this payload: (subject key, head SHA); an empty SHA means the PR
   // is no longer open (closed) and should be forgotten.
   std::vector<std::pair<std::string, std::string>> heads;

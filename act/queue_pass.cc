@@ -1,0 +1,390 @@
+// The queue pass as named steps; the contract is in act/queue_pass.h.
+#include "act/queue_pass.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "act/github_outcome.h"
+#include "base/log.h"
+#include "base/subject.h"
+#include "decide/options.h"
+#include "decide/queue_step.h"
+#include "decide/reasons.h"
+
+namespace gatehouse::act {
+namespace {
+
+using decide::QueueMove;
+
+decide::QueueHeadEntry HeadEntryOf(const QueueEntry& e) {
+  return decide::QueueHeadEntry{std::string(EntryStateName(e.state)), e.key.head_sha,
+                                e.tested_sha, e.deadline};
+}
+
+decide::QueuePull PullOf(const PullState& s) {
+  decide::QueuePull p;
+  p.state = s.pr.state;
+  p.merged = s.pr.merged;
+  p.draft = s.pr.draft;
+  p.head_sha = s.pr.head_sha;
+  p.mergeable = s.pr.mergeable;
+  p.mergeable_state = s.pr.mergeable_state;
+  for (const CheckRun& r : s.check_runs) {
+    p.check_runs.push_back(
+        decide::CheckRun{r.id, r.name, r.app, r.status, r.conclusion, r.head_sha});
+  }
+  int64_t status_id = 0;
+  for (const CommitStatus& st : s.status.statuses) {
+    p.statuses.push_back(decide::CommitStatus{++status_id, st.context, st.state});
+  }
+  return p;
+}
+
+std::string EntryName(const QueueEntry& e) {
+  return "entry " + std::to_string(e.id) + " (" + e.key.subject + ")";
+}
+
+}  // namespace
+
+// One pass over one queue: the lease, the queue's repository and policy, and the step loop.
+class QueuePass::OnePass {
+ public:
+  OnePass(QueuePass& pass, const Lease& lease, const LeaseLostProbe& lost, QueueKey key)
+      : p_(pass), lease_(lease), lost_(lost), key_(std::move(key)), now_(p_.clock_->Now()) {}
+
+
+  PassOutcome Go() {
+    if (auto end = ResolveRepository()) return *end;
+    if (auto end = LoadPolicy()) return *end;
+    if (p_.config_.dry_run) {
+      Log(LogLevel::kInfo, "queue.dry_run").Field("queue", key_.key());
+      return PassOutcome::Done();
+    }
+    if (auto end = DropWhatMayNotWait()) return *end;
+    std::optional<Time> wake;
+    const int rounds = 3 * static_cast<int>(entries_.size()) + 10;
+    for (int round = 0; round < rounds && !entries_.empty(); ++round) {
+      if (lost_()) return PassOutcome::Transient("lease lost");
+      now_ = p_.clock_->Now();
+      Moved moved = MoveHead(entries_.front());
+      if (moved.stop) return *moved.stop;
+      if (moved.wait) {
+        wake = moved.wait;
+        break;
+      }
+      if (auto end = ListEntries()) return *end;
+    }
+    return Reschedule(wake);
+  }
+
+ private:
+  // What one move of the head entry came to: go on with the (re-listed) queue, wait, or stop.
+  struct Moved {
+    std::optional<PassOutcome> stop;
+    std::optional<Time> wait;
+  };
+  static Moved GoOn() { return {}; }
+  static Moved Stop(PassOutcome o) { return Moved{std::move(o), std::nullopt}; }
+  static Moved WaitUntil(Time at) { return Moved{std::nullopt, at}; }
+
+  // 1. The queue's repository and who acts for it.
+  std::optional<PassOutcome> ResolveRepository() {
+    if (!ParseRepoFullName(key_.repo_full_name(), &repo_)) {
+      return PassOutcome::Permanent("not a repository: " + std::string(key_.repo_full_name()));
+    }
+    if (p_.config_.app_mode) {
+      auto repo = p_.store_.repos().GetRepository(repo_.FullName());
+      if (!repo.ok()) return PassOutcome::Transient(repo.status().ToString());
+      if (!*repo || !(*repo)->installation_id) {
+        Log(LogLevel::kWarn, "queue.no_installation").Field("queue", key_.key());
+        return PassOutcome::Done();
+      }
+      call_.installation_id = *(*repo)->installation_id;
+    }
+    call_.subject = lease_.key;
+    call_.background = decide::IsBackgroundPass(lease_.reasons);
+    return std::nullopt;
+  }
+
+  std::optional<PassOutcome> LoadPolicy() {
+    auto loaded = p_.policies_.Load(call_, repo_);
+    if (!loaded.ok()) return ReadFailureOutcome("reading the policy", loaded.error());
+    if (!loaded->error.empty()) {
+      // The PRs' passes report the file's errors; the queue holds until it is fixed.
+      Log(LogLevel::kWarn, "queue.held")
+          .Field("queue", key_.key())
+          .Field("why", "the policy file is invalid");
+      hold_ = true;
+    }
+    policy_ = std::move(loaded->policy);
+    required_ = policy_.merge_queue.required_checks.value_or(policy_.required_checks.checks);
+    return ListEntries();
+  }
+
+  std::optional<PassOutcome> ListEntries() {
+    auto entries = p_.store_.queues().ListQueue(key_.key());
+    if (!entries.ok()) return PassOutcome::Transient(entries.status().ToString());
+    entries_ = std::move(entries).value();
+    if (hold_) entries_.clear();
+    return std::nullopt;
+  }
+
+  // 1-2. A queue that may no longer merge drops its entries (a merge under way is settled, not
+  // dropped); an entry queued past max_time_in_queue is dropped.
+  std::optional<PassOutcome> DropWhatMayNotWait() {
+    const decide::MergeQueuePolicy& q = policy_.merge_queue;
+    std::string off;
+    if (!q.enabled) {
+      off = "the merge queue was disabled";
+    } else if (policy_.actions.AutonomyFor(decide::ActionClass::kMerge) !=
+               decide::Autonomy::kAuto) {
+      off = "merges are not automatic (actions: merge is not auto)";
+    }
+    bool dropped = false;
+    for (const QueueEntry& e : entries_) {
+      std::string why = off;
+      if (why.empty() && e.state == EntryState::kQueued &&
+          now_ - e.entered_at >= q.max_time_in_queue) {
+        why = "waited longer than max_time_in_queue (" + FormatDuration(q.max_time_in_queue) + ")";
+      }
+      if (why.empty() || e.state == EntryState::kMerging) continue;
+      if (auto end = Drop(e, why)) return end;
+      dropped = true;
+    }
+    return dropped ? ListEntries() : std::nullopt;
+  }
+
+  // 3. One move of the head entry, its PR read live first.
+  Moved MoveHead(const QueueEntry& e) {
+    decide::QueuePull pull;
+    if (auto end = ReadPull(e, &pull)) return Stop(*end);
+    const QueueMove move = decide::NextQueueMove(HeadEntryOf(e), pull, required_,
+                                                 policy_.merge_queue.checks_timeout, now_);
+    switch (move.kind) {
+      case QueueMove::Kind::kDrop:
+        if (auto end = Drop(e, move.reason)) return Stop(*end);
+        return GoOn();
+      case QueueMove::Kind::kWait:
+        return WaitUntil(move.at);
+      case QueueMove::Kind::kStartTesting:
+        return StepTo(e, EntryState::kTesting, move.sha, move.reason);
+      case QueueMove::Kind::kStartMerging:
+        return StepTo(e, EntryState::kMerging, move.sha, "the required checks passed");
+      case QueueMove::Kind::kStartUpdate: {
+        Moved stepped = StepTo(e, EntryState::kUpdating, move.sha,
+                               move.reason.empty() ? "behind its base" : move.reason);
+        if (stepped.stop || stepped.wait) return stepped;
+        return Update(e, move.sha);
+      }
+      case QueueMove::Kind::kUpdate:
+        return Update(e, move.sha);
+      case QueueMove::Kind::kMerge:
+        return Merge(e);
+    }
+    return GoOn();
+  }
+
+  std::optional<PassOutcome> ReadPull(const QueueEntry& e, decide::QueuePull* out) {
+    auto read = p_.github_.ReadPullState(call_, repo_, NumberOf(e));
+    if (!read.ok()) {
+      if (read.error().kind == GitHubErrorKind::kNotFound) {
+        out->found = false;
+        return std::nullopt;
+      }
+      return ReadFailureOutcome("reading " + e.key.subject, read.error());
+    }
+    *out = PullOf(*read);
+    return std::nullopt;
+  }
+
+  // update-branch bound to `from`, through the ledger under the queue's key.
+  Moved Update(const QueueEntry& e, const std::string& from) {
+    decide::PlannedAction a = Action(e, decide::ActionKind::kUpdateBranch, from);
+    const ActionReport report = ExecuteOne(e, a);
+    switch (report.result) {
+      case ActionReport::Result::kDone:
+      case ActionReport::Result::kReconciled:
+        Audit(e, from, "asked GitHub to bring " + e.key.subject + " up to date from " +
+                           decide::ShortHead(from) + ": " + report.detail);
+        return GoOn();  // the next round reads the new head
+      case ActionReport::Result::kAlreadyDone:
+        return WaitUntil(now_ + decide::kQueueRecheck);  // asked before: the head will move
+      case ActionReport::Result::kSuperseded:
+        return DropMoved(e, "new commits were pushed before the update (" + report.detail + ")");
+      case ActionReport::Result::kFailed: {
+        // Refused on an unmoved head: nothing new on the base (then the head is tested as it
+        // is), or conflicts.
+        decide::QueuePull pull;
+        if (auto end = ReadPull(e, &pull)) return Stop(*end);
+        if (pull.mergeable_state == "behind" || pull.mergeable == false) {
+          return DropMoved(e, "GitHub refused to update the branch: " + report.detail);
+        }
+        return GoOn();
+      }
+      default:
+        return Stop(StopOutcome(report));
+    }
+  }
+
+  // The merge bound to the tested SHA, through the ledger under the queue's key.
+  Moved Merge(const QueueEntry& e) {
+    decide::PlannedAction a = Action(e, decide::ActionKind::kMerge, e.tested_sha);
+    a.merge_method = policy_.actions.merge_method;
+    const ActionReport report = ExecuteOne(e, a);
+    switch (report.result) {
+      case ActionReport::Result::kDone:
+      case ActionReport::Result::kReconciled:
+      case ActionReport::Result::kAlreadyDone:
+        return StepTo(e, EntryState::kMerged, e.tested_sha, report.detail);
+      case ActionReport::Result::kSuperseded:
+      case ActionReport::Result::kFailed: {
+        decide::QueuePull pull;
+        if (auto end = ReadPull(e, &pull)) return Stop(*end);
+        if (pull.merged) return DropMoved(e, "merged outside the queue");
+        if (pull.state == "open" && pull.head_sha == e.tested_sha &&
+            pull.mergeable_state == "behind") {
+          return StepTo(e, EntryState::kUpdating, e.tested_sha,
+                        "the base branch moved before the merge");
+        }
+        return DropMoved(e, "GitHub refused the merge: " + report.detail);
+      }
+      default:
+        return Stop(StopOutcome(report));
+    }
+  }
+
+  decide::PlannedAction Action(const QueueEntry& e, decide::ActionKind kind,
+                               const std::string& sha) const {
+    decide::PlannedAction a;
+    a.kind = kind;
+    a.head_sha = sha;
+    a.head_occurrence = 1;  // the entry id in the detail tells heads apart
+    a.detail = "entry:" + std::to_string(e.id);
+    a.why = "merge queue " + key_.key();
+    return a;
+  }
+
+  ActionReport ExecuteOne(const QueueEntry& e, const decide::PlannedAction& a) {
+    Target target;
+    target.subject = lease_.key;
+    target.repo = repo_;
+    target.number = NumberOf(e);
+    target.call = call_;
+    ExecutorOptions options = p_.config_.executor;
+    options.note_heads = false;
+    decide::Plan plan;
+    plan.actions.push_back(a);
+    ExecResult r = Execute(p_.store_, p_.github_, *p_.clock_, target, lease_.fence, plan, options);
+    ActionReport report = r.actions.front();
+    if (r.stop) stop_ = r.stop;
+    return report;
+  }
+
+  PassOutcome StopOutcome(const ActionReport& report) const {
+    return stop_ ? *stop_ : PassOutcome::Transient(report.detail);
+  }
+
+  // A fenced state change; the PR's audit log says it. An entry its PR's pass moved first
+  // (dropped) is simply taken as it is now.
+  Moved StepTo(const QueueEntry& e, EntryState to, const std::string& sha,
+               const std::string& reason) {
+    EntryStep step;
+    step.from = e.state;
+    step.to = to;
+    step.tested_sha = sha;
+    step.reason = reason;
+    if (to == EntryState::kUpdating || to == EntryState::kTesting) {
+      step.deadline = now_ + policy_.merge_queue.checks_timeout;
+    }
+    auto moved = p_.store_.queues().Step(e.id, step, lease_.fence, now_);
+    if (!moved.ok()) {
+      if (moved.status().code() == StatusCode::kFailedPrecondition) return GoOn();
+      return Stop(PassOutcome::Transient(moved.status().ToString()));
+    }
+    Audit(e, sha,
+          EntryName(e) + ": " + std::string(EntryStateName(e.state)) + " -> " +
+              std::string(EntryStateName(to)) + (sha.empty() ? "" : " at " + decide::ShortHead(sha)) +
+              (reason.empty() ? "" : ": " + reason));
+    if (IsTerminal(to)) TellPr(e);
+    return GoOn();
+  }
+
+  std::optional<PassOutcome> Drop(const QueueEntry& e, const std::string& reason) {
+    Moved m = StepTo(e, EntryState::kDropped, e.tested_sha, reason);
+    return m.stop;
+  }
+  Moved DropMoved(const QueueEntry& e, const std::string& reason) {
+    if (auto end = Drop(e, reason)) return Stop(*end);
+    return GoOn();
+  }
+
+  void Audit(const QueueEntry& e, const std::string& sha, const std::string& summary) {
+    AuditEntry line;
+    line.subject = e.key.subject;
+    line.at = now_;
+    line.fence = lease_.fence;
+    line.head_sha = sha.empty() ? e.key.head_sha : sha;
+    line.kind = "queue";
+    line.summary = key_.key() + ": " + summary;
+    Status s = p_.store_.audit().AppendAudit({&line, 1}, Durability::kRecoverable);
+    if (!s.ok()) Log(LogLevel::kWarn, "queue.audit_failed").Field("error", s.ToString());
+    Log(LogLevel::kInfo, "queue.step").Field("queue", key_.key()).Field("step", summary);
+  }
+
+  // The PR's summary says what became of its entry: its pass runs again.
+  void TellPr(const QueueEntry& e) {
+    const Signal signal{e.key.subject, std::string(decide::kReasonQueueMoved), Duration::zero()};
+    Status s = p_.store_.work().Enqueue({&signal, 1}, now_, Durability::kRecoverable);
+    if (!s.ok()) Log(LogLevel::kWarn, "queue.signal_failed").Field("error", s.ToString());
+  }
+
+  // 4. The queue looks again at the earliest deadline.
+  PassOutcome Reschedule(std::optional<Time> wake) {
+    for (const QueueEntry& e : entries_) {
+      if (e.state != EntryState::kQueued) continue;
+      const Time expires = e.entered_at + policy_.merge_queue.max_time_in_queue;
+      wake = wake ? std::min(*wake, expires) : expires;
+    }
+    if (!wake) return PassOutcome::Done();
+    const Signal signal{lease_.key, std::string(decide::kReasonTimer),
+                        std::max(Duration::zero(), *wake - now_)};
+    Status s = p_.store_.work().Enqueue({&signal, 1}, now_, Durability::kRecoverable);
+    if (!s.ok()) return PassOutcome::Transient("scheduling the queue's next look: " + s.ToString());
+    return PassOutcome::Done();
+  }
+
+  static int64_t NumberOf(const QueueEntry& e) {
+    const std::optional<Subject> s = Subject::Parse(e.key.subject);
+    return s ? s->number() : 0;
+  }
+
+  QueuePass& p_;
+  const Lease& lease_;
+  const LeaseLostProbe& lost_;
+  const QueueKey key_;
+  Time now_;  // the pass's instant, taken again at each round
+  RepoRef repo_;
+  CallContext call_;
+  decide::Policy policy_;
+  std::vector<decide::RequiredCheck> required_;
+  std::vector<QueueEntry> entries_;
+  bool hold_ = false;
+  std::optional<PassOutcome> stop_;
+};
+
+QueuePass::QueuePass(Store& store, GitHub& github, ClockPtr clock, QueuePassConfig config)
+    : store_(store),
+      github_(github),
+      clock_(std::move(clock)),
+      config_(std::move(config)),
+      policies_(github_, {config_.defaults, config_.policy_path, config_.override_dir}) {}
+
+PassOutcome QueuePass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
+  std::optional<QueueKey> key = QueueKey::Parse(lease.key);
+  if (!key) return PassOutcome::Permanent("not a merge queue: " + lease.key);
+  return OnePass(*this, lease, lease_lost, *std::move(key)).Go();
+}
+
+}  // namespace gatehouse::act
