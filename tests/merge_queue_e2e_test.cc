@@ -1,0 +1,157 @@
+// Issue 16's merge queue end to end: tests/scenarios/queue_*.json played by `gatehouse-sim
+// run` against `gatehouse serve`, both real processes (tests/serve_scenario_harness.h), on a
+// strict base whose branch protection is not enforced (`enforce: false`), so that nothing but
+// the queue stands between a ready PR and an untested combination. The simulator checks its
+// invariants on the effect log (no untested merge, nothing done twice, nothing on a stale head)
+// and each PR's end state; then this test reads the queue's entries from gatehouse's database.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/serve_scenario_harness.h"
+
+namespace gatehouse {
+namespace {
+
+using serve_testing::Outcome;
+
+constexpr char kQueue[] = "acme/app@main/queue";
+
+class MergeQueueE2eTest : public serve_testing::ServeScenarioTest {
+ protected:
+  static std::vector<std::string> Args() {
+    return {"--debounce-ms", "100", "--sweep-interval-seconds", "0"};
+  }
+  static std::string Pr(int n) { return "acme/app#" + std::to_string(n); }
+
+  // PR n's queue entries, oldest first.
+  static std::vector<QueueEntry> EntriesOf(const Outcome& o, int n) {
+    auto entries = o.store->queues().EntriesOf(Pr(n));
+    EXPECT_TRUE(entries.ok());
+    return entries.ok() ? *entries : std::vector<QueueEntry>{};
+  }
+  // The PRs in the order the queue merged them.
+  static std::vector<std::string> MergeOrder(const Outcome& o) {
+    auto all = o.store->queues().ListQueue(kQueue, 1000);
+    EXPECT_TRUE(all.ok());
+    std::vector<QueueEntry> merged;
+    for (const QueueEntry& e : all.ok() ? *all : std::vector<QueueEntry>{}) {
+      if (e.state == EntryState::kMerged) merged.push_back(e);
+    }
+    std::sort(merged.begin(), merged.end(), [](const QueueEntry& a, const QueueEntry& b) {
+      return a.updated_at < b.updated_at;
+    });
+    std::vector<std::string> out;
+    for (const QueueEntry& e : merged) out.push_back(e.key.subject);
+    return out;
+  }
+  // Every PR 1..n merged through exactly one entry, and no entry left open.
+  static void ExpectEachMergedOnceAndNothingOpen(const Outcome& o, int n) {
+    auto open = o.store->queues().ListQueue(kQueue);
+    ASSERT_TRUE(open.ok());
+    EXPECT_TRUE(open->empty()) << open->size() << " entries still open\n" << o.logs;
+    for (int i = 1; i <= n; ++i) {
+      int merged = 0;
+      for (const QueueEntry& e : EntriesOf(o, i)) merged += e.state == EntryState::kMerged;
+      EXPECT_EQ(merged, 1) << Pr(i);
+    }
+  }
+  // The queue's ledger: its merges done, one per merged entry.
+  static int QueueMerges(const Outcome& o) {
+    auto rows = o.store->ledger().ListActions(kQueue);
+    EXPECT_TRUE(rows.ok());
+    int n = 0;
+    for (const ActionRecord& r : rows.ok() ? *rows : std::vector<ActionRecord>{}) {
+      n += r.key.kind == "merge" && r.state == ActionState::kDone;
+    }
+    return n;
+  }
+};
+
+// 20 PRs ready at the same instant on a strict base: all merge, one tested state at a time.
+TEST_F(MergeQueueE2eTest, TwentyPrsReadyAtOnceAllMergeEachOnATestedHead) {
+  Outcome o = Play("queue_storm", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  ExpectEachMergedOnceAndNothingOpen(o, 20);
+  EXPECT_EQ(QueueMerges(o), 20);
+  EXPECT_EQ(MergeOrder(o).size(), 20u);
+  ExpectNothingDeadOrLost(o);
+}
+
+// A push to a queued PR drops its entry; the new head re-enters once it is green and merges.
+TEST_F(MergeQueueE2eTest, APushDropsTheEntryAndTheNewHeadReenters) {
+  Outcome o = Play("queue_push", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  const std::vector<QueueEntry> entries = EntriesOf(o, 3);
+  ASSERT_GE(entries.size(), 2u) << o.logs;
+  EXPECT_EQ(entries.front().state, EntryState::kDropped);
+  EXPECT_NE(entries.front().reason.find("pushed"), std::string::npos) << entries.front().reason;
+  EXPECT_EQ(entries.back().state, EntryState::kMerged);
+  EXPECT_NE(entries.back().key.head_sha, entries.front().key.head_sha);
+  ExpectEachMergedOnceAndNothingOpen(o, 3);
+  ExpectNothingDeadOrLost(o);
+}
+
+// Checks that never report on the head entry's tested SHA (#2) and a tested SHA that fails
+// (#3): each is dropped with its reason and the queue goes on (#1 and #4 merge).
+TEST_F(MergeQueueE2eTest, ChecksThatNeverReportOrFailDropTheEntryAndTheQueueGoesOn) {
+  Outcome o = Play("queue_never_wedges", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  const std::vector<QueueEntry> hung = EntriesOf(o, 2);
+  ASSERT_EQ(hung.size(), 1u) << o.logs;
+  EXPECT_EQ(hung[0].state, EntryState::kDropped);
+  EXPECT_NE(hung[0].reason.find("within checks_timeout (10s)"), std::string::npos)
+      << hung[0].reason;
+  const std::vector<QueueEntry> failed = EntriesOf(o, 3);
+  ASSERT_EQ(failed.size(), 1u) << o.logs;
+  EXPECT_EQ(failed[0].state, EntryState::kDropped);
+  EXPECT_NE(failed[0].reason.find("failed on the tested head"), std::string::npos)
+      << failed[0].reason;
+  EXPECT_EQ(MergeOrder(o), (std::vector<std::string>{Pr(1), Pr(4)}));
+  ExpectNothingDeadOrLost(o);
+}
+
+// A hotfix label (priority 10) goes before the PRs queued earlier, but not before the entry
+// already under test.
+TEST_F(MergeQueueE2eTest, APriorityLabelJumpsTheQueueButNotTheEntryUnderTest) {
+  Outcome o = Play("queue_priority", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  EXPECT_EQ(MergeOrder(o), (std::vector<std::string>{Pr(1), Pr(2), Pr(4), Pr(3)})) << o.logs;
+  ExpectEachMergedOnceAndNothingOpen(o, 4);
+  ExpectNothingDeadOrLost(o);
+}
+
+// SIGKILL right after a GitHub call of `kind` returned, before the ledger recorded it: the
+// second gatehouse resumes the queue from the ledger, reconciling the open intent, with no
+// duplicate effect and no entry lost.
+class MergeQueueCrashTest : public MergeQueueE2eTest,
+                            public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(MergeQueueCrashTest, AKillMidQueueResumesWithoutADuplicateOrALostEntry) {
+  Outcome o = Play("queue_crash", Args(), GetParam());
+  EXPECT_VERDICT_OK(o);
+  EXPECT_EQ(o.first_serve_exit, 128 + SIGKILL) << o.logs;
+  EXPECT_EQ(o.serves, 2);
+  ASSERT_TRUE(o.store);
+  ExpectEachMergedOnceAndNothingOpen(o, 5);
+  for (int i = 1; i <= 5; ++i) {
+    const std::vector<QueueEntry> entries = EntriesOf(o, i);
+    EXPECT_EQ(entries.size(), 1u) << Pr(i) << ": the kill cost the PR its place in the queue";
+  }
+  EXPECT_EQ(QueueMerges(o), 5);
+  ExpectNothingDeadOrLost(o);
+}
+
+INSTANTIATE_TEST_SUITE_P(BetweenUpdateAndMergeAndBetweenMergeAndRecord, MergeQueueCrashTest,
+                         ::testing::Values("update_branch", "merge"));
+
+}  // namespace
+}  // namespace gatehouse

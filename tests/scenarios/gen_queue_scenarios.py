@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# Writes tests/scenarios/queue_*.json, the merge queue scenarios of tests/merge_queue_e2e_test.cc
+# (docs/MERGE_QUEUE.md "What runs today"). Run it after changing it; commit the JSON it writes.
+#   python3 tests/scenarios/gen_queue_scenarios.py
+import json
+import os
+POLICY = ("version: 1\nrules:\n  required_checks:\n    checks: [ci]\n  approvals:\n    mode: off\n"
+          "actions:\n  autonomy: auto\nmerge_queue:\n  enabled: true\n")
+def repo(ci, policy_extra="", enforce=False):
+    return {"call": "POST /_sim/repos", "body": {
+        "owner": "acme", "name": "app", "installation_id": 1,
+        "files": {".github/gatehouse.yml": POLICY + policy_extra},
+        "protection": {"strict": True, "required_checks": ["ci"], "enforce": enforce},
+        "ci": ci}}
+def pull(at, n, labels=None):
+    b = {"title": "Change %d" % n, "author": "alice", "author_association": "CONTRIBUTOR"}
+    if labels: b["labels"] = labels
+    return {"at_ms": at, "call": "POST /_sim/repos/acme/app/pulls", "body": b}
+def invariants():
+    return [{"no_untested_merges": True}, {"no_duplicate_effects": True}, {"no_stale_effects": True}]
+def state(n, st):
+    return {"pull": "acme/app#%d" % n, "state": st}
+def write(name, s):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".json"), "w") as f:
+        json.dump(s, f, indent=1)
+        f.write("\n")
+
+# 20 PRs ready at the same instant on a strict base.
+n = 20
+write("queue_storm", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 300})],
+  "timeline": [pull(0, i) for i in range(1, n + 1)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": n}]
+            + invariants() + [state(i, "merged") for i in range(1, n + 1)],
+  "timeout_ms": 180000, "settle_ms": 3000})
+
+# Five PRs, for the crash tests (a kill between update and merge, between merge and record).
+write("queue_crash", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 500})],
+  "timeline": [pull(200 * (i - 1), i) for i in range(1, 6)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 5}]
+            + invariants() + [state(i, "merged") for i in range(1, 6)],
+  "timeout_ms": 90000, "settle_ms": 3000})
+
+# A push to a queued PR: it leaves the queue and re-enters at its new head once that is green.
+write("queue_push", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 2000})],
+  "timeline": [pull(0, 1), pull(500, 2), pull(1000, 3),
+               {"at_ms": 4000, "call": "POST /_sim/repos/acme/app/pulls/3/push",
+                "body": {"user": "alice"}}],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 3}]
+            + invariants() + [state(i, "merged") for i in range(1, 4)],
+  "timeout_ms": 90000, "settle_ms": 3000})
+
+# The head entry's checks never report (#2), and a tested head fails (#3): each is dropped
+# with its reason and the queue goes on (#1 and #4 merge).
+write("queue_never_wedges", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 1000, "hanging_later": [2],
+                  "failing_later": [3]}, "  checks_timeout: 10s\n")],
+  "timeline": [pull(0, 1), pull(300, 2), pull(600, 3), pull(900, 4)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 2}]
+            + invariants() + [state(1, "merged"), state(2, "open"), state(3, "open"),
+                              state(4, "merged")],
+  "timeout_ms": 90000, "settle_ms": 3000})
+
+# A hotfix label jumps the queue, but not the entry already under test.
+write("queue_priority", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 2000}, "  priorities:\n    hotfix: 10\n")],
+  "timeline": [pull(0, 1), pull(400, 2), pull(800, 3), pull(1200, 4, ["hotfix"])],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 4}]
+            + invariants() + [state(i, "merged") for i in range(1, 5)],
+  "timeout_ms": 90000, "settle_ms": 3000})
