@@ -48,6 +48,10 @@ struct QueueEntry {
   std::string tested_sha;        // the SHA under test (updating: "" until it is known)
   std::optional<Time> deadline;  // testing: when the checks must have reported by
   std::string reason;            // why it was dropped, or what the last step said
+  // The batch it is tested in (integration_branch method, docs/MERGE_QUEUE.md "Batches"): the
+  // entries of one batch share it; 0 for none. A queued entry with a batch is half of a batch
+  // that failed, waiting to be tested again with the rest of its half.
+  int64_t batch = 0;
   Time entered_at;
   Time updated_at;
 };
@@ -61,6 +65,7 @@ struct EntryStep {
   // otherwise.
   std::optional<Time> deadline{};
   std::string reason{};
+  std::optional<int64_t> batch{};  // kept when not given
 };
 
 // Validation shared by every backend: `queue` is a canonical QueueKey, `key.subject` a
@@ -99,12 +104,17 @@ class MergeQueue {
   virtual Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) = 0;
 
   // The entries of `queue` that are not terminal, in the order the queue takes them: the ones
-  // past `queued` first (a batch under way is never overtaken), then by priority (highest
-  // first), then by when they entered, then by id. With `ended`, also up to `ended` of the
+  // past `queued` first (a batch under way is never overtaken), then queued ones with a batch
+  // (the halves of a batch being bisected), then by priority (highest first), then by when
+  // they entered, then by id. With `ended`, also up to `ended` of the
   // latest terminal ones, after those.
   virtual Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) = 0;
   // Every entry of one PR, oldest first.
   virtual Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) = 0;
+  // Every entry of `queue` whose tested SHA is `sha`, terminal ones included, by id: the
+  // members a batch's integration SHA was built from, and whether one has left since.
+  virtual Result<std::vector<QueueEntry>> EntriesTested(std::string_view queue,
+                                                        std::string_view sha) = 0;
   // The queues whose open entries have `sha` as their head or tested SHA in repository `repo`
   // ("owner/repo"): who to wake for a check run or status on that SHA. Sorted, each once.
   virtual Result<std::vector<std::string>> QueuesWatching(std::string_view repo,

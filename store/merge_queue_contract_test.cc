@@ -155,6 +155,64 @@ TEST_P(MergeQueueContractTest, TheQueueTakesEntriesUnderWayFirstThenByPriorityTh
   EXPECT_TRUE(q.ListQueue("acme/app@release/queue")->empty()) << "another base, another queue";
 }
 
+// Batches (integration_branch): a step sets an entry's batch, later steps keep it; a failed
+// batch's entries go back to queued with the batch of their half, and those halves come before
+// any fresh entry, whatever its priority, so a bisection is never overtaken.
+TEST_P(MergeQueueContractTest, BatchesAreKeptByStepsAndBisectedHalvesComeFirst) {
+  MergeQueue& q = store_->queues();
+  std::vector<int64_t> ids;
+  for (int n = 1; n <= 4; ++n) {
+    const std::string pr = "acme/app#" + std::to_string(n);
+    ids.push_back(
+        q.Enter(kQueue, Head(pr, "s" + std::to_string(n)), 0, PrFence(pr, kT0), kT0 + seconds(n))
+            ->entry.id);
+  }
+  const Lease lease = ClaimNext(kQueue, kT0 + seconds(10));
+  const int64_t batch = ids[0];
+  for (int64_t id : {ids[0], ids[1], ids[2]}) {
+    auto s = q.Step(id, {.from = EntryState::kQueued, .to = EntryState::kUpdating, .batch = batch},
+                    lease.fence, kT0 + seconds(10));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->batch, batch);
+    auto t = q.Step(id,
+                    {.from = EntryState::kUpdating, .to = EntryState::kTesting, .tested_sha = "int1"},
+                    lease.fence, kT0 + seconds(11));
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->batch, batch) << "kept when not given";
+  }
+  EXPECT_EQ(q.EntriesOf("acme/app#4")->front().batch, 0) << "not in the batch";
+  // The batch's members by their integration SHA, and one of them dropped by its PR's pass.
+  ASSERT_TRUE(q.Leave("acme/app#2", "", "pushed", PrFence("acme/app#2", kT0), kT0 + seconds(11))
+                  .ok());
+  auto tested = q.EntriesTested(kQueue, "int1");
+  ASSERT_TRUE(tested.ok()) << tested.status().ToString();
+  ASSERT_EQ(tested->size(), 3u);
+  EXPECT_EQ((*tested)[1].id, ids[1]);
+  EXPECT_EQ((*tested)[1].state, EntryState::kDropped) << "terminal ones too";
+  EXPECT_TRUE(q.EntriesTested(kQueue, "")->empty());
+  EXPECT_TRUE(q.EntriesTested("acme/app@release/queue", "int1")->empty());
+
+  // A priority entry arrives; the batch fails and is split: {#1} and {#3}.
+  const int64_t urgent =
+      q.Enter(kQueue, Head("acme/app#9", "s9"), 10, PrFence("acme/app#9", kT0), kT0 + seconds(12))
+          ->entry.id;
+  for (auto [id, half] : {std::pair{ids[0], ids[0]}, {ids[2], ids[2]}}) {
+    ASSERT_TRUE(q.Step(id,
+                       {.from = EntryState::kTesting,
+                        .to = EntryState::kQueued,
+                        .tested_sha = "",
+                        .reason = "bisecting",
+                        .batch = half},
+                       lease.fence, kT0 + seconds(13))
+                    .ok());
+  }
+  std::vector<int64_t> order;
+  auto listed = q.ListQueue(kQueue);  // held: a range over *temporary would dangle
+  ASSERT_TRUE(listed.ok());
+  for (const QueueEntry& e : *listed) order.push_back(e.id);
+  EXPECT_EQ(order, (std::vector<int64_t>{ids[0], ids[2], urgent, ids[3]}));
+}
+
 TEST_P(MergeQueueContractTest, StepsAreFencedByTheQueueAndCheckTheStateTheyLeave) {
   MergeQueue& q = store_->queues();
   const int64_t pr = PrFence("acme/app#1", kT0);

@@ -17,7 +17,7 @@ namespace {
 
 #define GH_ENTRY_COLUMNS                                                                   \
   "id, queue, subject, head_sha, head_occurrence, priority, state, tested_sha, deadline, " \
-  "reason, entered_at, updated_at"
+  "reason, entered_at, updated_at, batch"
 #define GH_ENTRY_OPEN "state NOT IN ('merged', 'dropped')"
 
 QueueEntry ReadEntry(const PgResult& r, int row) {
@@ -32,6 +32,7 @@ QueueEntry ReadEntry(const PgResult& r, int row) {
   e.reason = r.Text(row, 9);
   e.entered_at = r.TimeAt(row, 10);
   e.updated_at = r.TimeAt(row, 11);
+  e.batch = r.Int(row, 12);
   return e;
 }
 
@@ -147,10 +148,12 @@ Result<QueueEntry> PgStore::Step(int64_t id, const EntryStep& step, int64_t fenc
         PgResult u,
         c.ExecPrepared("queue_step_update",
                        "UPDATE queue_entries SET state = $2, tested_sha = $3, deadline = $4,"
-                       " reason = $5, updated_at = $6 WHERE id = $1 RETURNING " GH_ENTRY_COLUMNS,
+                       " reason = $5, updated_at = $6, batch = $7 WHERE id = $1 RETURNING "
+                       GH_ENTRY_COLUMNS,
                        {PgParam::Int(id), PgParam::Text(EntryStateName(step.to)),
                         PgParam::Text(step.tested_sha.value_or(e.tested_sha)),
-                        PgParam::At(deadline), PgParam::Text(step.reason), PgParam::At(now)}));
+                        PgParam::At(deadline), PgParam::Text(step.reason), PgParam::At(now),
+                        PgParam::Int(step.batch.value_or(e.batch))}));
     if (u.rows() != 1) return Internal("queue entry vanished");
     entry = ReadEntry(u, 0);
     if (step.to == EntryState::kMerged) return Bump(c, "queue.merged", 1);
@@ -169,7 +172,8 @@ Result<std::vector<QueueEntry>> PgStore::ListQueue(std::string_view queue, int e
                         c.ExecPrepared("queue_list_open",
                                        "SELECT " GH_ENTRY_COLUMNS
                                        " FROM queue_entries WHERE queue = $1 AND " GH_ENTRY_OPEN
-                                       " ORDER BY state = 'queued', priority DESC, entered_at, id",
+                                       " ORDER BY state = 'queued', batch = 0, priority DESC, entered_at,"
+                                       " id",
                                        {PgParam::Text(queue)}));
     out = ReadEntries(open);
     if (ended <= 0) return Status::Ok();
@@ -199,6 +203,24 @@ Result<std::vector<QueueEntry>> PgStore::EntriesOf(std::string_view subject) {
     return Status::Ok();
   });
   if (!s.ok()) return s.WithContext("listing the queue entries of " + std::string(subject));
+  return out;
+}
+
+Result<std::vector<QueueEntry>> PgStore::EntriesTested(std::string_view queue,
+                                                       std::string_view sha) {
+  std::vector<QueueEntry> out;
+  if (sha.empty()) return out;
+  Status s = Read([&](PgConn& c) -> Status {
+    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("queue_entries_tested",
+                                                   "SELECT " GH_ENTRY_COLUMNS
+                                                   " FROM queue_entries WHERE queue = $1"
+                                                   " AND tested_sha = $2 ORDER BY id",
+                                                   {PgParam::Text(queue), PgParam::Text(sha)}));
+    out = ReadEntries(r);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.WithContext("listing the entries of " + std::string(queue) + " tested at " +
+                                    std::string(sha));
   return out;
 }
 

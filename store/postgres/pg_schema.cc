@@ -252,6 +252,11 @@ CREATE INDEX queue_entries_ended ON queue_entries (queue, updated_at)
 CREATE INDEX queue_entries_subject ON queue_entries (subject, id);
 )sql";
 
+// The batch an entry is tested in (SQLite v13; store/merge_queue.h QueueEntry::batch).
+constexpr const char kV7[] = R"sql(
+ALTER TABLE queue_entries ADD COLUMN batch BIGINT NOT NULL DEFAULT 0;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
@@ -259,6 +264,7 @@ constexpr PgMigration kMigrations[] = {
     {4, "work items: the earliest unclaimed signal", kV4},
     {5, "deliveries: their request headers", kV5},
     {6, "merge queue entries", kV6},
+    {7, "merge queue entries: their batch", kV7},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

@@ -164,6 +164,8 @@ class PgStore final : public Store,
   Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) override;
   Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) override;
   Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) override;
+  Result<std::vector<QueueEntry>> EntriesTested(std::string_view queue,
+                                                std::string_view sha) override;
   Result<std::vector<std::string>> QueuesWatching(std::string_view repo,
                                                   std::string_view sha) override;
 

@@ -303,6 +303,11 @@ CREATE INDEX queue_entries_ended ON queue_entries (queue, updated_at)
 CREATE INDEX queue_entries_subject ON queue_entries (subject, id);
 )sql";
 
+// The batch an entry is tested in (store/merge_queue.h QueueEntry::batch).
+constexpr const char kV13[] = R"sql(
+ALTER TABLE queue_entries ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -316,6 +321,7 @@ constexpr Migration kMigrations[] = {
     {10, "work items: the earliest unclaimed signal", kV10},
     {11, "deliveries: their request headers", kV11},
     {12, "merge queue entries", kV12},
+    {13, "merge queue entries: their batch", kV13},
 };
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char kEntryColumns[] =
     "id, queue, subject, head_sha, head_occurrence, priority, state, tested_sha, deadline, "
-    "reason, entered_at, updated_at";
+    "reason, entered_at, updated_at, batch";
 #define GH_ENTRY_OPEN "state NOT IN ('merged', 'dropped')"
 
 QueueEntry ReadEntry(const sqlite::Stmt& q) {
@@ -27,6 +27,7 @@ QueueEntry ReadEntry(const sqlite::Stmt& q) {
   e.reason = q.Text(9);
   e.entered_at = q.TimeAt(10);
   e.updated_at = q.TimeAt(11);
+  e.batch = q.Int(12);
   return e;
 }
 
@@ -151,12 +152,12 @@ Result<QueueEntry> SqliteStore::Step(int64_t id, const EntryStep& step, int64_t 
       std::optional<Time> deadline = step.deadline;
       if (!deadline && step.to == EntryState::kTesting) deadline = e->deadline;
       GH_ASSIGN_OR_RETURN(auto u, db_->Prepare("UPDATE queue_entries SET state = ?2, tested_sha ="
-                                               " ?3, deadline = ?4, reason = ?5, updated_at = ?6"
-                                               " WHERE id = ?1"));
+                                               " ?3, deadline = ?4, reason = ?5, updated_at = ?6,"
+                                               " batch = ?7 WHERE id = ?1"));
       u->Bind(1, id)
           .Bind(2, EntryStateName(step.to))
           .Bind(3, step.tested_sha.value_or(e->tested_sha));
-      u->Bind(4, deadline).Bind(5, step.reason).Bind(6, now);
+      u->Bind(4, deadline).Bind(5, step.reason).Bind(6, now).Bind(7, step.batch.value_or(e->batch));
       GH_RETURN_IF_ERROR(u->Run());
       if (step.to == EntryState::kMerged) GH_RETURN_IF_ERROR(Bump("queue.merged", 1));
       if (step.to == EntryState::kDropped) GH_RETURN_IF_ERROR(Bump("queue.dropped", 1));
@@ -173,7 +174,7 @@ Result<QueueEntry> SqliteStore::Step(int64_t id, const EntryStep& step, int64_t 
 Result<std::vector<QueueEntry>> SqliteStore::ListQueue(std::string_view queue, int ended) {
   static const std::string open_sql =
       std::string("SELECT ") + kEntryColumns + " FROM queue_entries WHERE queue = ?1 AND " +
-      GH_ENTRY_OPEN " ORDER BY state = 'queued', priority DESC, entered_at, id";
+      GH_ENTRY_OPEN " ORDER BY state = 'queued', batch = 0, priority DESC, entered_at, id";
   static const std::string ended_sql = std::string("SELECT ") + kEntryColumns +
                                        " FROM queue_entries WHERE queue = ?1 AND NOT " +
                                        GH_ENTRY_OPEN " ORDER BY updated_at DESC, id DESC LIMIT ?2";
@@ -201,6 +202,18 @@ Result<std::vector<QueueEntry>> SqliteStore::EntriesOf(std::string_view subject)
   MutexLock lock(&mu_);
   GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
   q->Bind(1, subject);
+  return ReadEntries(*q);
+}
+
+Result<std::vector<QueueEntry>> SqliteStore::EntriesTested(std::string_view queue,
+                                                           std::string_view sha) {
+  static const std::string sql = std::string("SELECT ") + kEntryColumns +
+                                 " FROM queue_entries WHERE queue = ?1 AND tested_sha = ?2"
+                                 " ORDER BY id";
+  if (sha.empty()) return std::vector<QueueEntry>();
+  MutexLock lock(&mu_);
+  GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+  q->Bind(1, queue).Bind(2, sha);
   return ReadEntries(*q);
 }
 
