@@ -29,8 +29,9 @@ int64_t CiBot::runs() const {
 void CiBot::Observe(const HeadEvent& head) {
   {
     MutexLock lock(&mu_);
-    const bool later = !pulls_seen_.emplace(head.repo, head.number).second;
-    jobs_.push_back({.head = head, .due = clock_->Now(), .later = later});
+    // A branch's commit is tested once it has settled (Start checks it is still the tip).
+    const bool later = head.number == 0 || !pulls_seen_.emplace(head.repo, head.number).second;
+    jobs_.push_back({.head = head, .due = clock_->Now() + head.settle, .later = later});
   }
   cv_.SignalAll();
 }
@@ -59,7 +60,6 @@ bool CiBot::NextDueLocked(Job* out) {
     } else {
       *out = std::move(*next);
       jobs_.erase(next);
-      if (!out->started) ++runs_;
       busy_ = true;
       return true;
     }
@@ -90,12 +90,23 @@ void CiBot::Start(Job& job) {
   const std::optional<Repository> repo = model_.GetRepo(job.head.repo);
   if (!repo || !repo->ci.enabled()) return;
   const CiConfig& ci = repo->ci;
+  const bool branch = !job.head.branch.empty();
+  if (branch && model_.BranchSha(job.head.repo, job.head.branch) != job.head.sha) {
+    return;  // superseded by a later push to the branch, or the branch is gone: not run
+  }
+  // The PRs whose changes the tested commit holds: the PR, or those merged into the branch.
+  const std::vector<int> holds = branch ? job.head.contains : std::vector<int>{job.head.number};
   auto listed = [&](const std::vector<int>& prs) {
-    return std::find(prs.begin(), prs.end(), job.head.number) != prs.end();
+    return std::any_of(holds.begin(), holds.end(),
+                       [&](int n) { return std::find(prs.begin(), prs.end(), n) != prs.end(); });
   };
   const bool fails = listed(ci.failing) || (job.later && listed(ci.failing_later));
   job.conclusion = fails ? "failure" : "success";
   const bool hangs = job.later && listed(ci.hanging_later);
+  {
+    MutexLock lock(&mu_);
+    ++runs_;
+  }
   for (const std::string& name : ci.checks) {
     CheckRun run;
     run.name = name;

@@ -6,7 +6,13 @@
 // configuration fails, else `success`. Completing emits check_run.completed as any check run
 // does, so gatehouse hears of it the way it hears of real CI.
 //
-// Each head tested is one CI run (runs()): what batching in a merge queue saves.
+// A commit POST /merges makes on a branch other than the default one (an integration branch)
+// is tested the same way once it has stayed the branch's tip for CiConfig::branch_settle: a
+// commit superseded (or a branch deleted) before that is never tested, as CI cancels a run a
+// later push made moot. It fails when a PR merged into it is in `failing` or `failing_later`,
+// and never completes when one is in `hanging_later`; its check runs list no pull request.
+//
+// Each commit tested is one CI run (runs()): what batching in a merge queue saves.
 //
 // Thread-safety: constructed and destroyed by the model's owner (it installs itself as the
 // model's head observer, and the destructor stops its thread before the model may go); runs()
@@ -38,7 +44,8 @@ class CiBot {
   CiBot(const CiBot&) = delete;
   CiBot& operator=(const CiBot&) = delete;
 
-  // Heads whose checks the bot has started, since it was made.
+  // Commits whose checks the bot has started, since it was made (a superseded branch commit
+  // is not one).
   int64_t runs() const;
   // Blocks until the bot has done everything due at the clock's current time (for tests: after
   // a change or a clock move, the checks it causes exist when this returns).
@@ -47,11 +54,13 @@ class CiBot {
  private:
   struct Job {
     HeadEvent head;
-    Time due;  // when to start, then when to complete
+    Time due;  // when to start (a branch's commit: once settled), then when to complete
     bool started = false;
     std::vector<int64_t> run_ids{};  // the check runs started, to complete
     std::string conclusion{};        // decided at the start, from the repository's CiConfig
-    bool later = false;              // not the first head of its PR the bot has seen
+    // Not the first head of its PR the bot has seen; always for a branch's commit, which
+    // holds its PRs combined.
+    bool later = false;
   };
 
   void Observe(const HeadEvent& head);  // under the model's lock: queues, never calls back

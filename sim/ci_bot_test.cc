@@ -1,14 +1,20 @@
 // The simulator's CI bot (sim/ci_bot.h) on a simulated clock: every new head of an open PR in a
 // repository with CI gets its checks, in progress at once and completed when the clock reaches
-// the configured duration; failing PRs fail; update-branch heads are tested again.
+// the configured duration; failing PRs fail; update-branch heads are tested again; an
+// integration branch's commit is tested once it has settled as the branch's tip.
 #include "sim/ci_bot.h"
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <memory>
+
+#include "sim/render.h"
 
 namespace gatehouse::sim {
 namespace {
+
+namespace json = boost::json;
 
 class CiBotTest : public ::testing::Test {
  protected:
@@ -132,6 +138,124 @@ TEST_F(CiBotTest, ARepositoryWithoutCiGetsNoChecks) {
   EXPECT_EQ(RunsOn("acme/app", tested->head_sha, "in_progress").size(), 2u);
   EXPECT_TRUE(model_.CheckRunsFor("acme/quiet", pr->head_sha).empty());
   EXPECT_EQ(bot_->runs(), 1);
+}
+
+// An integration branch (POST /merges): only the commit that stayed the tip for branch_settle
+// is tested, once, with check runs that list no PR and name the branch.
+class CiBotBranchTest : public CiBotTest {
+ protected:
+  static constexpr const char* kRepo = "acme/queue";
+  static constexpr const char* kBranch = "gatehouse/queue/main";
+  static constexpr const char* kApp = "installation:7";
+
+  void SetUp() override {
+    ASSERT_TRUE(model_
+                    .CreateRepo("acme", "queue", 7, {},
+                                {.ci = {.checks = {"ci"},
+                                        .duration = std::chrono::seconds(10),
+                                        .failing_later = {2},
+                                        .hanging_later = {3},
+                                        .branch_settle = std::chrono::milliseconds(500)}})
+                    .ok());
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(model_.CreatePull(kRepo, NewPull{}).ok());
+    bot_->AwaitIdle();
+    clock_->Advance(std::chrono::seconds(10));  // every PR's first head passes
+    bot_->AwaitIdle();
+    ASSERT_EQ(bot_->runs(), 4);
+    ASSERT_EQ(model_.CreateRef(kApp, kRepo, std::string("refs/heads/") + kBranch, Main()).status,
+              201);
+  }
+  std::string Main() { return model_.GetRepo(kRepo)->default_sha; }
+  std::string Merge(int n) {
+    Model::MergeCommitMade made;
+    const std::string head = model_.GetPull(kRepo, n)->head_sha;
+    EXPECT_EQ(model_.MergeIntoBranch(kApp, kRepo, kBranch, head, &made).status, 201);
+    return made.sha;
+  }
+  // The branch afresh at the default branch's tip.
+  void Reset() { ASSERT_EQ(model_.UpdateRef(kApp, kRepo, kBranch, Main(), true).status, 200); }
+  std::vector<std::string> Runs(const std::string& sha) {
+    std::vector<std::string> out;
+    for (const char* status : {"in_progress", "completed"}) {
+      for (const std::string& run : RunsOn(kRepo, sha, status)) out.push_back(run);
+    }
+    return out;
+  }
+};
+
+TEST_F(CiBotBranchTest, TheSettledTipIsTestedOnceAndItsChecksNameTheBranch) {
+  std::vector<json::object> payloads;  // check_run and check_suite webhooks, rendered
+  model_.SetListener([&](const Notification& n) {
+    if (n.event == "check_run" || n.event == "check_suite") payloads.push_back(RenderWebhook(n));
+  });
+  const std::string first = Merge(1);
+  clock_->Advance(std::chrono::milliseconds(100));
+  const std::string tip = Merge(4);
+  clock_->Advance(std::chrono::milliseconds(400));  // `first` is due, and superseded
+  EXPECT_TRUE(Runs(first).empty());
+  EXPECT_TRUE(Runs(tip).empty()) << "not settled yet";
+  clock_->Advance(std::chrono::milliseconds(100));
+  EXPECT_EQ(Runs(tip), (std::vector<std::string>{"ci:in_progress:"}));
+  clock_->Advance(std::chrono::seconds(10));
+  EXPECT_EQ(Runs(tip), (std::vector<std::string>{"ci:completed:success"}));
+  EXPECT_TRUE(Runs(first).empty());
+  EXPECT_EQ(bot_->runs(), 5);
+  int created = 0;
+  for (const Effect& e : model_.Effects()) {
+    created += e.kind == "check_run" && e.who == kCiBotActor && e.status == 201;
+  }
+  EXPECT_EQ(created, 5) << "the four PR heads and the settled tip";
+
+  ASSERT_EQ(payloads.size(), 3u);  // created, completed, the suite completed
+  for (const json::object& p : payloads) {
+    const json::object& o =
+        (p.contains("check_suite") ? p.at("check_suite") : p.at("check_run")).as_object();
+    EXPECT_EQ(o.at("head_sha").as_string(), tip);
+    EXPECT_TRUE(o.at("pull_requests").as_array().empty());
+    const json::value& branch =
+        p.contains("check_suite") ? o.at("head_branch") : o.at("check_suite").at("head_branch");
+    EXPECT_EQ(branch, json::value(kBranch));
+  }
+  EXPECT_EQ(payloads[2].at("check_suite").at("conclusion").as_string(), "success");
+}
+
+TEST_F(CiBotBranchTest, ABatchFailsWithAFailingLaterPrAndHangsWithAHangingLaterOne) {
+  Merge(1);
+  const std::string broken = Merge(2);  // #2 passes alone on its first head, not combined
+  clock_->Advance(std::chrono::milliseconds(500));
+  bot_->AwaitIdle();
+  clock_->Advance(std::chrono::seconds(10));
+  EXPECT_EQ(Runs(broken), (std::vector<std::string>{"ci:completed:failure"}));
+
+  // Bisected: #1 alone passes, #2 alone fails.
+  Reset();
+  const std::string one = Merge(1);
+  clock_->Advance(std::chrono::milliseconds(500));
+  bot_->AwaitIdle();
+  clock_->Advance(std::chrono::seconds(10));
+  EXPECT_EQ(Runs(one), (std::vector<std::string>{"ci:completed:success"}));
+  Reset();
+  const std::string two = Merge(2);
+  clock_->Advance(std::chrono::milliseconds(500));
+  bot_->AwaitIdle();
+  clock_->Advance(std::chrono::seconds(10));
+  EXPECT_EQ(Runs(two), (std::vector<std::string>{"ci:completed:failure"}));
+
+  // #3 in it: started, never completed.
+  const std::string hung = Merge(3);
+  clock_->Advance(std::chrono::milliseconds(500));
+  bot_->AwaitIdle();
+  clock_->Advance(std::chrono::hours(24));
+  EXPECT_EQ(Runs(hung), (std::vector<std::string>{"ci:in_progress:"}));
+  EXPECT_EQ(bot_->runs(), 4 + 4);
+
+  // A branch deleted before its commit settled: nothing is tested.
+  Reset();
+  const std::string dropped = Merge(4);
+  ASSERT_EQ(model_.DeleteRef(kApp, kRepo, kBranch).status, 204);
+  clock_->Advance(std::chrono::seconds(1));
+  EXPECT_TRUE(Runs(dropped).empty());
+  EXPECT_EQ(bot_->runs(), 8);
 }
 
 }  // namespace

@@ -57,15 +57,21 @@ std::string ParseRepoSettings(const json::object& body, RepoOptions* options) {
     const json::object& o = c->as_object();
     for (const auto& [k, v] : o) {
       if (k != "checks" && k != "duration_ms" && k != "failing" && k != "failing_later" &&
-          k != "hanging_later") {
+          k != "hanging_later" && k != "branch_settle_ms") {
         return "ci: unknown key " + std::string(k) +
-               " (expected checks, duration_ms, failing, failing_later, hanging_later)";
+               " (expected checks, duration_ms, failing, failing_later, hanging_later, "
+               "branch_settle_ms)";
       }
     }
     options->ci.checks = Strings(o, "checks");
     const int64_t ms = GetInt(o, "duration_ms", 5'000);
     if (ms < 0 || ms > 86'400'000) return "ci: duration_ms must be between 0 and 86400000";
     options->ci.duration = std::chrono::milliseconds(ms);
+    const int64_t settle = GetInt(o, "branch_settle_ms", 500);
+    if (settle < 0 || settle > 86'400'000) {
+      return "ci: branch_settle_ms must be between 0 and 86400000";
+    }
+    options->ci.branch_settle = std::chrono::milliseconds(settle);
     for (auto [key, out] : {std::pair{"failing", &options->ci.failing},
                             std::pair{"failing_later", &options->ci.failing_later},
                             std::pair{"hanging_later", &options->ci.hanging_later}}) {
@@ -115,6 +121,7 @@ json::object RenderEffect(const Effect& e) {
                  {"repo", e.repo},     {"number", e.number},     {"sha", e.sha}, {"head", e.head},
                  {"status", e.status}, {"detail", e.detail}};
   if (e.review_id != 0) o["review_id"] = e.review_id;
+  if (!e.untested.empty()) o["untested"] = e.untested;
   return o;
 }
 
@@ -217,6 +224,9 @@ HttpResponse SimHandler::ServeControl(const HttpRequest& request) {
         pulls.push_back(std::move(p));
       }
       r["pulls"] = std::move(pulls);
+      json::object branches;
+      for (const auto& [name, sha] : model_.Branches(repo.full_name())) branches[name] = sha;
+      r["branches"] = std::move(branches);  // besides the default one
       repos.push_back(std::move(r));
     }
     return JsonValueResponse(200, json::object{{"repos", std::move(repos)}});

@@ -15,8 +15,8 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kEffectKeys[] = {"kind", "who",    "who_prefix", "repo",    "number",
-                                            "sha",  "status", "count",      "at_least"};
+constexpr std::string_view kEffectKeys[] = {"kind", "who",    "who_prefix", "repo",     "number",
+                                            "sha",  "status", "count",      "at_least", "at_most"};
 constexpr std::string_view kInvariantKeys[] = {"no_stale_effects", "no_duplicate_effects",
                                                "no_duplicate_summaries", "no_untested_merges"};
 constexpr std::string_view kStateKeys[] = {"pull",
@@ -281,7 +281,11 @@ std::vector<ExpectationResult> EvaluateExpectations(const json::array& expects,
     int64_t got = Matching(e, effects);
     int64_t want = GetInt(e, "count", -1);
     int64_t at_least = GetInt(e, "at_least", -1);
-    bool met = want >= 0 ? got == want : at_least >= 0 ? got >= at_least : got >= 1;
+    int64_t at_most = GetInt(e, "at_most", -1);
+    bool met = want >= 0       ? got == want
+               : at_least >= 0 ? got >= at_least && (at_most < 0 || got <= at_most)
+               : at_most >= 0  ? got <= at_most
+                               : got >= 1;
     if (!met) result.failure = expected + "count " + std::to_string(got);
   }
   return results;

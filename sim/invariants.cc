@@ -71,7 +71,10 @@ std::vector<std::string> StaleEffects(const std::vector<Effect>& effects) {
 std::vector<std::string> UntestedMerges(const std::vector<Effect>& effects) {
   std::vector<std::string> out;
   for (const auto& e : effects) {
-    if (e.kind == "merge" && IsAppSuccess(e) && !e.untested.empty()) {
+    // An update of the default branch (update_ref, or merge_branch into it) is untested when
+    // its new tip was; the merges it made each say so too.
+    const bool lands = e.kind == "merge" || e.kind == "update_ref" || e.kind == "merge_branch";
+    if (lands && IsAppSuccess(e) && !e.untested.empty()) {
       out.push_back(DescribeEffect(e) + " untested: " + e.untested);
     }
   }

@@ -37,16 +37,20 @@ std::vector<std::string> StaleEffects(const std::vector<Effect>& effects);
 
 // 2xx App merges that the repository's branch protection forbids (Effect::untested: the PR was
 // behind its base on a strict branch, or a required check had not succeeded on the head), one
-// line each. With protection enforced GitHub refuses them, so only a repository whose
-// protection is not enforced (BranchProtection::enforce) can have one: what an App merges
-// untested when nothing stops it.
+// line each. Likewise the App's 2xx updates of the default branch to a commit whose required
+// checks had not all succeeded on exactly that commit, or forced (an `update_ref` of it, or a
+// `merge_branch` into it), and the `merge` of each PR such an update merged. With protection
+// enforced GitHub refuses them, so only a repository whose protection is not enforced
+// (BranchProtection::enforce) can have one: what an App merges untested when nothing stops it.
 std::vector<std::string> UntestedMerges(const std::vector<Effect>& effects);
 
 // Pairs of 2xx App effects that did the same thing twice: same kind (merge, review, close,
 // update_branch), repo, number, sha and detail, one line per pair. Undoing an action in
 // between makes the next one new: a successful reopen of the PR (by anyone) before a second
 // close; a successful dismissal of the App's review on that PR and SHA (by anyone) before a
-// second APPROVE or REQUEST_CHANGES review.
+// second APPROVE or REQUEST_CHANGES review. Branch updates (update_ref, merge_branch) are not
+// counted: moving an integration branch to the same commit again is routine; a PR an update
+// of the default branch merged has its own `merge` effect, which is.
 std::vector<std::string> DuplicateEffects(const std::vector<Effect>& effects);
 
 // The end of gatehouse's reply to a command comment (act/pass_reviews.h, ReplyMarker):

@@ -132,5 +132,46 @@ TEST_F(InvariantsTest, ASecondReplyToOneCommandIsExtra) {
   EXPECT_EQ(RepliedCommand(second), 41);
 }
 
+// An update of the default branch (update_ref, or merge_branch into it) to a commit not tested
+// counts as an untested merge, as does each PR merge it made; branch updates are never
+// duplicates, a retry after a 422 included.
+TEST(InvariantsUpdateTest, UntestedBranchUpdatesCountAndRepeatedOnesAreNoDuplicates) {
+  int64_t seq = 0;
+  auto effect = [&seq](const std::string& who, const std::string& kind, int number, int status,
+                       const std::string& untested) {
+    Effect e;
+    e.seq = ++seq;
+    e.who = who;
+    e.kind = kind;
+    e.repo = "acme/app";
+    e.number = number;
+    e.sha = "abc";
+    e.head = number ? "abc" : "";
+    e.status = status;
+    e.detail = number ? "fast-forward abc" : "main";
+    e.untested = untested;
+    return e;
+  };
+  const std::string why = "Required status check \"ci\" is expected.";
+  const std::vector<Effect> effects = {
+      effect(kInvariantsApp, "update_ref", 0, 422, ""),  // refused: enforced
+      effect(kInvariantsApp, "update_ref", 0, 422, ""),  // retried, refused again
+      effect(kInvariantsApp, "update_ref", 0, 200, why),
+      effect(kInvariantsApp, "merge", 1, 200, why),
+      effect(kInvariantsApp, "update_ref", 0, 200, ""),  // the same update again: a no-op
+      effect(kInvariantsApp, "merge_branch", 0, 201, why),
+      effect(kInvariantsApp, "merge_branch", 0, 201, ""),  // into an integration branch
+      effect("control", "update_ref", 0, 200, why),        // not the App's
+  };
+  const std::vector<std::string> untested = UntestedMerges(effects);
+  ASSERT_EQ(untested.size(), 3u);
+  EXPECT_NE(untested[0].find("#3 installation:1 update_ref acme/app sha=abc"), std::string::npos)
+      << untested[0];
+  EXPECT_NE(untested[0].find("untested: " + why), std::string::npos) << untested[0];
+  EXPECT_NE(untested[1].find(" merge acme/app#1 "), std::string::npos) << untested[1];
+  EXPECT_NE(untested[2].find(" merge_branch "), std::string::npos) << untested[2];
+  EXPECT_TRUE(DuplicateEffects(effects).empty());
+}
+
 }  // namespace
 }  // namespace gatehouse::sim

@@ -197,6 +197,7 @@ Result<Repository> Model::CreateRepo(const std::string& owner, const std::string
   rs.repo.members = options.members;
   rs.repo.protection = std::move(options.protection);
   rs.repo.ci = std::move(options.ci);
+  rs.commits = CommitGraph(rs.repo.default_sha);
   Repository copy = rs.repo;
   repos_.emplace(key, std::move(rs));
   return copy;
@@ -225,6 +226,7 @@ Result<PullRequest> Model::CreatePull(const std::string& repo, const NewPull& np
   pr.commits.push_back(pr.head_sha);
   pr.up_to_date.push_back(pr.head_sha);
   pr.created_at = pr.updated_at = pr.head_pushed_at = clock_->Now();
+  rs->commits.OpenHead(pr.number, pr.head_sha);
   // Recorded before the PR exists, so the effect's `head` is "".
   RecordLocked("control", "create_pull", rs->repo.full_name(), pr.number, pr.head_sha, {201, ""});
   auto& stored = rs->pulls[pr.number] = pr;
@@ -265,6 +267,7 @@ Outcome Model::Push(const std::string& who, const std::string& repo, int number,
     // A new commit on top of the old head: as up to date with the base as that head was.
     pr->commits.push_back(sha);
     if (!pr->behind) pr->up_to_date.push_back(sha);
+    rs->commits.PushHead(number, sha, before);
   }
   pr->head_pushed_at = pr->updated_at = clock_->Now();
   if (files) {
@@ -301,6 +304,7 @@ Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
   PullRequest* pr = PullLocked(repo, number, &rs);
   if (pr == nullptr) return {404, "Not Found"};
   rs->repo.default_sha = NewShaLocked();
+  rs->commits.Commit(rs->repo.default_sha);
   pr->base_sha = rs->repo.default_sha;  // `base.sha`: the base branch's tip
   pr->behind = true;
   pr->up_to_date.clear();
@@ -395,6 +399,7 @@ std::string Model::ResolveRef(const std::string& repo, const std::string& ref) c
   const RepoState* rs = FindLocked(repo);
   if (rs == nullptr) return "";
   if (ref == rs->repo.default_branch) return rs->repo.default_sha;
+  if (auto branch = rs->branches.find(ref); branch != rs->branches.end()) return branch->second;
   for (const auto& [n, pr] : rs->pulls) {
     if (pr.head_ref == ref && pr.state == "open") return pr.head_sha;
   }

@@ -28,6 +28,7 @@
 #include "base/mutex.h"
 #include "base/status.h"
 #include "base/thread_annotations.h"
+#include "sim/commit_graph.h"
 
 namespace gatehouse::sim {
 
@@ -174,6 +175,12 @@ struct CiConfig {
   // start and never complete: CI that lost the run.
   std::vector<int> failing_later{};
   std::vector<int> hanging_later{};
+  // A commit POST /merges makes on a branch other than the default one (an integration
+  // branch) is tested too, once it has stayed the branch's tip this long: CI cancels the run of
+  // a push that another push superseded, so five PRs merged into a branch in quick succession
+  // cost one run. It fails when a PR merged into it is in `failing` or `failing_later`, and
+  // never completes with one in `hanging_later` (sim/ci_bot.h).
+  Duration branch_settle = std::chrono::milliseconds(500);
   bool enabled() const { return !checks.empty(); }
 };
 
@@ -213,16 +220,21 @@ struct Effect {
   // The review a successful "review" call made or a "dismiss_review" dismissed; 0 otherwise.
   int64_t review_id = 0;
   // A merge in a repository with branch protection (BranchProtection::configured) that its
-  // rules forbid: why ("behind the base", "required check \"ci\" is failing", ...); "" for a
-  // tested merge and for every other call.
+  // rules forbid: why ("behind the base", "required check \"ci\" is failing", ...); likewise an
+  // update of the default branch they forbid (an update_ref, a merge_branch into it, and the
+  // `merge` of each PR it merged). "" for a tested one and for every other call.
   std::string untested;
 };
 
-// A PR's head became a new SHA (opened, pushed, updated from its base), for the CI bot.
+// A new commit for the CI bot: a PR's new head (opened, pushed, updated from its base), or the
+// commit POST /merges made on a branch other than the default one (an integration branch).
 struct HeadEvent {
   std::string repo;  // owner/name
-  int number = 0;
+  int number = 0;    // the PR; 0 for a branch's commit
   std::string sha;
+  std::string branch{};         // a branch's commit: the branch
+  std::vector<int> contains{};  // a branch's commit: the PRs merged into it
+  Duration settle{};            // a branch's commit: test it once it stayed the tip this long
 };
 
 // A change worth a webhook; pointers are valid only during the listener call.
@@ -238,6 +250,9 @@ struct Notification {
   std::string label{};
   std::string sender{};
   std::vector<const PullRequest*> prs{};  // open PRs whose head is the check's/status's SHA
+  // check_run and check_suite events of a SHA no open PR has as its head: the branch whose
+  // tip it is, or that POST /merges made it on ("" when none).
+  std::string head_branch{};
   std::string before{};                   // synchronize: the head before the push
   // check_suite events: the suite is every check run of check_run->app on its head SHA.
   std::string suite_conclusion{};
@@ -290,8 +305,9 @@ class Model {
   Model(ClockPtr clock, ModelOptions options);
 
   void SetListener(std::function<void(const Notification&)> listener);
-  // Told of every new head of an open PR in a repository whose CI is enabled, while the model
-  // lock is held (the same rule as the listener: copy and return, never call back).
+  // Told of every new head of an open PR, and of every commit MergeIntoBranch makes on a branch
+  // other than the default one, in a repository whose CI is enabled, while the model lock is
+  // held (the same rule as the listener: copy and return, never call back).
   void SetHeadObserver(std::function<void(const HeadEvent&)> observer);
 
   // ---- world setup (control API) ----
@@ -368,6 +384,53 @@ class Model {
                       const std::string& content, Reaction* out);
   Outcome EditComment(const std::string& who, const std::string& repo, int64_t comment_id,
                       const std::string& body, Comment* out);
+  // ---- branches (the git data API, sim/model_git.cc) ----
+  // A repository has its default branch (Repository::default_branch at default_sha) and the
+  // branches CreateRef makes. The commits it knows and which contains which are its
+  // CommitGraph's (sim/commit_graph.h): the default branch's history, every head any PR had,
+  // and the commits MergeIntoBranch makes. Every call below is logged with `who` whatever its
+  // result (kinds create_ref, update_ref, delete_ref, merge_branch; detail the branch, or
+  // "<base> <- <head>"; `sha` the target, or the commit made).
+  //
+  // The SHA `branch` points at; nullopt when there is no such branch (or repository).
+  std::optional<std::string> BranchSha(const std::string& repo, const std::string& branch) const;
+  // The branches besides the default one: name -> SHA.
+  std::map<std::string, std::string> Branches(const std::string& repo) const;
+  // Creates the branch `ref` names ("refs/heads/<branch>") at `sha`: 201; 422 "Reference name
+  // is not valid" (not refs/heads/...), "Reference already exists", or "Object does not
+  // exist" (a commit the repository does not know); 404 for no such repository.
+  Outcome CreateRef(const std::string& who, const std::string& repo, const std::string& ref,
+                    const std::string& sha);
+  // Points `branch` at `sha`: 200; 422 "Reference does not exist", "Object does not exist", or
+  // "Update is not a fast forward" (without `force`, when `sha` does not contain the tip).
+  // The default branch is guarded by its BranchProtection (when configured): an update that
+  // is forced, or whose required checks have not all succeeded on exactly `sha`, is refused
+  // (422 "Protected branch update failed for refs/heads/<b>. <why>") when it is enforced, and
+  // otherwise lands marked untested (Effect::untested). Moving the default branch lands `sha`
+  // (LandLocked): each open PR on it whose current head `sha` contains is merged as Merge
+  // merges one (merged_by `who`, merge_commit_sha `sha`, pull_request.closed, and a `merge`
+  // effect with detail "fast-forward <sha>"), every other open PR on it is behind. `sha`
+  // equal to the tip is a 200 that changes nothing and is not judged.
+  Outcome UpdateRef(const std::string& who, const std::string& repo, const std::string& branch,
+                    const std::string& sha, bool force);
+  // 204; 422 "Reference does not exist", or "Cannot delete the default branch".
+  Outcome DeleteRef(const std::string& who, const std::string& repo, const std::string& branch);
+  // A commit MergeIntoBranch made: its SHA and parents (the base's old tip, then the head).
+  struct MergeCommitMade {
+    std::string sha;
+    std::vector<std::string> parents;
+  };
+  // Merges `head` (a branch's name, else a SHA) into branch `base`: 201 with the new commit in
+  // `*made`, the base's new tip; 204 when `base` already contains `head` (nothing made); 409
+  // "Merge conflict" when a PR the merge brings in is conflicted (PullRequest::conflicted); 404
+  // "Base does not exist" / "Head does not exist"; 422 when either is empty. The effect's
+  // `sha` is the new commit (201) or "". On the default branch the new commit lands as
+  // UpdateRef lands a fast-forward, judged by branch protection the same way: a commit just
+  // made has no checks, so required checks refuse it when enforced (422) and mark it untested
+  // otherwise. On another branch, the CI bot is told of it (HeadEvent with the branch).
+  Outcome MergeIntoBranch(const std::string& who, const std::string& repo, const std::string& base,
+                          const std::string& head, MergeCommitMade* made);
+
   // Creates (id == 0) or updates a check run; completing one emits check_run.completed.
   Outcome UpsertCheckRun(const std::string& who, const std::string& repo, CheckRun run,
                          CheckRun* out);
@@ -388,6 +451,9 @@ class Model {
     std::vector<Comment> comments;
     std::vector<Reaction> reactions;
     int next_number = 1;
+    CommitGraph commits;                          // its tip is repo.default_sha
+    std::map<std::string, std::string> branches;  // the other branches: name -> SHA
+    std::map<std::string, std::string> made_on;   // a commit MergeIntoBranch made -> its branch
   };
 
   RepoState* FindLocked(const std::string& repo) REQUIRES(mu_);
@@ -405,6 +471,25 @@ class Model {
   void ObserveHeadLocked(const RepoState& rs, const PullRequest& pr) REQUIRES(mu_);
   // Why branch protection forbids merging `pr` now ("" when it allows it or is not set).
   std::string UntestedLocked(const RepoState& rs, const PullRequest& pr) const REQUIRES(mu_);
+  // Why branch protection's required checks forbid `sha` ("" when they all succeeded on it).
+  std::string UntestedShaLocked(const RepoState& rs, const std::string& sha) const REQUIRES(mu_);
+  // Why branch protection forbids `sha` as the default branch's new tip ("" when it allows
+  // it, or is not configured); `force`: a forced update.
+  std::string ProtectedUpdateLocked(const RepoState& rs, const std::string& sha, bool force) const
+      REQUIRES(mu_);
+  // Moves the default branch to `sha` (the caller has judged and recorded its call; `untested`
+  // is copied to the merges): its history, the PRs landed, each open PR on it whose head `sha`
+  // contains merged (a `merge` effect with `detail`, pull_request.closed), the others behind.
+  void LandLocked(const std::string& who, RepoState& rs, const std::string& sha,
+                  const std::string& untested, const std::string& detail) REQUIRES(mu_);
+  // The default branch moved: every open PR on `base_ref` is behind it (and its `base.sha`).
+  void BaseMovedLocked(RepoState& rs, const std::string& base_ref) REQUIRES(mu_);
+  // The SHA `branch` (the default one or another) points at; nullopt for no such branch.
+  std::optional<std::string> BranchShaLocked(const RepoState& rs, const std::string& branch) const
+      REQUIRES(mu_);
+  // The branch a check on `sha` is reported for (Notification::head_branch): one whose tip it
+  // is, else the branch MergeIntoBranch made it on; "" when none.
+  std::string HeadBranchLocked(const RepoState& rs, const std::string& sha) const REQUIRES(mu_);
   // The PR (whatever its state) and its repository; nullptr when either does not exist.
   PullRequest* PullLocked(const std::string& repo, int number, RepoState** rs) REQUIRES(mu_);
   // The head moved to `pr.head_sha` from `before`: the synchronize webhook (sent by

@@ -33,14 +33,9 @@ Outcome Model::Merge(const std::string& who, const std::string& repo, int number
   pr->merge_commit_sha = NewShaLocked();
   pr->merged_at = pr->closed_at = pr->updated_at = now;
   rs->repo.default_sha = pr->merge_commit_sha;
-  // Other open PRs on the same base are now behind it.
-  for (auto& [n, other] : rs->pulls) {
-    if (n != number && other.state == "open" && other.base_ref == pr->base_ref) {
-      other.behind = true;
-      other.up_to_date.clear();
-      other.base_sha = rs->repo.default_sha;
-    }
-  }
+  rs->commits.Commit(rs->repo.default_sha);
+  rs->commits.Landed(number, pr->head_sha);
+  BaseMovedLocked(*rs, pr->base_ref);  // other open PRs on the base are now behind it
   Outcome out = record({200, "Pull Request successfully merged"});
   effects_.back().untested = untested;
   PullRequest after = ViewLocked(*rs, *pr);
@@ -68,6 +63,7 @@ Outcome Model::UpdateBranch(const std::string& who, const std::string& repo, int
   const std::string before = pr->head_sha;
   pr->head_sha = NewShaLocked();
   pr->commits.push_back(pr->head_sha);
+  rs->commits.UpdateHead(number, pr->head_sha, before);
   pr->base_sha = rs->repo.default_sha;
   pr->behind = false;
   pr->up_to_date.push_back(pr->head_sha);
@@ -317,6 +313,7 @@ Outcome Model::UpsertCheckRun(const std::string& who, const std::string& repo, C
     if (pr.state == "open" && pr.head_sha == stored->head_sha) views.push_back(ViewLocked(*rs, pr));
   Notification note{.event = "check_run", .action = action, .check_run = stored, .sender = who};
   for (const auto& v : views) note.prs.push_back(&v);
+  if (views.empty()) note.head_branch = HeadBranchLocked(*rs, stored->head_sha);
   NotifyLocked(note, *rs);
   if (action == "completed") {
     // The suite (this app's runs on this SHA) completes with its last run, as on GitHub.

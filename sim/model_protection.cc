@@ -1,4 +1,5 @@
-// Branch protection's merge rules (sim/model.h, BranchProtection): what makes a merge untested.
+// Branch protection's merge rules (sim/model.h, BranchProtection): what makes a merge, or an
+// update of the default branch, untested.
 #include <string>
 
 #include "sim/model.h"
@@ -42,8 +43,19 @@ std::string Model::UntestedLocked(const RepoState& rs, const PullRequest& pr) co
     const std::string n = std::to_string(p.required_checks.size());
     return n + " of " + n + " required status checks are expected.";
   }
-  for (const std::string& name : p.required_checks) {
-    switch (RequiredCheckState(rs.check_runs, rs.statuses, pr.head_sha, name)) {
+  return UntestedShaLocked(rs, pr.head_sha);
+}
+
+std::string Model::ProtectedUpdateLocked(const RepoState& rs, const std::string& sha,
+                                         bool force) const {
+  if (!rs.repo.protection.configured()) return "";
+  if (force) return "Cannot force-push to this branch.";
+  return UntestedShaLocked(rs, sha);  // a fast-forward is up to date: `strict` holds
+}
+
+std::string Model::UntestedShaLocked(const RepoState& rs, const std::string& sha) const {
+  for (const std::string& name : rs.repo.protection.required_checks) {
+    switch (RequiredCheckState(rs.check_runs, rs.statuses, sha, name)) {
       case CheckState::kSuccess:
         break;
       case CheckState::kFailing:

@@ -178,6 +178,11 @@ TEST(ProtectionControlTest, ARepositoryTakesProtectionAndCiThroughTheControlApi)
   EXPECT_EQ(repo->ci.checks, (std::vector<std::string>{"ci", "lint"}));
   EXPECT_EQ(repo->ci.duration, std::chrono::milliseconds(1500));
   EXPECT_EQ(repo->ci.failing, (std::vector<int>{3, 4}));
+  EXPECT_EQ(repo->ci.branch_settle, std::chrono::milliseconds(500)) << "the default";
+  ASSERT_EQ(
+      call(R"({"owner":"acme","name":"s","ci":{"checks":["ci"],"branch_settle_ms":0}})").status,
+      201);
+  EXPECT_EQ(model.GetRepo("acme/s")->ci.branch_settle, Duration::zero());
 
   const std::pair<const char*, const char*> bad[] = {
       {R"({"owner":"acme","name":"b1","protection":{"strickt":true}})",
@@ -187,6 +192,9 @@ TEST(ProtectionControlTest, ARepositoryTakesProtectionAndCiThroughTheControlApi)
       {R"({"owner":"acme","name":"b3","ci":{"checks":["ci"],"failing":["#3"]}})",
        "ci: failing must be an array of PR numbers"},
       {R"({"owner":"acme","name":"b4","protection":true})", "protection must be an object"},
+      {R"({"owner":"acme","name":"b5","ci":{"checks":["ci"],"branch_settle_ms":-5}})",
+       "ci: branch_settle_ms must be between 0 and 86400000"},
+      {R"({"owner":"acme","name":"b6","ci":{"branch_settle":5}})", "ci: unknown key branch_settle"},
   };
   for (const auto& [body, message] : bad) {
     const HttpResponse r = call(body);

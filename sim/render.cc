@@ -234,6 +234,18 @@ json::object RenderReaction(const Reaction& reaction) {
           {"created_at", GitHubTime(reaction.created_at)}};
 }
 
+namespace {
+
+// A check suite's head_branch: the branch of the PRs the check is for, else the branch whose
+// commit it is (an integration branch); null when neither.
+json::value HeadBranch(const Notification& n) {
+  if (!n.prs.empty()) return json::value(n.prs.front()->head_ref);
+  if (!n.head_branch.empty()) return json::value(n.head_branch);
+  return nullptr;
+}
+
+}  // namespace
+
 json::object RenderWebhook(const Notification& n) {
   const Repository& repo = *n.repo;
   json::object payload;
@@ -270,10 +282,13 @@ json::object RenderWebhook(const Notification& n) {
                        {"conclusion", n.suite_conclusion},
                        {"app", {{"slug", ShownAppSlug(n.check_run->app)}}},
                        {"pull_requests", std::move(pulls)}};
-    if (!n.prs.empty()) suite["head_branch"] = n.prs.front()->head_ref;
+    suite["head_branch"] = HeadBranch(n);
     payload["check_suite"] = std::move(suite);
   } else if (n.event == "check_run" && n.check_run) {
-    payload["check_run"] = RenderCheckRun(repo, *n.check_run, n.prs);
+    json::object run = RenderCheckRun(repo, *n.check_run, n.prs);
+    run["check_suite"] =
+        json::object{{"head_branch", HeadBranch(n)}, {"head_sha", n.check_run->head_sha}};
+    payload["check_run"] = std::move(run);
   } else if (n.event == "status" && n.status) {
     payload["id"] = n.status->id;
     payload["sha"] = n.status->sha;

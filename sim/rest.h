@@ -83,6 +83,12 @@ class SimHandler final : public HttpHandler {
   HttpResponse ServeRepo(const HttpRequest& request, const Caller& caller,
                          const std::vector<std::string>& parts,
                          const std::map<std::string, std::string>& query);
+  // The git data API's refs (GET /git/ref/heads/{b}, POST /git/refs, PATCH and DELETE
+  // /git/refs/heads/{b}) and POST /merges (sim/rest_git.cc); `parts` as ServeRepo's. nullopt
+  // for other paths.
+  std::optional<HttpResponse> ServeGit(const HttpRequest& request, const Caller& caller,
+                                       const std::vector<std::string>& parts,
+                                       const boost::json::object& body);
   // GET (list) and POST (create) /repos/{o}/{r}/issues/comments/{id}/reactions.
   HttpResponse ServeReactions(const HttpRequest& request, const Caller& caller,
                               const std::string& full, int64_t comment_id,

@@ -33,6 +33,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
   HttpResponse error;
   if (m != "GET" && m != "DELETE" && !ParseObject(request.body, &body, &error)) return error;
   std::string path(request.Path());
+  if (auto git = ServeGit(request, caller, parts, body)) return *std::move(git);
 
   if (what == "pulls") {
     if (n_parts == 4 && m == "GET") {
@@ -121,9 +122,13 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
     return GitHubError(404, "Not Found");
   }
 
-  if (what == "commits" && n_parts == 6 && m == "GET") {
-    std::string sha = model_.ResolveRef(full, parts[4]);
-    if (parts[5] == "check-runs") {
+  if (what == "commits" && n_parts >= 6 && m == "GET") {
+    // The ref is every segment between "commits" and the last: a branch may hold '/'.
+    std::string ref = parts[4];
+    for (size_t i = 5; i + 1 < n_parts; ++i) ref += "/" + parts[i];
+    const std::string& sub = parts.back();
+    std::string sha = model_.ResolveRef(full, ref);
+    if (sub == "check-runs") {
       json::array all;
       std::vector<PullRequest> prs = model_.PullsForCommit(full, sha);
       std::vector<const PullRequest*> open;
@@ -139,7 +144,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
       out.headers = std::move(r.headers);
       return out;
     }
-    if (parts[5] == "status") {
+    if (sub == "status") {
       // Combined status: the latest status per context.
       json::array statuses;
       std::vector<std::string> seen;
@@ -160,7 +165,7 @@ HttpResponse SimHandler::ServeRepo(const HttpRequest& request, const Caller& cal
                                                  {"statuses", statuses},
                                                  {"repository", RenderRepo(repo)}});
     }
-    if (parts[5] == "pulls") {
+    if (sub == "pulls") {
       json::array all;
       for (const auto& pr : model_.PullsForCommit(full, sha)) {
         all.push_back(RenderPullInList(repo, pr));

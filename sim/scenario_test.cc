@@ -108,6 +108,28 @@ TEST_F(ScenarioTest, TheSettleLastsWhileTheTargetStillActs) {
   EXPECT_EQ(clock_->Now() - start, std::chrono::milliseconds(2500));
 }
 
+// `at_most` bounds a count from above (CI runs a merge queue's batching saves), alone or with
+// `at_least`.
+TEST_F(ScenarioTest, AtMostBoundsACountFromAbove) {
+  // Each run makes a repository of its own in the fixture's one model, with two PRs.
+  int runs = 0;
+  auto run = [&](const std::string& expect) {
+    const std::string repo = "app" + std::to_string(++runs);
+    auto verdict = Run(R"({
+      "setup": [{"call": "POST /_sim/repos", "body": {"owner": "acme", "name": ")" + repo + R"("}}],
+      "timeline": [{"call": "POST /_sim/repos/acme/)" + repo + R"(/pulls", "body": {"title": "a"}},
+                   {"call": "POST /_sim/repos/acme/)" + repo + R"(/pulls", "body": {"title": "b"}}],
+      "expect": [)" + expect + R"(], "timeout_ms": 100, "settle_ms": 0})");
+    EXPECT_TRUE(verdict.ok());
+    return verdict.ok() && verdict->ok;
+  };
+  // The log holds every run's creations: 2, then 4, 6, 8.
+  EXPECT_TRUE(run(R"({"kind": "create_pull", "at_most": 2})"));
+  EXPECT_FALSE(run(R"({"kind": "create_pull", "at_most": 3})"));
+  EXPECT_TRUE(run(R"({"kind": "create_pull", "at_least": 5, "at_most": 6})"));
+  EXPECT_FALSE(run(R"({"kind": "create_pull", "at_least": 9, "at_most": 12})"));
+}
+
 TEST_F(ScenarioTest, UnmetExpectationsAndRefusedStepsFail) {
   auto verdict = Run(R"({
     "timeline": [{"call": "POST /_sim/repos/no/such/pulls", "body": {}}],
