@@ -5,6 +5,7 @@
 
 #include "act/github_outcome.h"
 #include "act/head_occurrence.h"
+#include "base/subject.h"
 #include "act/pass_reviews.h"
 #include "act/reconcile.h"
 #include "act/review_landing.h"
@@ -391,6 +392,13 @@ class PlanRun {
         return EnterQueue(a);
       case ActionKind::kQueueLeave:
         return LeaveQueue(a);
+      case ActionKind::kLandBatch: {
+        const std::optional<QueueKey> queue = QueueKey::Parse(a.queue);
+        if (!queue) return UnknownKind();
+        auto r = github_.MoveBranch(ctx, repo, std::string(queue->base()), a.head_sha, false);
+        if (!r.ok()) return r.error();
+        return "fast-forwarded " + std::string(queue->base()) + " to " + ShortSha(a.head_sha);
+      }
       case ActionKind::kReaction: {
         if (!a.comment_id) return UnknownKind();
         auto r = github_.CreateReaction(ctx, repo, *a.comment_id, a.reaction);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "act/github_outcome.h"
+#include "act/queue_batches.h"
 #include "base/log.h"
 #include "base/subject.h"
 #include "decide/options.h"
@@ -49,7 +50,7 @@ std::string EntryName(const QueueEntry& e) {
 }  // namespace
 
 // One pass over one queue: the lease, the queue's repository and policy, and the step loop.
-class QueuePass::OnePass {
+class QueuePass::OnePass : public QueueMoves {
  public:
   OnePass(QueuePass& pass, const Lease& lease, const LeaseLostProbe& lost, QueueKey key)
       : p_(pass), lease_(lease), lost_(lost), key_(std::move(key)), now_(p_.clock_->Now()) {}
@@ -68,7 +69,9 @@ class QueuePass::OnePass {
     for (int round = 0; round < rounds && !entries_.empty(); ++round) {
       if (lost_()) return PassOutcome::Transient("lease lost");
       now_ = p_.clock_->Now();
-      Moved moved = MoveHead(entries_.front());
+      Moved moved = policy_.merge_queue.method == decide::QueueMethod::kIntegrationBranch
+                        ? MoveBatch(*this, entries_)
+                        : MoveHead(entries_.front());
       if (moved.stop) return *moved.stop;
       if (moved.wait) {
         wake = moved.wait;
@@ -79,16 +82,17 @@ class QueuePass::OnePass {
     return Reschedule(wake);
   }
 
- private:
-  // What one move of the head entry came to: go on with the (re-listed) queue, wait, or stop.
-  struct Moved {
-    std::optional<PassOutcome> stop;
-    std::optional<Time> wait;
-  };
-  static Moved GoOn() { return {}; }
-  static Moved Stop(PassOutcome o) { return Moved{std::move(o), std::nullopt}; }
-  static Moved WaitUntil(Time at) { return Moved{std::nullopt, at}; }
+  // QueueMoves.
+  Time now() const override { return now_; }
+  const QueueKey& queue() const override { return key_; }
+  const RepoRef& repo() const override { return repo_; }
+  const CallContext& call() const override { return call_; }
+  const decide::Policy& policy() const override { return policy_; }
+  const std::vector<decide::RequiredCheck>& required() const override { return required_; }
+  GitHub& github() override { return p_.github_; }
+  Store& store() override { return p_.store_; }
 
+ private:
   // 1. The queue's repository and who acts for it.
   std::optional<PassOutcome> ResolveRepository() {
     if (!ParseRepoFullName(key_.repo_full_name(), &repo_)) {
@@ -186,7 +190,7 @@ class QueuePass::OnePass {
     return GoOn();
   }
 
-  std::optional<PassOutcome> ReadPull(const QueueEntry& e, decide::QueuePull* out) {
+  std::optional<PassOutcome> ReadPull(const QueueEntry& e, decide::QueuePull* out) override {
     auto read = p_.github_.ReadPullState(call_, repo_, NumberOf(e));
     if (!read.ok()) {
       if (read.error().kind == GitHubErrorKind::kNotFound) {
@@ -266,7 +270,7 @@ class QueuePass::OnePass {
     return a;
   }
 
-  ActionReport ExecuteOne(const QueueEntry& e, const decide::PlannedAction& a) {
+  ActionReport ExecuteOne(const QueueEntry& e, const decide::PlannedAction& a) override {
     Target target;
     target.subject = lease_.key;
     target.repo = repo_;
@@ -282,7 +286,7 @@ class QueuePass::OnePass {
     return report;
   }
 
-  PassOutcome StopOutcome(const ActionReport& report) const {
+  PassOutcome StopOutcome(const ActionReport& report) const override {
     return stop_ ? *stop_ : PassOutcome::Transient(report.detail);
   }
 
@@ -298,16 +302,22 @@ class QueuePass::OnePass {
     if (to == EntryState::kUpdating || to == EntryState::kTesting) {
       step.deadline = now_ + policy_.merge_queue.checks_timeout;
     }
+    return Step(e, step);
+  }
+
+  Moved Step(const QueueEntry& e, const EntryStep& step) override {
     auto moved = p_.store_.queues().Step(e.id, step, lease_.fence, now_);
     if (!moved.ok()) {
       if (moved.status().code() == StatusCode::kFailedPrecondition) return GoOn();
       return Stop(PassOutcome::Transient(moved.status().ToString()));
     }
+    const std::string sha = moved->tested_sha;
     Audit(e, sha,
           EntryName(e) + ": " + std::string(EntryStateName(e.state)) + " -> " +
-              std::string(EntryStateName(to)) + (sha.empty() ? "" : " at " + decide::ShortHead(sha)) +
-              (reason.empty() ? "" : ": " + reason));
-    if (IsTerminal(to)) TellPr(e);
+              std::string(EntryStateName(step.to)) +
+              (sha.empty() ? "" : " at " + decide::ShortHead(sha)) +
+              (step.reason.empty() ? "" : ": " + step.reason));
+    if (IsTerminal(step.to)) TellPr(e);
     return GoOn();
   }
 
@@ -320,7 +330,7 @@ class QueuePass::OnePass {
     return GoOn();
   }
 
-  void Audit(const QueueEntry& e, const std::string& sha, const std::string& summary) {
+  void Audit(const QueueEntry& e, const std::string& sha, const std::string& summary) override {
     AuditEntry line;
     line.subject = e.key.subject;
     line.at = now_;

@@ -1,6 +1,7 @@
 // Reconciliation of an open intent. See act/reconcile.h.
 #include "act/reconcile.h"
 
+#include "base/subject.h"
 #include "act/pass_reviews.h"
 #include "decide/digest.h"
 #include "decide/generations.h"
@@ -219,6 +220,16 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
     case ActionKind::kQueueLeave:
       // The store makes an entry once per head, and leaving drops only what is still open.
       return Absent("entering and leaving the queue are idempotent");
+    case ActionKind::kLandBatch: {
+      // Landed when the base branch is the tested SHA (or has moved on from it: then the pass
+      // sees the PRs merged, or not, and rebuilds).
+      const std::optional<QueueKey> queue = QueueKey::Parse(a.queue);
+      if (!queue) return Absent("not a queue: " + a.queue);
+      auto sha = context.github.GetBranchSha(ctx, repo, std::string(queue->base()));
+      if (!sha.ok()) return sha.error();
+      if (*sha == a.head_sha) return Exists(std::string(queue->base()) + " is " + ShortSha(*sha));
+      return Absent(std::string(queue->base()) + " is " + ShortSha(*sha));
+    }
     case ActionKind::kReaction: {
       // Settling an intent knows the comment from the detail ("comment:<id>") only.
       const std::optional<int64_t> comment =

@@ -294,6 +294,8 @@ std::string_view ActionKindName(ActionKind kind) {
       return "queue_enter";
     case ActionKind::kQueueLeave:
       return "queue_leave";
+    case ActionKind::kLandBatch:
+      return "land_batch";
   }
   return "unknown";
 }
@@ -304,7 +306,7 @@ std::optional<ActionKind> ParseActionKind(std::string_view name) {
         ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose, ActionKind::kLabel,
         ActionKind::kUnlabel, ActionKind::kComment, ActionKind::kCheckRun,
         ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction,
-        ActionKind::kQueueEnter, ActionKind::kQueueLeave}) {
+        ActionKind::kQueueEnter, ActionKind::kQueueLeave, ActionKind::kLandBatch}) {
     if (ActionKindName(k) == name) return k;
   }
   return std::nullopt;
@@ -327,6 +329,7 @@ ActionClass ClassOf(ActionKind kind) {
     case ActionKind::kUpdateBranch:
     case ActionKind::kQueueEnter:
     case ActionKind::kQueueLeave:
+    case ActionKind::kLandBatch:
       return ActionClass::kMerge;
     case ActionKind::kClose:
     case ActionKind::kReopenReclose:

@@ -62,6 +62,9 @@ enum class ActionKind {
   // merge queue is enabled.
   kQueueEnter,  // enter the head into `queue` with `queue_priority` (detail: the queue's key)
   kQueueLeave,  // drop the PR's open entry (detail "entry:<id>"), the reason in `why`
+  // The queue's own pass (integration_branch): fast-forward the base branch of `queue` to the
+  // tested integration SHA `head_sha` (detail "batch:<id>"). GitHub marks the batch's PRs merged.
+  kLandBatch,
 };
 std::string_view ActionKindName(ActionKind kind);
 // The inverse of ActionKindName (the ledger's `kind` column); nullopt for anything else.

@@ -129,9 +129,6 @@ void QueueReader::Queue(const YAML::Node& node, const std::string& path, MergeQu
                out.method = QueueMethod::kUpdateBranch;
              } else if (s == "integration_branch") {
                out.method = QueueMethod::kIntegrationBranch;
-               Error(v, p,
-                     "integration_branch is not available in this version of gatehouse yet "
-                     "(docs/MERGE_QUEUE.md); use update_branch");
              } else {
                Error(v, p, "expected one of update_branch, integration_branch, got " + Describe(v));
              }

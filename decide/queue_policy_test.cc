@@ -123,20 +123,17 @@ TEST(QueuePolicyTest, EachProblemIsReportedWithItsLineAndKey) {
   }
 }
 
-TEST(QueuePolicyTest, WhatThisVersionCannotRunIsRefusedNotIgnored) {
-  // A method that is configured but does not run would let PRs merge untested combinations, or
-  // never merge: the file is refused, and the PR shows why (docs/MERGE_QUEUE.md). The serial
-  // queue (update_branch) runs.
+TEST(QueuePolicyTest, BothMethodsRun) {
   auto enabled = ParsePolicy("merge_queue:\n  enabled: true\n");
   ASSERT_TRUE(enabled.ok()) << enabled.status().ToString();
   EXPECT_TRUE(enabled->merge_queue.enabled);
   EXPECT_EQ(enabled->merge_queue.method, QueueMethod::kUpdateBranch);
-  auto integration = ParsePolicy("merge_queue:\n  method: integration_branch\n  batch_size: 4\n");
-  ASSERT_FALSE(integration.ok());
-  EXPECT_THAT(integration.status().message(),
-              HasSubstr("merge_queue.method: integration_branch is not available"));
-  EXPECT_THAT(integration.status().message(), ::testing::Not(HasSubstr("batch_size")))
-      << "a batch is fine with integration_branch";
+  EXPECT_EQ(enabled->merge_queue.batch_size, 1);
+  auto integration =
+      ParsePolicy("merge_queue:\n  enabled: true\n  method: integration_branch\n  batch_size: 4\n");
+  ASSERT_TRUE(integration.ok()) << integration.status().ToString();
+  EXPECT_EQ(integration->merge_queue.method, QueueMethod::kIntegrationBranch);
+  EXPECT_EQ(integration->merge_queue.batch_size, 4);
 }
 
 }  // namespace

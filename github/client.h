@@ -136,6 +136,20 @@ class GitHubClient final : public GitHub {
                                           int64_t number, const std::vector<std::string>& users,
                                           const std::vector<std::string>& teams) override;
 
+  // --- branches (git data API) ---
+  GitHubResult<std::string> GetBranchSha(const CallContext& ctx, const RepoRef& repo,
+                                         const std::string& branch) override;
+  GitHubResult<GitHubOk> CreateBranch(const CallContext& ctx, const RepoRef& repo,
+                                      const std::string& branch, const std::string& sha) override;
+  GitHubResult<GitHubOk> MoveBranch(const CallContext& ctx, const RepoRef& repo,
+                                    const std::string& branch, const std::string& sha,
+                                    bool force) override;
+  GitHubResult<GitHubOk> DeleteBranch(const CallContext& ctx, const RepoRef& repo,
+                                      const std::string& branch) override;
+  GitHubResult<std::string> MergeIntoBranch(const CallContext& ctx, const RepoRef& repo,
+                                            const std::string& base, const std::string& head,
+                                            const std::string& message) override;
+
   // --- who gatehouse is ---
   // The login of the user the token belongs to (GET /user), in personal-token mode:
   // gatehouse's login on its reviews and comments. An installation token has no user (GitHub

@@ -380,4 +380,69 @@ GitHubResult<GitHubOk> GitHubClient::RequestReviewers(const CallContext& ctx, co
                      body));
 }
 
+namespace {
+
+// "heads/<branch>" with each of the branch's '/'-separated parts percent-encoded.
+std::string HeadsRef(const std::string& branch) {
+  std::string out = "heads";
+  size_t start = 0;
+  while (start <= branch.size()) {
+    const size_t slash = std::min(branch.find('/', start), branch.size());
+    out += "/" + UrlEncode(std::string_view(branch).substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+GitHubResult<std::string> GitHubClient::GetBranchSha(const CallContext& ctx, const RepoRef& repo,
+                                                     const std::string& branch) {
+  auto r = Call(ctx, "GET", RepoPath(repo) + "/git/ref/" + HeadsRef(branch));
+  if (!r.ok()) return r.error();
+  std::string sha = Str(Sub(r->body, "object"), "sha");
+  if (sha.empty()) {
+    return GitHubError{GitHubErrorKind::kPermanent, r->status, {},
+                       "GET ref heads/" + branch + ": no object.sha"};
+  }
+  return sha;
+}
+
+GitHubResult<GitHubOk> GitHubClient::CreateBranch(const CallContext& ctx, const RepoRef& repo,
+                                                  const std::string& branch,
+                                                  const std::string& sha) {
+  return Ignore(Call(ctx, "POST", RepoPath(repo) + "/git/refs",
+                     json::object{{"ref", "refs/heads/" + branch}, {"sha", sha}}));
+}
+
+GitHubResult<GitHubOk> GitHubClient::MoveBranch(const CallContext& ctx, const RepoRef& repo,
+                                                const std::string& branch, const std::string& sha,
+                                                bool force) {
+  return Ignore(Call(ctx, "PATCH", RepoPath(repo) + "/git/refs/" + HeadsRef(branch),
+                     json::object{{"sha", sha}, {"force", force}}));
+}
+
+GitHubResult<GitHubOk> GitHubClient::DeleteBranch(const CallContext& ctx, const RepoRef& repo,
+                                                  const std::string& branch) {
+  return Ignore(Call(ctx, "DELETE", RepoPath(repo) + "/git/refs/" + HeadsRef(branch)));
+}
+
+GitHubResult<std::string> GitHubClient::MergeIntoBranch(const CallContext& ctx,
+                                                        const RepoRef& repo,
+                                                        const std::string& base,
+                                                        const std::string& head,
+                                                        const std::string& message) {
+  json::object body{{"base", base}, {"head", head}};
+  if (!message.empty()) body["commit_message"] = message;
+  auto r = Call(ctx, "POST", RepoPath(repo) + "/merges", body);
+  if (!r.ok()) return r.error();
+  if (r->status == 204) return std::string();  // nothing to merge
+  std::string sha = Str(r->body, "sha");
+  if (sha.empty()) {
+    return GitHubError{GitHubErrorKind::kPermanent, r->status, {},
+                       "POST merges into " + base + ": no sha"};
+  }
+  return sha;
+}
+
 }  // namespace gatehouse

@@ -443,6 +443,52 @@ TEST_F(ClientSimTest, EveryEndpointReadsAndChangesTheSimulatedWorld) {
   }
 }
 
+// The git data API a merge queue's integration branch uses: a branch made at the base, PR heads
+// merged into it (201 a new commit, "" when already in, HeadModified on a conflict), the base
+// fast-forwarded to the tip (only a fast-forward), the branch deleted; names with '/' included.
+TEST_F(ClientSimTest, BranchesAreMadeMergedIntoFastForwardedAndDeleted) {
+  const sim::PullRequest one = NewPull("one");
+  const sim::PullRequest two = NewPull("two");
+  const std::string branch = "gatehouse/queue/main";
+  auto base = client_->GetBranchSha(ctx_, kRepo, "main");
+  ASSERT_TRUE(base.ok()) << base.error().ToString();
+  EXPECT_EQ(*base, *model_->BranchSha(kFullName, "main"));
+  EXPECT_EQ(client_->GetBranchSha(ctx_, kRepo, branch).error().kind, GitHubErrorKind::kNotFound);
+
+  ASSERT_TRUE(client_->CreateBranch(ctx_, kRepo, branch, *base).ok());
+  EXPECT_EQ(LastEffect().kind, "create_ref");
+  EXPECT_EQ(client_->CreateBranch(ctx_, kRepo, branch, *base).error().kind,
+            GitHubErrorKind::kUnprocessable)
+      << "exists";
+  auto first = client_->MergeIntoBranch(ctx_, kRepo, branch, one.head_sha, "queue: #1");
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_FALSE(first->empty());
+  auto again = client_->MergeIntoBranch(ctx_, kRepo, branch, one.head_sha, "");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(*again, "") << "already merged: 204";
+  auto tip = client_->MergeIntoBranch(ctx_, kRepo, branch, two.head_sha, "queue: #2");
+  ASSERT_TRUE(tip.ok());
+  EXPECT_EQ(*client_->GetBranchSha(ctx_, kRepo, branch), *tip);
+
+  ASSERT_TRUE(client_->MoveBranch(ctx_, kRepo, "main", *tip, false).ok());
+  EXPECT_TRUE(model_->GetPull(kFullName, one.number)->merged);
+  EXPECT_TRUE(model_->GetPull(kFullName, two.number)->merged);
+  EXPECT_EQ(client_->MoveBranch(ctx_, kRepo, "main", *base, false).error().kind,
+            GitHubErrorKind::kUnprocessable)
+      << "backwards is not a fast-forward";
+
+  const sim::PullRequest three = NewPull("three");
+  ASSERT_TRUE(model_->MoveBase(kFullName, three.number, /*conflicted=*/true).ok());
+  ASSERT_TRUE(client_->MoveBranch(ctx_, kRepo, branch, *model_->BranchSha(kFullName, "main"), true)
+                  .ok());
+  EXPECT_EQ(client_->MergeIntoBranch(ctx_, kRepo, branch, three.head_sha, "").error().kind,
+            GitHubErrorKind::kHeadModified)
+      << "409 Merge conflict";
+  ASSERT_TRUE(client_->DeleteBranch(ctx_, kRepo, branch).ok());
+  EXPECT_EQ(client_->DeleteBranch(ctx_, kRepo, branch).error().kind,
+            GitHubErrorKind::kUnprocessable);
+}
+
 TEST_F(ClientSimTest, ListsFollowEveryPage) {
   constexpr int kPulls = 130;  // more than the 100 per page the client asks for
   for (int i = 1; i <= kPulls; ++i) NewPull("pr" + std::to_string(i));

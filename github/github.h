@@ -277,6 +277,32 @@ class GitHub {
                                                   const std::vector<std::string>& users,
                                                   const std::vector<std::string>& teams) = 0;
 
+  // --- branches, through the git data API (the merge queue's integration branches) ---
+  // `branch` is a branch name ("main", "gatehouse/queue/main"), never "refs/heads/...".
+  // The SHA branch `branch` points at; NotFound when there is no such branch.
+  virtual GitHubResult<std::string> GetBranchSha(const CallContext& ctx, const RepoRef& repo,
+                                                 const std::string& branch) = 0;
+  // Creates `branch` at `sha`. Unprocessable when it exists already or `sha` is unknown.
+  virtual GitHubResult<GitHubOk> CreateBranch(const CallContext& ctx, const RepoRef& repo,
+                                              const std::string& branch,
+                                              const std::string& sha) = 0;
+  // Points `branch` at `sha`: without `force` only a fast-forward. Unprocessable when it is not
+  // one, when the branch does not exist, or when its protection refuses the update (a required
+  // check that has not passed on `sha`).
+  virtual GitHubResult<GitHubOk> MoveBranch(const CallContext& ctx, const RepoRef& repo,
+                                            const std::string& branch, const std::string& sha,
+                                            bool force) = 0;
+  // Unprocessable when the branch does not exist.
+  virtual GitHubResult<GitHubOk> DeleteBranch(const CallContext& ctx, const RepoRef& repo,
+                                              const std::string& branch) = 0;
+  // Merges `head` (a SHA or a branch) into branch `base` (POST /merges): the new commit's SHA,
+  // or "" when `base` already contains `head` (GitHub's 204). HeadModified (409) on a merge
+  // conflict, NotFound when `base` or `head` does not exist.
+  virtual GitHubResult<std::string> MergeIntoBranch(const CallContext& ctx, const RepoRef& repo,
+                                                    const std::string& base,
+                                                    const std::string& head,
+                                                    const std::string& message) = 0;
+
  protected:
   // The REST half of ReadPullState for a head already known: its check runs and combined
   // status, into `state` (for a client whose single query could not carry them all).
