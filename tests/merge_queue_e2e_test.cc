@@ -60,15 +60,38 @@ class MergeQueueE2eTest : public serve_testing::ServeScenarioTest {
       EXPECT_EQ(merged, 1) << Pr(i);
     }
   }
-  // The queue's ledger: its merges done, one per merged entry.
-  static int QueueMerges(const Outcome& o) {
+  // The queue's ledger: its actions of `kind` done (merges: one per merged entry; land_batch:
+  // one per batch that landed).
+  static int QueueDone(const Outcome& o, const std::string& kind = "merge") {
     auto rows = o.store->ledger().ListActions(kQueue);
     EXPECT_TRUE(rows.ok());
     int n = 0;
     for (const ActionRecord& r : rows.ok() ? *rows : std::vector<ActionRecord>{}) {
-      n += r.key.kind == "merge" && r.state == ActionState::kDone;
+      n += r.key.kind == kind && r.state == ActionState::kDone;
     }
     return n;
+  }
+  static int QueueMerges(const Outcome& o) { return QueueDone(o, "merge"); }
+  // Batches: every merged entry was in a batch, and landed at its batch's tested SHA, the SHA
+  // of one land_batch done (so each batch landed once, and at what it tested). Returns the
+  // number of batches that landed.
+  static int ExpectEachMergedWithItsBatch(const Outcome& o, int n) {
+    std::map<std::string, int> landed;  // tested SHA -> land_batch actions done at it
+    auto rows = o.store->ledger().ListActions(kQueue);
+    EXPECT_TRUE(rows.ok());
+    for (const ActionRecord& r : rows.ok() ? *rows : std::vector<ActionRecord>{}) {
+      if (r.key.kind == "land_batch" && r.state == ActionState::kDone) ++landed[r.key.head_sha];
+    }
+    for (const auto& [sha, count] : landed) EXPECT_EQ(count, 1) << sha << " landed twice";
+    for (int i = 1; i <= n; ++i) {
+      for (const QueueEntry& e : EntriesOf(o, i)) {
+        if (e.state != EntryState::kMerged) continue;
+        EXPECT_NE(e.batch, 0) << Pr(i);
+        EXPECT_EQ(landed.count(e.tested_sha), 1u)
+            << Pr(i) << " merged at " << e.tested_sha << ", which no land_batch landed";
+      }
+    }
+    return static_cast<int>(landed.size());
   }
 };
 
@@ -129,6 +152,84 @@ TEST_F(MergeQueueE2eTest, APriorityLabelJumpsTheQueueButNotTheEntryUnderTest) {
   ExpectNothingDeadOrLost(o);
 }
 
+// 20 PRs ready at once, in batches of 5 on an integration branch: all merge, each batch landed
+// once at exactly the SHA its checks passed on (the simulator's no_untested_merges), with at
+// most 28 CI runs where the serial queue_storm needs at least 36.
+TEST_F(MergeQueueE2eTest, TwentyPrsInBatchesOfFiveMergeWithFewerCiRuns) {
+  Outcome o = Play("queue_batch_storm", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  ExpectEachMergedOnceAndNothingOpen(o, 20);
+  const int batches = ExpectEachMergedWithItsBatch(o, 20);
+  EXPECT_GE(batches, 4);
+  EXPECT_LT(batches, 20) << "batches of one are a serial queue";
+  EXPECT_EQ(QueueMerges(o), 0) << "a batch lands by fast-forward, not PR merges";
+  ExpectNothingDeadOrLost(o);
+}
+
+// #3 breaks in combination with the others (its own head is green): the first batch of four
+// fails, bisection finds #3 and drops it with the reason, and the other seven merge.
+TEST_F(MergeQueueE2eTest, ABadPrInABatchIsFoundByBisectionAndTheOthersMerge) {
+  Outcome o = Play("queue_bisect", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  const std::vector<QueueEntry> bad = EntriesOf(o, 3);
+  ASSERT_EQ(bad.size(), 1u) << o.logs;
+  EXPECT_EQ(bad[0].state, EntryState::kDropped);
+  EXPECT_NE(bad[0].reason.find("failed on the integration SHA"), std::string::npos)
+      << bad[0].reason;
+  for (int i : {1, 2, 4, 5, 6, 7, 8}) {
+    const std::vector<QueueEntry> entries = EntriesOf(o, i);
+    ASSERT_EQ(entries.size(), 1u) << Pr(i);
+    EXPECT_EQ(entries[0].state, EntryState::kMerged) << Pr(i) << ": " << entries[0].reason;
+  }
+  ExpectEachMergedWithItsBatch(o, 8);
+  // #3's batch failed and was split until #3 was tested alone: its last batch holds only it.
+  int with_3 = 0;
+  for (int i = 1; i <= 8; ++i) with_3 += EntriesOf(o, i)[0].batch == bad[0].batch;
+  EXPECT_EQ(with_3, 1) << o.logs;
+  auto audit = o.store->audit().ListAudit("acme/app#3", 0);
+  ASSERT_TRUE(audit.ok());
+  EXPECT_TRUE(std::any_of(audit->begin(), audit->end(), [](const AuditEntry& e) {
+    return e.kind == "queue" && e.summary.find("bisecting") != std::string::npos;
+  })) << "#3's audit tells of the split";
+  ExpectNothingDeadOrLost(o);
+}
+
+// A hotfix PR that becomes ready while the first batch is under test: that batch lands whole
+// (three members, #7 not among them), and #7 lands before a PR that entered the queue before it.
+TEST_F(MergeQueueE2eTest, APriorityLabelJumpsTheQueueWithoutBreakingTheBatchUnderTest) {
+  Outcome o = Play("queue_batch_priority", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  ExpectEachMergedOnceAndNothingOpen(o, 7);
+  ExpectEachMergedWithItsBatch(o, 7);
+  std::map<int, QueueEntry> entry;
+  for (int i = 1; i <= 7; ++i) {
+    const std::vector<QueueEntry> entries = EntriesOf(o, i);
+    ASSERT_EQ(entries.size(), 1u) << Pr(i) << "\n" << o.logs;
+    entry[i] = entries[0];
+  }
+  const std::vector<std::string> order = MergeOrder(o);
+  ASSERT_EQ(order.size(), 7u);
+  const int first = std::stoi(order[0].substr(order[0].find('#') + 1));
+  const int64_t first_batch = entry[first].batch;
+  int in_first = 0;
+  for (const auto& [n, e] : entry) in_first += e.batch == first_batch;
+  EXPECT_EQ(in_first, 3) << "the first batch landed whole\n" << o.logs;
+  EXPECT_NE(entry[7].batch, first_batch) << "the hotfix arrived while it was under test";
+  EXPECT_GT(entry[7].entered_at, entry[first].entered_at);
+  // Someone who entered before #7 merged after it.
+  auto at = [&](int n) { return std::find(order.begin(), order.end(), Pr(n)) - order.begin(); };
+  bool jumped = false;
+  for (int i = 1; i <= 6; ++i) {
+    jumped |= entry[i].entered_at < entry[7].entered_at && at(i) > at(7) &&
+              entry[i].batch != entry[7].batch;
+  }
+  EXPECT_TRUE(jumped) << "the hotfix did not jump anyone\n" << o.logs;
+  ExpectNothingDeadOrLost(o);
+}
+
 // SIGKILL right after a GitHub call of `kind` returned, before the ledger recorded it: the
 // second gatehouse resumes the queue from the ledger, reconciling the open intent, with no
 // duplicate effect and no entry lost.
@@ -152,6 +253,23 @@ TEST_P(MergeQueueCrashTest, AKillMidQueueResumesWithoutADuplicateOrALostEntry) {
 
 INSTANTIATE_TEST_SUITE_P(BetweenUpdateAndMergeAndBetweenMergeAndRecord, MergeQueueCrashTest,
                          ::testing::Values("update_branch", "merge"));
+
+// The same with batches: SIGKILL right after GitHub fast-forwarded the base branch to the
+// batch's tested SHA, before the ledger recorded it. The next gatehouse finds the base at that
+// SHA (reconciliation) and records every member merged, with no second landing.
+TEST_F(MergeQueueE2eTest, AKillAfterABatchLandedResumesWithoutADuplicateOrALostEntry) {
+  Outcome o = Play("queue_batch_crash", Args(), "land_batch");
+  EXPECT_VERDICT_OK(o);
+  EXPECT_EQ(o.first_serve_exit, 128 + SIGKILL) << o.logs;
+  EXPECT_EQ(o.serves, 2);
+  ASSERT_TRUE(o.store);
+  ExpectEachMergedOnceAndNothingOpen(o, 5);
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(EntriesOf(o, i).size(), 1u) << Pr(i) << ": the kill cost the PR its place";
+  }
+  ExpectEachMergedWithItsBatch(o, 5);
+  ExpectNothingDeadOrLost(o);
+}
 
 }  // namespace
 }  // namespace gatehouse

@@ -30,7 +30,8 @@ n = 20
 write("queue_storm", {
   "setup": [repo({"checks": ["ci"], "duration_ms": 300})],
   "timeline": [pull(0, i) for i in range(1, n + 1)],
-  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": n}]
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": n},
+             {"kind": "check_run", "who": "ci-bot", "status": 201, "at_least": 2 * n - 4}]
             + invariants() + [state(i, "merged") for i in range(1, n + 1)],
   "timeout_ms": 180000, "settle_ms": 3000})
 
@@ -69,4 +70,50 @@ write("queue_priority", {
   "timeline": [pull(0, 1), pull(400, 2), pull(800, 3), pull(1200, 4, ["hotfix"])],
   "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 4}]
             + invariants() + [state(i, "merged") for i in range(1, 5)],
+  "timeout_ms": 90000, "settle_ms": 3000})
+
+# --- batches (method: integration_branch) ---
+def batch(size):
+    return "  method: integration_branch\n  batch_size: %d\n" % size
+def ci_runs(**bound):
+    return dict({"kind": "check_run", "who": "ci-bot", "status": 201}, **bound)
+
+# 20 PRs ready at once, tested in batches of 5: all merge, each tested on exactly the SHA that
+# became the base, with far fewer CI runs than the serial queue_storm (20 heads + 19 updates).
+write("queue_batch_storm", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 300}, batch(5))],
+  "timeline": [pull(0, i) for i in range(1, n + 1)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": n},
+             ci_runs(at_most=n + 8)]
+            + invariants() + [state(i, "merged") for i in range(1, n + 1)],
+  "timeout_ms": 180000, "settle_ms": 3000})
+
+# #3 breaks in combination (its own head passes): bisection finds it in the first batch of 4,
+# drops it with the reason, and the other seven merge.
+write("queue_bisect", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 500, "failing_later": [3]}, batch(4))],
+  "timeline": [pull(0, i) for i in range(1, 9)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 7},
+             ci_runs(at_most=8 + 8)]
+            + invariants() + [state(i, "merged") for i in range(1, 9) if i != 3]
+            + [state(3, "open")],
+  "timeout_ms": 120000, "settle_ms": 3000})
+
+# A hotfix PR becomes ready while the first batch of three is under test (its CI, 3 s, ends
+# about 1.5 s into that batch's test): it does not break that batch, and it goes before the
+# PRs queued before it that are not in it.
+write("queue_batch_priority", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 3000}, batch(3) + "  priorities:\n    hotfix: 10\n")],
+  "timeline": [pull(0, i) for i in range(1, 7)] + [pull(1500, 7, ["hotfix"])],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 7}]
+            + invariants() + [state(i, "merged") for i in range(1, 8)],
+  "timeout_ms": 120000, "settle_ms": 3000})
+
+# The crash test's five PRs in one batch (a kill right after the base branch was fast-forwarded,
+# before the ledger recorded it).
+write("queue_batch_crash", {
+  "setup": [repo({"checks": ["ci"], "duration_ms": 500}, batch(5))],
+  "timeline": [pull(0, i) for i in range(1, 6)],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 5}]
+            + invariants() + [state(i, "merged") for i in range(1, 6)],
   "timeout_ms": 90000, "settle_ms": 3000})
