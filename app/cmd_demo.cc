@@ -62,10 +62,11 @@ constexpr const char kDemoUsage[] = R"(Usage: gatehouse demo [options]
 
 Runs gatehouse end to end against a GitHub simulator on this machine: starts gatehouse-sim and
 gatehouse serve on a fresh SQLite file (or an empty database, --db; several nodes, --nodes),
-plays a built-in scenario (three repositories, dozens of pull requests, CI storms, pushes in
+plays a built-in scenario (four repositories, dozens of pull requests, CI storms, pushes in
 the middle of decisions, reviews, a draft-dodge and a reopen, duplicated and reordered
-webhooks), shows a live progress line, and ends with a table
-of deliveries, passes and actions and the invariant verdict. The last line is
+webhooks, and a strict repository whose ready PRs merge through the merge queue in tested
+batches), shows a live progress line, and ends with a table of deliveries, passes, actions,
+the merge queue (merges, batches, CI runs saved by batching) and the invariant verdict. The last line is
 machine-readable:
   verdict: ok|FAIL deliveries=N passes=N actions=N duplicate_effects=N stale_effects=N lost=N
            review_runs=N duplicate_reviews=N nodes=N kills=N
@@ -83,7 +84,7 @@ Options:
   --kill-node-after-seconds S
                      S seconds into the play, SIGKILL one node (never the first) and start a
                      replacement on the same database at once (needs --nodes 2 or more)
-  --prs N            pull requests per repository (default 12; 3 repositories)
+  --prs N            pull requests per repository (default 12; 4 repositories)
   --seed N           randomness of the CI storms (default 1)
   --sim PATH         the gatehouse-sim binary (default: next to this binary)
   --timeout-seconds S
@@ -233,7 +234,8 @@ int RunDemo(int argc, char** argv) {
 
   // 3. The world: repositories with their policy files, faults, then every PR in order.
   const DemoWorld world =
-      BuildDemoWorld(static_cast<int>(*prs_per_repo), static_cast<uint64_t>(*seed));
+      BuildDemoWorld(static_cast<int>(*prs_per_repo), static_cast<uint64_t>(*seed),
+                     /*merge_queue=*/true);
   DemoPlayer player(control, world);
   player.SetUp(nodes.WebhookUrls());
   // One reviewer is paused before anything is reviewed and resumed mid-play: its runs wait
@@ -317,6 +319,7 @@ int RunDemo(int argc, char** argv) {
   if (auto c = store->GetCounters(); c.ok()) counters = *c;
   const LedgerSummary ledger = SummarizeLedger(*store);
   CheckStoryActions(*store, world, &checks);
+  const std::vector<QueueSummary> queues = SummarizeQueues(*store, world);
   const int64_t lost = funnel.in_flight + funnel.dead;
   std::vector<std::string> problems = player.problems();
   problems.insert(problems.end(), problems_seen.begin(), problems_seen.end());
@@ -377,6 +380,19 @@ int RunDemo(int argc, char** argv) {
       std::printf(" %s %lld", state.c_str(), static_cast<long long>(n));
     std::printf("\n");
   }
+  for (const QueueSummary& q : queues) {
+    std::printf(
+        "%-28s %s: %lld merged in %lld batches, %lld dropped, %lld open; CI tested %lld states "
+        "for %lld entries (a serial queue: one each, %lld saved by batching)\n",
+        "merge queue", q.queue.c_str(), static_cast<long long>(q.merged),
+        static_cast<long long>(q.batches_landed), static_cast<long long>(q.dropped),
+        static_cast<long long>(q.open), static_cast<long long>(q.tested_states),
+        static_cast<long long>(q.entries_tested),
+        static_cast<long long>(q.entries_tested - q.tested_states));
+    if (q.open > 0) {
+      problems.push_back(q.queue + ": " + std::to_string(q.open) + " entries still open");
+    }
+  }
   std::printf("\ninvariants\n");
   std::printf("  %-26s %s (%lld duplicate effects)\n", "no action twice",
               checks.duplicate_effects == 0 ? "ok" : "FAIL",
@@ -384,6 +400,9 @@ int RunDemo(int argc, char** argv) {
   std::printf("  %-26s %s (%lld stale effects)\n", "nothing on a stale head",
               checks.stale_effects == 0 ? "ok" : "FAIL",
               static_cast<long long>(checks.stale_effects));
+  std::printf("  %-26s %s (%lld untested)\n", "merged only tested states",
+              checks.untested_merges == 0 ? "ok" : "FAIL",
+              static_cast<long long>(checks.untested_merges));
   std::printf("  %-26s %s (%lld lost)\n", "every delivery terminal", lost == 0 ? "ok" : "FAIL",
               static_cast<long long>(lost));
   std::printf("  %-26s %s (%lld reviews, %lld duplicates)\n", "one review per role and head",
@@ -399,6 +418,7 @@ int RunDemo(int argc, char** argv) {
     problems.push_back("a gatehouse serve node exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());
   const bool ok = problems.empty() && checks.duplicate_effects == 0 && checks.stale_effects == 0 &&
+                  checks.untested_merges == 0 &&
                   lost == 0 && player.step_failures() == 0 && reviews_seen.duplicate_reviews == 0;
   std::printf(
       "\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "

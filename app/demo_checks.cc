@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <set>
+
+#include "base/subject.h"
 
 namespace gatehouse::app {
 namespace {
@@ -87,7 +90,8 @@ WorldChecks CheckWorld(SimControl& sim, const DemoWorld& world) {
   // The invariants first, then one state expectation per PR, in the world's order.
   json::array expect{json::object{{"no_duplicate_effects", true}},
                      json::object{{"no_duplicate_summaries", true}},
-                     json::object{{"no_stale_effects", true}}};
+                     json::object{{"no_stale_effects", true}},
+                     json::object{{"no_untested_merges", true}}};
   for (const DemoPr& pr : world.prs) {
     expect.push_back(json::object{{"pull", DemoSubjectKey(pr)}, {"state", pr.expected_state}});
   }
@@ -101,14 +105,16 @@ WorldChecks CheckWorld(SimControl& sim, const DemoWorld& world) {
                               std::to_string(status) + " " + body.substr(0, 200));
     results.assign(want, ExpectResult{.met = false, .failure = "not checked", .offences = {}});
   }
-  for (int i = 0; i < 3; ++i) {
+  constexpr size_t kInvariants = 4;
+  for (size_t i = 0; i < kInvariants; ++i) {
     for (const std::string& line : results[i].offences) checks.problems.push_back(line);
   }
   checks.duplicate_effects =
       static_cast<int64_t>(results[0].offences.size() + results[1].offences.size());
   checks.stale_effects = static_cast<int64_t>(results[2].offences.size());
+  checks.untested_merges = static_cast<int64_t>(results[3].offences.size());
   for (size_t i = 0; i < world.prs.size(); ++i) {
-    const ExpectResult& ended = results[3 + i];
+    const ExpectResult& ended = results[kInvariants + i];
     checks.end_states.push_back(ended.met ? "" : ended.failure);
   }
   return checks;
@@ -131,6 +137,52 @@ void CheckStoryActions(Store& store, const DemoWorld& world, WorldChecks* checks
     }
     checks->problems.push_back(std::move(why));
   }
+}
+
+std::vector<QueueSummary> SummarizeQueues(Store& store, const DemoWorld& world) {
+  std::vector<QueueSummary> out;
+  for (const DemoRepo& repo : world.repos) {
+    if (repo.queue_base.empty()) continue;
+    const std::optional<QueueKey> key = QueueKey::Of(repo.owner + "/" + repo.name, repo.queue_base);
+    if (!key) continue;
+    QueueSummary q;
+    q.queue = key->key();
+    std::set<std::string> subjects;
+    if (auto entries = store.queues().ListQueue(q.queue, 100000); entries.ok()) {
+      for (const QueueEntry& e : *entries) {
+        q.merged += e.state == EntryState::kMerged;
+        q.dropped += e.state == EntryState::kDropped;
+        q.open += !IsTerminal(e.state);
+        subjects.insert(e.key.subject);
+      }
+    }
+    if (auto rows = store.ledger().ListActions(q.queue); rows.ok()) {
+      for (const ActionRecord& a : *rows) {
+        q.batches_landed += a.key.kind == "land_batch" && a.state == ActionState::kDone;
+      }
+    }
+    // "entry 7 (acme/mono#2): updating -> testing at 0123456789ab: ..." in each PR's audit.
+    static constexpr std::string_view kTesting = " -> testing at ";
+    std::set<std::string> states;
+    std::set<std::string> entries_tested;
+    for (const std::string& subject : subjects) {
+      auto audit = store.audit().ListAudit(subject, 0);
+      if (!audit.ok()) continue;
+      for (const AuditEntry& line : *audit) {
+        const size_t at = line.kind == "queue" ? line.summary.find(kTesting) : std::string::npos;
+        if (at == std::string::npos) continue;
+        states.insert(line.summary.substr(at + kTesting.size(), 12));
+        const size_t entry = line.summary.find("entry ");
+        if (entry != std::string::npos) {
+          entries_tested.insert(line.summary.substr(entry, line.summary.find(' ', entry + 6) - entry));
+        }
+      }
+    }
+    q.tested_states = static_cast<int64_t>(states.size());
+    q.entries_tested = static_cast<int64_t>(entries_tested.size());
+    out.push_back(std::move(q));
+  }
+  return out;
 }
 
 }  // namespace gatehouse::app

@@ -35,6 +35,9 @@ LedgerSummary SummarizeLedger(Store& store);
 struct WorldChecks {
   int64_t duplicate_effects = 0;  // duplicate App effects plus extra summary comments
   int64_t stale_effects = 0;
+  // Merges (and base-branch fast-forwards) a strict repository's protection forbids: behind
+  // its base, or not green on exactly the SHA that became the base (no_untested_merges).
+  int64_t untested_merges = 0;
   // Per PR of the world, in order: "" when it ended in its story's state, else why not.
   std::vector<std::string> end_states;
   // By expected state ("merged", "closed", "open"): PRs that ended there by their story's
@@ -50,5 +53,20 @@ WorldChecks CheckWorld(SimControl& sim, const DemoWorld& world);
 
 // Once gatehouse has stopped: completes `checks` with each story's own action in the ledger.
 void CheckStoryActions(Store& store, const DemoWorld& world, WorldChecks* checks);
+
+// One merge queue of the world, from gatehouse's database (for the report).
+struct QueueSummary {
+  std::string queue;  // "acme/mono@main/queue"
+  int64_t merged = 0;
+  int64_t dropped = 0;
+  int64_t open = 0;            // entries not ended (a problem once the world is quiet)
+  int64_t batches_landed = 0;  // land_batch actions done
+  // The states the queue had CI test: the distinct SHAs its entries went into testing at (the
+  // audit's "-> testing at <sha>"). A serial queue tests each entry on its own, after
+  // bringing it up to date: one CI run per entry it tested.
+  int64_t tested_states = 0;
+  int64_t entries_tested = 0;  // entries that went into testing at least once
+};
+std::vector<QueueSummary> SummarizeQueues(Store& store, const DemoWorld& world);
 
 }  // namespace gatehouse::app

@@ -106,6 +106,14 @@ std::map<std::string, PrView> WorldView::Snapshot() {
 
 DemoPlayer::DemoPlayer(SimControl& sim, const DemoWorld& world) : sim_(sim), world_(world) {
   for (const DemoPr& pr : world_.prs) scripted_heads_.insert(pr.heads.begin(), pr.heads.end());
+  for (const DemoRepo& r : world_.repos) {
+    if (r.settings_json.empty()) continue;
+    const json::value settings = json::parse(r.settings_json);
+    const json::object* o = settings.if_object();
+    if (o != nullptr && o->contains("ci")) {
+      own_ci_.insert(r.owner + "/" + r.name);
+    }
+  }
 }
 
 DemoPlayer::~DemoPlayer() { Join(); }
@@ -133,11 +141,17 @@ void DemoPlayer::SetUp(const std::string& webhook_url) {
   Must("PUT", "/_sim/webhook-url", json::serialize(json::object{{"url", webhook_url}}));
   for (const DemoRepo& r : world_.repos) {
     json::object files{{".github/gatehouse.yml", r.policy_yaml}};
-    Must("POST", "/_sim/repos",
-         json::serialize(json::object{{"owner", r.owner},
-                                      {"name", r.name},
-                                      {"installation_id", r.installation_id},
-                                      {"files", std::move(files)}}));
+    json::object body{{"owner", r.owner},
+                      {"name", r.name},
+                      {"installation_id", r.installation_id},
+                      {"files", std::move(files)}};
+    if (!r.settings_json.empty()) {
+      const json::value settings = json::parse(r.settings_json);
+      if (const json::object* o = settings.if_object()) {
+        for (const auto& [k, v] : *o) body[k] = v;
+      }
+    }
+    Must("POST", "/_sim/repos", json::serialize(body));
   }
   Must("PUT", "/_sim/faults", world_.faults_json);
   for (const DemoPr& pr : world_.prs) {
@@ -199,11 +213,11 @@ void DemoPlayer::Poll() {
   while (!stop_polling_.load()) {
     view_.Update(sim_.GetJson("/_sim/state"));
     for (const auto& [key, pr] : view_.Snapshot()) {
+      const std::string repo = RepoOfSubjectKey(key);
       if (pr.state != "open" || pr.head.empty() || scripted_heads_.count(pr.head) ||
-          !built.insert(pr.head).second) {
+          own_ci_.count(repo) || !built.insert(pr.head).second) {
         continue;
       }
-      const std::string repo = RepoOfSubjectKey(key);
       for (const char* check : {"ci", "lint"}) {
         Must("POST", "/_sim/repos/" + repo + "/check-runs",
              json::serialize(

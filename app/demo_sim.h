@@ -115,6 +115,7 @@ class DemoPlayer {
   const DemoWorld& world_;
   WorldView view_;
   std::set<std::string> scripted_heads_;
+  std::set<std::string> own_ci_;  // repositories whose CI is the simulator's CI bot
   std::atomic<bool> stop_polling_{false};
   std::atomic<int> scripts_done_{0};
   std::atomic<int> step_failures_{0};

@@ -44,6 +44,28 @@ constexpr char kReviews[] = R"(reviews:
 constexpr char kPlantedPatch[] =
     "@@ -0,0 +1,3 @@\n+REGION=us-east-1\n+AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n+RETRIES=3\n";
 
+// acme/mono: a merge queue on a strict base, tested in batches of four on an integration
+// branch; its CI is the simulator's CI bot (the check `ci`). No approvals, so that the queue is
+// what the repository shows.
+constexpr char kQueuePolicy[] = R"(version: 1
+rules:
+  required_checks:
+    mode: block
+    checks: [ci]
+  approvals:
+    mode: off
+actions:
+  autonomy: auto
+merge_queue:
+  enabled: true
+  method: integration_branch
+  batch_size: 4
+)";
+
+// The PR of acme/mono that breaks in combination: its own head is green, any tested state
+// with it is red.
+constexpr int kQueueBreaker = 3;
+
 std::string Sha(const std::string& repo, int64_t number, int push) {
   // 40 hex digits, deterministic per (repo, PR, push): three stable digests of it.
   const std::string what = repo + "/" + std::to_string(number) + "/" + std::to_string(push);
@@ -98,11 +120,51 @@ class Script {
 
 }  // namespace
 
-DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
+namespace {
+
+// acme/mono's PRs: opened close together, each green on its own head (the simulator's CI bot),
+// so that they become ready together and the queue batches them.
+void AddQueueRepo(DemoWorld& world, int prs) {
+  DemoRepo repo{"acme", "mono", 1, kQueuePolicy, "", "main"};
+  json::array failing_later;
+  if (prs >= kQueueBreaker) failing_later.push_back(kQueueBreaker);
+  repo.settings_json = json::serialize(json::object{
+      {"protection",
+       json::object{{"strict", true}, {"required_checks", json::array{"ci"}}, {"enforce", false}}},
+      {"ci", json::object{{"checks", json::array{"ci"}},
+                          {"duration_ms", 1500},
+                          {"failing_later", std::move(failing_later)}}}});
+  const std::string full = "acme/mono";
+  world.repos.push_back(std::move(repo));
+  for (int i = 0; i < prs; ++i) {
+    DemoPr pr;
+    pr.repo = full;
+    pr.number = i + 1;
+    const std::string sha = Sha(full, pr.number, 1);
+    pr.heads = {sha};
+    const bool breaker = pr.number == kQueueBreaker;
+    pr.story = breaker ? "breaks only in combination: bisected out of its batch, left open"
+                       : "ready together on a strict base: merged by the queue in a tested batch";
+    pr.expected_state = breaker ? "open" : "merged";
+    pr.expected_action = "queue_enter";
+    Script s(pr);
+    s.Call(0, "POST /_sim/repos/" + full + "/pulls",
+           json::object{{"title", "Mono change " + std::to_string(i + 1)},
+                        {"author", "dev" + std::to_string(i % 4)},
+                        {"author_association", "MEMBER"},
+                        {"head_sha", sha},
+                        {"head_ref", "mono-" + std::to_string(i + 1)}});
+    world.prs.push_back(std::move(pr));
+  }
+}
+
+}  // namespace
+
+DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed, bool merge_queue) {
   DemoWorld world;
-  world.repos = {{"acme", "api", 1, std::string(kPolicy) + kReviews},
-                 {"acme", "web", 1, kPolicy},
-                 {"globex", "tools", 2, kPolicy}};
+  world.repos = {{"acme", "api", 1, std::string(kPolicy) + kReviews, "", ""},
+                 {"acme", "web", 1, kPolicy, "", ""},
+                 {"globex", "tools", 2, kPolicy, "", ""}};
   world.faults_json = R"({"webhook_duplicates": 25, "webhook_reorders": 15, "push_on_merge": 3})";
   std::mt19937_64 rng(seed);
   int ri = 0;
@@ -195,6 +257,7 @@ DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed) {
     }
     ++ri;
   }
+  if (merge_queue) AddQueueRepo(world, prs_per_repo);
   return world;
 }
 

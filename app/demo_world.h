@@ -20,6 +20,11 @@ struct DemoRepo {
   std::string name;
   int64_t installation_id = 0;
   std::string policy_yaml;  // .github/gatehouse.yml
+  // More members of the simulator's POST /_sim/repos body, as a JSON object ("" none): branch
+  // protection and the simulator's own CI bot (docs/SIMULATOR.md "Branch protection and CI").
+  // A repository with `ci` gets its checks from the simulator, not from the demo's scripts.
+  std::string settings_json;
+  std::string queue_base;  // the base branch of its merge queue ("" when it has none)
 };
 
 struct DemoStep {
@@ -59,7 +64,10 @@ struct DemoWorld {
   std::string faults_json;
 };
 
-// `prs_per_repo` pull requests in each of three repositories (two installations).
-DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed);
+// `prs_per_repo` pull requests in each of three repositories (two installations); with
+// `merge_queue`, a fourth, acme/mono: a strict base branch (up to date and green before a merge)
+// whose PRs become ready together and merge through gatehouse's merge queue in batches
+// (docs/MERGE_QUEUE.md), one of them breaking only in combination, found by bisection.
+DemoWorld BuildDemoWorld(int prs_per_repo, uint64_t seed, bool merge_queue = false);
 
 }  // namespace gatehouse::app
