@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "act/review_pass.h"
+#include "admin/queue_view.h"
 #include "admin/views.h"
 #include "base/log.h"
 #include "base/subject.h"
@@ -139,6 +140,7 @@ HttpResponse AdminApi::Get(const std::vector<std::string>& p, const Query& q) {
     return OkOrError(TimelineView(store_, subject->key(), *limit));
   }
   if (n == 1 && p[0] == "reviewers") return OkOrError(ReviewersView(store_, now, reviewers_));
+  if (n == 1 && p[0] == "queues") return OkOrError(QueuesView(store_, now));
   if (n == 2 && p[0] == "ledger" && p[1] == "intents") {
     auto limit = LimitParam(q, 100, kMaxPage);
     if (!limit.ok()) return Error(limit.status());

@@ -408,6 +408,66 @@ TEST_F(AdminTest, TheDashboardLogsInWithACookieAndRefusesCrossOriginPosts) {
             std::string::npos);
 }
 
+// GET /api/v1/queues and the dashboard's Queues page: each queue's open entries in its order,
+// with a position and an ETA at the pace of its recent landings, and its ended entries.
+TEST_F(AdminTest, QueuesListTheirEntriesInOrderWithAnEtaAtTheRecentPace) {
+  const std::string queue = "acme/app@main/queue";
+  auto fence_of = [&](const std::string& key) {
+    Signal s{key, "pushed", {}};
+    EXPECT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kAcknowledged).ok());
+    auto leases = store_->work().Claim("w", 100, seconds(600), clock_->Now());
+    EXPECT_TRUE(leases.ok());
+    for (const Lease& l : *leases) {
+      if (l.key == key) return l.fence;
+    }
+    ADD_FAILURE() << "no lease for " << key;
+    return int64_t{0};
+  };
+  std::vector<int64_t> ids;
+  for (int n = 1; n <= 4; ++n) {
+    const std::string pr = "acme/app#" + std::to_string(n);
+    auto e = store_->queues().Enter(queue, QueueEntryKey{pr, "sha" + std::to_string(n), 1}, 0,
+                                    fence_of(pr), kT0 + seconds(n));
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ids.push_back(e->entry.id);
+  }
+  const int64_t fence = fence_of(queue);
+  for (int i = 0; i < 2; ++i) {  // #1 lands at +60 s, #2 at +120 s
+    for (auto [from, to] : {std::pair{EntryState::kQueued, EntryState::kMerging},
+                            std::pair{EntryState::kMerging, EntryState::kMerged}}) {
+      ASSERT_TRUE(store_->queues()
+                      .Step(ids[i], {.from = from, .to = to, .reason = "merged"}, fence,
+                            kT0 + seconds(60 * (i + 1)))
+                      .ok());
+    }
+  }
+  clock_->Advance(seconds(200));
+  json::object v = GetJson("/api/v1/queues");
+  ASSERT_EQ(v["queues"].as_array().size(), 1u) << json::serialize(v);
+  json::object q = v["queues"].as_array()[0].as_object();
+  EXPECT_EQ(q["queue"].as_string(), queue);
+  EXPECT_EQ(q["base"].as_string(), "main");
+  EXPECT_DOUBLE_EQ(q["landing_interval_seconds"].as_double(), 60.0);
+  const json::array& open = q["open"].as_array();
+  ASSERT_EQ(open.size(), 2u);
+  EXPECT_EQ(open[0].at("subject").as_string(), "acme/app#3");
+  EXPECT_EQ(open[0].at("position").as_int64(), 0);
+  EXPECT_EQ(open[0].at("eta").as_string(), FormatTime(clock_->Now() + seconds(60)));
+  EXPECT_EQ(open[1].at("eta").as_string(), FormatTime(clock_->Now() + seconds(120)));
+  ASSERT_EQ(q["ended"].as_array().size(), 2u);
+  EXPECT_EQ(q["ended"].as_array()[0].at("subject").as_string(), "acme/app#2") << "newest first";
+
+  ClientResponse ok = Send("POST", "/login", "", "token=" + PercentEncode(kToken),
+                           "Content-Type: application/x-www-form-urlencoded\r\n");
+  ASSERT_EQ(ok.status, 303);
+  const std::string cookie = "Cookie: " + ok.Header("set-cookie").substr(0, ok.Header("set-cookie").find(';')) + "\r\n";
+  ClientResponse page = Send("GET", "/queues", "", "", cookie);
+  ASSERT_EQ(page.status, 200);
+  EXPECT_THAT(page.body, HasSubstr("data-queue=\"acme/app@main/queue\""));
+  EXPECT_THAT(page.body, HasSubstr("data-subject=\"acme/app#3\""));
+  EXPECT_THAT(page.body, HasSubstr("class=\"ended\""));
+}
+
 TEST(AdminAuthTest, TokensCompareWholeAndTheListenerRuleHolds) {
   EXPECT_TRUE(TokenEquals("abc", "abc"));
   EXPECT_FALSE(TokenEquals("abc", "abd"));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "admin/dashboard_assets.h"
+#include "admin/queue_view.h"
 #include "admin/views.h"
 #include "base/subject.h"
 #include "http/query.h"
@@ -37,6 +38,7 @@ std::string Page(const std::string& title, const std::string& body) {
     << " · gatehouse</title><style>" << kDashboardCss << "</style></head><body>"
     << "<header><h1>gatehouse</h1><a href=\"/\">Overview</a><a href=\"/work\">Work</a>"
     << "<a href=\"/dead\">Dead</a><a href=\"/reviewers\">Reviewers</a>"
+    << "<a href=\"/queues\">Queues</a>"
     << "<form action=\"/pr\" method=\"get\"><input name=\"subject\" id=\"pr-search\" "
     << "placeholder=\"owner/repo#123\" size=\"24\"> <button type=\"submit\">Timeline</button>"
     << "</form><form action=\"/logout\" method=\"post\"><button type=\"submit\">Log out</button>"
@@ -145,6 +147,7 @@ HttpResponse Dashboard::Serve(const HttpRequest& request) const {
   if (path == "/dead") return Html(200, DeadPage());
   if (path == "/pr") return Html(200, PrPage(param("subject")));
   if (path == "/reviewers") return Html(200, ReviewersPage());
+  if (path == "/queues") return Html(200, QueuesPage());
   return Html(404, Page("Not found", "<section><p>No such page.</p></section>"));
 }
 
@@ -357,6 +360,47 @@ std::string Dashboard::ReviewersPage() const {
   for (const json::value& k : waiting) o << "<div>" << PrLink(Text(k)) << "</div>";
   o << "</section>";
   return Page("Reviewers", o.str());
+}
+
+// Each merge queue: its open entries in the queue's order (position, PR, state, batch, the
+// SHA under test, ETA, what the last step said), then the latest ended ones.
+std::string Dashboard::QueuesPage() const {
+  auto v = QueuesView(store_, clock_->Now());
+  if (!v.ok()) return Page("Queues", ErrorSection(v.status()));
+  std::ostringstream o;
+  const json::array& queues = v->at("queues").as_array();
+  if (queues.empty()) {
+    o << "<section><h2>Merge queues</h2><p class=\"muted\">No merge queue has run yet "
+         "(merge_queue: in .github/gatehouse.yml, docs/MERGE_QUEUE.md).</p></section>";
+  }
+  for (const json::value& qv : queues) {
+    const json::object& q = qv.as_object();
+    const std::string name = Field(q, "queue");
+    o << "<section class=\"queue\" data-queue=\"" << E(name) << "\"><h2>" << E(name)
+      << "</h2><p class=\"muted\">work item " << E(Field(q, "work_state"))
+      << "; a landing every " << E(Field(q, "landing_interval_seconds")) << " s, "
+      << E(Field(q, "per_landing")) << " PRs each</p>";
+    o << "<table class=\"queue-open\"><tr><th>#</th><th>Pull request</th><th>State</th>"
+         "<th>Batch</th><th>Tested</th><th>ETA</th><th>Last step</th></tr>";
+    for (const json::value& ev : q.at("open").as_array()) {
+      const json::object& e = ev.as_object();
+      o << "<tr class=\"entry\" data-subject=\"" << E(Field(e, "subject")) << "\"><td class=\"n\">"
+        << E(Field(e, "position")) << "</td><td>" << PrLink(Field(e, "subject"))
+        << "</td><td class=\"entry-state\">" << E(Field(e, "state")) << "</td><td class=\"n\">"
+        << E(Field(e, "batch")) << "</td><td>" << E(Short(Field(e, "tested_sha"))) << "</td><td>"
+        << E(Field(e, "eta")) << "</td><td>" << E(Field(e, "reason")) << "</td></tr>";
+    }
+    o << "</table><h3>Ended</h3><table class=\"queue-ended\"><tr><th>Pull request</th>"
+         "<th>State</th><th>At</th><th>Why</th></tr>";
+    for (const json::value& ev : q.at("ended").as_array()) {
+      const json::object& e = ev.as_object();
+      o << "<tr class=\"ended\"><td>" << PrLink(Field(e, "subject")) << "</td><td>"
+        << E(Field(e, "state")) << "</td><td>" << E(Field(e, "updated_at")) << "</td><td>"
+        << E(Field(e, "reason")) << "</td></tr>";
+    }
+    o << "</table></section>";
+  }
+  return Page("Queues", o.str());
 }
 
 }  // namespace gatehouse::admin

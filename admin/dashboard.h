@@ -40,6 +40,7 @@ class Dashboard {
   std::string DeadPage() const;
   std::string PrPage(const std::string& subject) const;
   std::string ReviewersPage() const;
+  std::string QueuesPage() const;
 
   Store& store_;
   ClockPtr clock_;
