@@ -383,12 +383,13 @@ int RunDemo(int argc, char** argv) {
   for (const QueueSummary& q : queues) {
     std::printf(
         "%-28s %s: %lld merged in %lld batches, %lld dropped, %lld open; CI tested %lld states "
-        "for %lld entries (a serial queue: one each, %lld saved by batching)\n",
+        "for %lld entries: %lld CI runs saved by batching (a serial queue tests each entry on "
+        "its own)\n",
         "merge queue", q.queue.c_str(), static_cast<long long>(q.merged),
         static_cast<long long>(q.batches_landed), static_cast<long long>(q.dropped),
         static_cast<long long>(q.open), static_cast<long long>(q.tested_states),
         static_cast<long long>(q.entries_tested),
-        static_cast<long long>(q.entries_tested - q.tested_states));
+        static_cast<long long>(std::max<int64_t>(0, q.entries_tested - q.tested_states)));
     if (q.open > 0) {
       problems.push_back(q.queue + ": " + std::to_string(q.open) + " entries still open");
     }

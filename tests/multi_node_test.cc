@@ -12,8 +12,10 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
+#include "base/subject.h"
 #include "store/open_store.h"
 #include "store/pg_test_database.h"
 #include "store/store_test_util.h"
@@ -151,6 +153,17 @@ TEST_F(MultiNodeTest, ThreeNodesOneKilledMidPlayEndOkWithOneMergePerMergedPr) {
     }
     EXPECT_LE(merges, 1) << "merged more than once";
     prs_merged += merges;
+    // A merge queue's PRs merge through its entries (a batch landing), once each.
+    if (QueueKey::Parse(w.key)) {
+      auto entries = (*store)->queues().ListQueue(w.key, 100000);
+      ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+      std::set<std::string> merged_prs;
+      for (const QueueEntry& e : *entries) {
+        if (e.state != EntryState::kMerged) continue;
+        EXPECT_TRUE(merged_prs.insert(e.key.subject).second) << e.key.subject << " merged twice";
+        ++prs_merged;
+      }
+    }
   }
   EXPECT_EQ(prs_merged, want_merged);
 }
