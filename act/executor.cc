@@ -370,7 +370,7 @@ class PlanRun {
       }
       case ActionKind::kCheckRun: {
         CheckRunSpec spec;
-        spec.name = std::string(decide::kCheckRunName);
+        spec.name = decide::CheckRunNameOf(a);
         spec.head_sha = a.head_sha;
         spec.status = a.check_status;
         spec.conclusion = a.check_conclusion;

@@ -105,7 +105,8 @@ decide::PrSnapshot SnapshotOf(const LiveState& live, Time now, Time head_first_s
         decide::Review{r.user, r.state, r.commit_id, Time(std::chrono::microseconds(++order))});
   }
   for (const CheckRun& r : live.check_runs) {
-    if (r.name == decide::kCheckRunName) continue;
+    // gatehouse's own runs (its verdict, the merge queue's) are not checks it waits for.
+    if (r.name == decide::kCheckRunName || r.name == decide::kQueueCheckRunName) continue;
     if (!r.head_sha.empty() && r.head_sha != pr.head_sha) continue;
     s.check_runs.push_back(
         decide::CheckRun{r.id, r.name, r.app, r.status, r.conclusion, r.head_sha});

@@ -13,11 +13,15 @@
 #include "decide/options.h"
 #include "decide/queue_step.h"
 #include "decide/reasons.h"
+#include "store/queue_pace.h"
 
 namespace gatehouse::act {
 namespace {
 
 using decide::QueueMove;
+
+// How many of the latest ended entries the queue's pace is measured over.
+constexpr int kPaceWindow = 20;
 
 decide::QueueHeadEntry HeadEntryOf(const QueueEntry& e) {
   return decide::QueueHeadEntry{std::string(EntryStateName(e.state)), e.key.head_sha,
@@ -64,6 +68,7 @@ class QueuePass::OnePass : public QueueMoves {
       return PassOutcome::Done();
     }
     if (auto end = DropWhatMayNotWait()) return *end;
+    AnnounceQueued();
     std::optional<Time> wake;
     const int rounds = 3 * static_cast<int>(entries_.size()) + 10;
     for (int round = 0; round < rounds && !entries_.empty(); ++round) {
@@ -128,11 +133,94 @@ class QueuePass::OnePass : public QueueMoves {
   }
 
   std::optional<PassOutcome> ListEntries() {
-    auto entries = p_.store_.queues().ListQueue(key_.key());
+    auto entries = p_.store_.queues().ListQueue(key_.key(), kPaceWindow);
     if (!entries.ok()) return PassOutcome::Transient(entries.status().ToString());
-    entries_ = std::move(entries).value();
+    entries_.clear();
+    std::vector<EndedEntry> ended;
+    for (QueueEntry& e : *entries) {
+      if (IsTerminal(e.state)) {
+        ended.push_back({e.state == EntryState::kMerged, e.updated_at});
+      } else {
+        entries_.push_back(std::move(e));
+      }
+    }
+    pace_ = PaceOf(ended);
     if (hold_) entries_.clear();
     return std::nullopt;
+  }
+
+  // The `gatehouse/queue` check run of an entry (docs/MERGE_QUEUE.md "Visibility"), through
+  // the ledger under the queue's key, once per entry and state (and tested SHA): entering,
+  // testing, merged, dropped. Written on the head the PR has in that state (the serial
+  // method's update is a new head). Best effort: a failure is logged, the queue goes on.
+  void Announce(const QueueEntry& e, size_t position) {
+    const bool serial = policy_.merge_queue.method == decide::QueueMethod::kUpdateBranch;
+    const bool on_tested = serial && !e.tested_sha.empty() && e.state != EntryState::kQueued &&
+                           e.state != EntryState::kUpdating;
+    decide::PlannedAction a;
+    a.kind = decide::ActionKind::kCheckRun;
+    a.head_sha = on_tested ? e.tested_sha : e.key.head_sha;
+    a.head_occurrence = 1;
+    a.check_name = std::string(decide::kQueueCheckRunName);
+    a.detail = std::string(decide::kQueueCheckRunName) + ":" + std::string(EntryStateName(e.state)) +
+               ":entry:" + std::to_string(e.id) +
+               (e.state == EntryState::kTesting ? ":" + decide::ShortHead(e.tested_sha) : "");
+    a.why = "merge queue " + key_.key();
+    const std::optional<Time> eta = EtaOf(pace_, position, now_);
+    const std::string eta_text =
+        eta ? "ETA " + FormatTime(*eta) + " at the queue's recent pace."
+            : "ETA not known yet (the queue has not landed twice recently).";
+    const std::string base = std::string(key_.base());
+    switch (e.state) {
+      case EntryState::kQueued:
+        a.check_status = "in_progress";
+        a.check_title = "Queued: position " + std::to_string(position + 1) + " of " +
+                        std::to_string(entries_.size());
+        a.check_summary = "In the merge queue of `" + base + "` (entry " + std::to_string(e.id) +
+                          ", priority " + std::to_string(e.priority) + "). " + eta_text;
+        break;
+      case EntryState::kTesting:
+        a.check_status = "in_progress";
+        a.check_title = (e.batch != 0 ? "Testing in batch " + std::to_string(e.batch)
+                                      : std::string("Testing")) +
+                        " at " + decide::ShortHead(e.tested_sha);
+        a.check_summary = "The required checks run on `" + e.tested_sha + "`" +
+                          (e.deadline ? " and must report by " + FormatTime(*e.deadline) : "") +
+                          ". " + e.reason + ". " + eta_text;
+        break;
+      case EntryState::kMerged:
+        a.check_status = "completed";
+        a.check_conclusion = "success";
+        a.check_title = "Merged by the merge queue";
+        a.check_summary = e.reason;
+        break;
+      case EntryState::kDropped:
+        a.check_status = "completed";
+        a.check_conclusion = "neutral";
+        a.check_title = "Left the merge queue";
+        a.check_summary = e.reason;
+        break;
+      default:
+        return;  // updating, merging: moments, not worth a write
+    }
+    const std::optional<PassOutcome> stop = stop_;
+    const ActionReport report = ExecuteOne(e, a);
+    stop_ = stop;  // an announcement never stops the queue
+    if (report.result == ActionReport::Result::kFailed ||
+        report.result == ActionReport::Result::kRateLimited ||
+        report.result == ActionReport::Result::kUnknown) {
+      Log(LogLevel::kWarn, "queue.announce_failed")
+          .Field("queue", key_.key())
+          .Field("entry", e.id)
+          .Field("error", report.detail);
+    }
+  }
+
+  // Every queued entry's check run, once (the ledger finds the ones already written).
+  void AnnounceQueued() {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].state == EntryState::kQueued) Announce(entries_[i], i);
+    }
   }
 
   // 1-2. A queue that may no longer merge drops its entries (a merge under way is settled, not
@@ -318,6 +406,11 @@ class QueuePass::OnePass : public QueueMoves {
               (sha.empty() ? "" : " at " + decide::ShortHead(sha)) +
               (step.reason.empty() ? "" : ": " + step.reason));
     if (IsTerminal(step.to)) TellPr(e);
+    if (step.to == EntryState::kTesting || IsTerminal(step.to)) {
+      const auto at = std::find_if(entries_.begin(), entries_.end(),
+                                   [&](const QueueEntry& x) { return x.id == e.id; });
+      Announce(*moved, static_cast<size_t>(std::max<std::ptrdiff_t>(0, at - entries_.begin())));
+    }
     return GoOn();
   }
 
@@ -379,7 +472,8 @@ class QueuePass::OnePass : public QueueMoves {
   CallContext call_;
   decide::Policy policy_;
   std::vector<decide::RequiredCheck> required_;
-  std::vector<QueueEntry> entries_;
+  std::vector<QueueEntry> entries_;  // the open ones, in the queue's order
+  QueuePace pace_;                    // from the latest ended ones
   bool hold_ = false;
   std::optional<PassOutcome> stop_;
 };

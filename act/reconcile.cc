@@ -195,7 +195,7 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       for (const CheckRun& r : *runs) {
         // Our runs carry the action's key as external_id: an exact match. A run without
         // one (created by another tool under our name) matches on status and conclusion.
-        const bool ours = r.name == decide::kCheckRunName && r.head_sha == a.head_sha;
+        const bool ours = r.name == decide::CheckRunNameOf(a) && r.head_sha == a.head_sha;
         if (ours && (r.external_id.empty()
                          ? r.status == a.check_status && r.conclusion == a.check_conclusion
                          : r.external_id == a.Key())) {

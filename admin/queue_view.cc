@@ -1,10 +1,9 @@
 #include "admin/queue_view.h"
 
 #include <algorithm>
-#include <cmath>
-#include <set>
 
 #include "base/subject.h"
+#include "store/queue_pace.h"
 
 namespace gatehouse::admin {
 namespace {
@@ -31,48 +30,19 @@ json::object EntryJson(const QueueEntry& e) {
                       {"updated_at", FormatTime(e.updated_at)}};
 }
 
-// The recent pace: the landings (merged entries grouped by the instant they were recorded)
-// and the mean time between them.
-struct Pace {
-  std::optional<double> interval_s;
-  double per_landing = 1;
-};
-
-Pace PaceOf(const std::vector<QueueEntry>& ended) {
-  std::set<Time> landings;
-  int merged = 0;
-  for (const QueueEntry& e : ended) {
-    if (e.state != EntryState::kMerged) continue;
-    landings.insert(e.updated_at);
-    ++merged;
-  }
-  Pace p;
-  if (landings.size() >= 2) {
-    const double span =
-        std::chrono::duration<double>(*landings.rbegin() - *landings.begin()).count();
-    p.interval_s = span / static_cast<double>(landings.size() - 1);
-    p.per_landing = static_cast<double>(merged) / static_cast<double>(landings.size());
-  }
-  return p;
-}
-
 Result<json::object> OneQueue(Store& store, const WorkItem& item, const QueueKey& key, Time now) {
   auto listed = store.queues().ListQueue(key.key(), kEnded);
   if (!listed.ok()) return listed.status();
   std::vector<QueueEntry> open, ended;
   for (QueueEntry& e : *listed) (IsTerminal(e.state) ? ended : open).push_back(std::move(e));
-  const Pace pace = PaceOf(ended);
+  std::vector<EndedEntry> landed;
+  for (const QueueEntry& e : ended) landed.push_back({e.state == EntryState::kMerged, e.updated_at});
+  const QueuePace pace = PaceOf(landed);
   json::array open_json, ended_json;
   for (size_t i = 0; i < open.size(); ++i) {
     json::object e = EntryJson(open[i]);
     e["position"] = static_cast<int64_t>(i);
-    if (pace.interval_s) {
-      const double landings_ahead = std::floor(static_cast<double>(i) / pace.per_landing) + 1;
-      e["eta"] = FormatTime(now + std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
-                                      landings_ahead * *pace.interval_s)));
-    } else {
-      e["eta"] = nullptr;
-    }
+    e["eta"] = TimeOrNull(EtaOf(pace, i, now));
     open_json.push_back(std::move(e));
   }
   for (const QueueEntry& e : ended) ended_json.push_back(EntryJson(e));
@@ -84,7 +54,8 @@ Result<json::object> OneQueue(Store& store, const WorkItem& item, const QueueKey
                  {"ended", std::move(ended_json)},
                  {"per_landing", pace.per_landing}};
   q["landing_interval_seconds"] =
-      pace.interval_s ? json::value(*pace.interval_s) : json::value(nullptr);
+      pace.interval ? json::value(std::chrono::duration<double>(*pace.interval).count())
+                    : json::value(nullptr);
   return q;
 }
 

@@ -339,6 +339,13 @@ ActionClass ClassOf(ActionKind kind) {
   return ActionClass::kClose;
 }
 
+std::string CheckRunNameOf(const PlannedAction& a) {
+  if (!a.check_name.empty()) return a.check_name;
+  const std::string queue = std::string(kQueueCheckRunName) + ":";
+  if (a.detail.starts_with(queue)) return std::string(kQueueCheckRunName);
+  return std::string(kCheckRunName);
+}
+
 std::string PlannedAction::Key() const {
   std::string head = head_sha;
   if (head_occurrence > 1) head += "@" + std::to_string(head_occurrence);

@@ -39,6 +39,9 @@ inline constexpr std::string_view kSummaryMarker = "<!-- gatehouse:summary -->";
 
 // The name of gatehouse's check run on the head SHA.
 inline constexpr std::string_view kCheckRunName = "gatehouse";
+// The merge queue's check run on a queued PR's head (docs/MERGE_QUEUE.md "Visibility"): its
+// ledger detail starts "gatehouse/queue:", which is how a settled intent knows its name.
+inline constexpr std::string_view kQueueCheckRunName = "gatehouse/queue";
 
 // Action kinds, named as in DESIGN.md §8.
 enum class ActionKind {
@@ -121,6 +124,9 @@ struct PlannedAction {
   std::string check_conclusion;  // check_run: success, failure, neutral; empty if in_progress
   std::string check_title;       // check_run
   std::string check_summary;     // check_run
+  // check_run: the run's name ("" = kCheckRunName, or kQueueCheckRunName for a detail that
+  // starts "gatehouse/queue:"); see CheckRunNameOf.
+  std::string check_name;
   std::string role;              // review_run: the review role
   std::string trigger;           // review_run: "auto" or "comment:<id>"
   std::string reaction;          // reaction: GitHub's content name, e.g. "+1", "eyes"
@@ -143,6 +149,10 @@ struct Plan {
   std::vector<PlannedAction> actions;  // in execution order
   std::vector<SkippedAction> skipped;
 };
+
+// The name of the check run a check_run action writes: `check_name`, else kQueueCheckRunName
+// when its detail starts "gatehouse/queue:", else kCheckRunName.
+std::string CheckRunNameOf(const PlannedAction& a);
 
 // The `gatehouse` check run's summary (starting with kSummaryMarker) for this verdict and
 // head. Report::kProgress: the score, the reviews, and every blocker, waiting item and warning

@@ -164,6 +164,18 @@ TEST_F(MergeQueueE2eTest, TwentyPrsInBatchesOfFiveMergeWithFewerCiRuns) {
   EXPECT_GE(batches, 4);
   EXPECT_LT(batches, 20) << "batches of one are a serial queue";
   EXPECT_EQ(QueueMerges(o), 0) << "a batch lands by fast-forward, not PR merges";
+  // Each PR's gatehouse/queue check run, written through the queue's ledger once per state:
+  // queued, testing (at each tested SHA), merged.
+  int queued = 0, merged = 0;
+  auto rows = o.store->ledger().ListActions(kQueue);
+  ASSERT_TRUE(rows.ok());
+  for (const ActionRecord& r : *rows) {
+    if (r.key.kind != "check_run" || r.state != ActionState::kDone) continue;
+    queued += r.key.detail.rfind("gatehouse/queue:queued:", 0) == 0;
+    merged += r.key.detail.rfind("gatehouse/queue:merged:", 0) == 0;
+  }
+  EXPECT_EQ(queued, 20);
+  EXPECT_EQ(merged, 20);
   ExpectNothingDeadOrLost(o);
 }
 

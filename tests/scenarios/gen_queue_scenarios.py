@@ -75,6 +75,10 @@ write("queue_priority", {
 # --- batches (method: integration_branch) ---
 def batch(size):
     return "  method: integration_branch\n  batch_size: %d\n" % size
+def queue_check(n, conclusion):
+    # The merge queue's own check run on the PR's head says how its entry ended.
+    return {"pull": "acme/app#%d" % n,
+            "check_run": {"name": "gatehouse/queue", "status": "completed", "conclusion": conclusion}}
 def ci_runs(**bound):
     return dict({"kind": "check_run", "who": "ci-bot", "status": 201}, **bound)
 
@@ -85,7 +89,8 @@ write("queue_batch_storm", {
   "timeline": [pull(0, i) for i in range(1, n + 1)],
   "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": n},
              ci_runs(at_most=n + 8)]
-            + invariants() + [state(i, "merged") for i in range(1, n + 1)],
+            + invariants() + [state(i, "merged") for i in range(1, n + 1)]
+            + [queue_check(i, "success") for i in range(1, n + 1)],
   "timeout_ms": 180000, "settle_ms": 3000})
 
 # #3 breaks in combination (its own head passes): bisection finds it in the first batch of 4,
@@ -96,7 +101,7 @@ write("queue_bisect", {
   "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 7},
              ci_runs(at_most=8 + 8)]
             + invariants() + [state(i, "merged") for i in range(1, 9) if i != 3]
-            + [state(3, "open")],
+            + [state(3, "open"), queue_check(3, "neutral"), queue_check(4, "success")],
   "timeout_ms": 120000, "settle_ms": 3000})
 
 # A hotfix PR becomes ready while the first batch of three is under test (its CI, 3 s, ends
