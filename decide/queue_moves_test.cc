@@ -14,17 +14,17 @@ using ::testing::HasSubstr;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const Time kNow = Time{} + std::chrono::hours(1000);
-const std::string kHead = "1111111111111111111111111111111111111111";
-const std::string kTested = "2222222222222222222222222222222222222222";
-const std::vector<RequiredCheck> kCi = {{"ci", ""}};
+const Time kQueueNow = Time{} + std::chrono::hours(1000);
+const std::string kQueuedHead = "1111111111111111111111111111111111111111";
+const std::string kTestedSha = "2222222222222222222222222222222222222222";
+const std::vector<RequiredCheck> kCiCheck = {{"ci", ""}};
 
 CheckRun CiRun(const std::string& sha, const std::string& status, const std::string& conclusion,
              int64_t id = 1) {
   return CheckRun{id, "ci", "ci-bot", status, conclusion, sha};
 }
 
-QueuePull Open(const std::string& head) {
+QueuePull OpenPull(const std::string& head) {
   QueuePull p;
   p.state = "open";
   p.head_sha = head;
@@ -36,153 +36,153 @@ QueuePull Open(const std::string& head) {
 // --- serial (update_branch) ---
 
 TEST(QueueStepTest, AQueuedEntryBehindItsBaseStartsUpdatingUpToDateOneIsTestedAsItIs) {
-  const QueueHeadEntry queued{"queued", kHead, "", std::nullopt};
-  QueuePull behind = Open(kHead);
+  const QueueHeadEntry queued{"queued", kQueuedHead, "", std::nullopt};
+  QueuePull behind = OpenPull(kQueuedHead);
   behind.mergeable_state = "behind";
-  EXPECT_EQ(NextQueueMove(queued, behind, kCi, minutes(30), kNow).kind,
+  EXPECT_EQ(NextQueueMove(queued, behind, kCiCheck, minutes(30), kQueueNow).kind,
             QueueMove::Kind::kStartUpdate);
-  const QueueMove as_is = NextQueueMove(queued, Open(kHead), kCi, minutes(30), kNow);
+  const QueueMove as_is = NextQueueMove(queued, OpenPull(kQueuedHead), kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(as_is.kind, QueueMove::Kind::kStartTesting);
-  EXPECT_EQ(as_is.sha, kHead);
-  QueuePull computing = Open(kHead);
+  EXPECT_EQ(as_is.sha, kQueuedHead);
+  QueuePull computing = OpenPull(kQueuedHead);
   computing.mergeable.reset();
-  EXPECT_EQ(NextQueueMove(queued, computing, kCi, minutes(30), kNow).kind,
+  EXPECT_EQ(NextQueueMove(queued, computing, kCiCheck, minutes(30), kQueueNow).kind,
             QueueMove::Kind::kWait);
 }
 
 TEST(QueueStepTest, APushOrACloseDropsTheEntry) {
-  const QueueHeadEntry queued{"queued", kHead, "", std::nullopt};
-  const QueueMove pushed = NextQueueMove(queued, Open(kTested), kCi, minutes(30), kNow);
+  const QueueHeadEntry queued{"queued", kQueuedHead, "", std::nullopt};
+  const QueueMove pushed = NextQueueMove(queued, OpenPull(kTestedSha), kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(pushed.kind, QueueMove::Kind::kDrop);
   EXPECT_THAT(pushed.reason, HasSubstr("new commits were pushed"));
-  QueuePull closed = Open(kHead);
+  QueuePull closed = OpenPull(kQueuedHead);
   closed.state = "closed";
-  EXPECT_EQ(NextQueueMove(queued, closed, kCi, minutes(30), kNow).kind, QueueMove::Kind::kDrop);
+  EXPECT_EQ(NextQueueMove(queued, closed, kCiCheck, minutes(30), kQueueNow).kind, QueueMove::Kind::kDrop);
   QueuePull gone;
   gone.found = false;
-  EXPECT_EQ(NextQueueMove(queued, gone, kCi, minutes(30), kNow).kind, QueueMove::Kind::kDrop);
+  EXPECT_EQ(NextQueueMove(queued, gone, kCiCheck, minutes(30), kQueueNow).kind, QueueMove::Kind::kDrop);
 }
 
 TEST(QueueStepTest, TheUpdatesNewHeadIsTestedAndMergesOnlyWhenGreenOnExactlyIt) {
-  const QueueHeadEntry updating{"updating", kHead, kHead, kNow + minutes(30)};
-  const QueueMove updated = NextQueueMove(updating, Open(kTested), kCi, minutes(30), kNow);
+  const QueueHeadEntry updating{"updating", kQueuedHead, kQueuedHead, kQueueNow + minutes(30)};
+  const QueueMove updated = NextQueueMove(updating, OpenPull(kTestedSha), kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(updated.kind, QueueMove::Kind::kStartTesting);
-  EXPECT_EQ(updated.sha, kTested);
+  EXPECT_EQ(updated.sha, kTestedSha);
 
-  const QueueHeadEntry testing{"testing", kHead, kTested, kNow + minutes(30)};
-  QueuePull pr = Open(kTested);
-  EXPECT_EQ(NextQueueMove(testing, pr, kCi, minutes(30), kNow).kind, QueueMove::Kind::kWait)
+  const QueueHeadEntry testing{"testing", kQueuedHead, kTestedSha, kQueueNow + minutes(30)};
+  QueuePull pr = OpenPull(kTestedSha);
+  EXPECT_EQ(NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow).kind, QueueMove::Kind::kWait)
       << "no check yet";
-  pr.check_runs = {CiRun(kHead, "completed", "success")};
-  EXPECT_EQ(NextQueueMove(testing, pr, kCi, minutes(30), kNow).kind, QueueMove::Kind::kWait)
+  pr.check_runs = {CiRun(kQueuedHead, "completed", "success")};
+  EXPECT_EQ(NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow).kind, QueueMove::Kind::kWait)
       << "green on another SHA does not count";
-  pr.check_runs = {CiRun(kTested, "completed", "success")};
-  EXPECT_EQ(NextQueueMove(testing, pr, kCi, minutes(30), kNow).kind,
+  pr.check_runs = {CiRun(kTestedSha, "completed", "success")};
+  EXPECT_EQ(NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow).kind,
             QueueMove::Kind::kStartMerging);
-  pr.check_runs = {CiRun(kTested, "completed", "failure")};
-  const QueueMove failed = NextQueueMove(testing, pr, kCi, minutes(30), kNow);
+  pr.check_runs = {CiRun(kTestedSha, "completed", "failure")};
+  const QueueMove failed = NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(failed.kind, QueueMove::Kind::kDrop);
   EXPECT_THAT(failed.reason, HasSubstr("failed on the tested head"));
 }
 
 TEST(QueueStepTest, ChecksThatNeverReportEndAtTheDeadline) {
-  const QueueHeadEntry testing{"testing", kHead, kTested, kNow + minutes(30)};
-  QueuePull pr = Open(kTested);
-  pr.check_runs = {CiRun(kTested, "in_progress", "")};
-  const QueueMove waiting = NextQueueMove(testing, pr, kCi, minutes(30), kNow);
+  const QueueHeadEntry testing{"testing", kQueuedHead, kTestedSha, kQueueNow + minutes(30)};
+  QueuePull pr = OpenPull(kTestedSha);
+  pr.check_runs = {CiRun(kTestedSha, "in_progress", "")};
+  const QueueMove waiting = NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(waiting.kind, QueueMove::Kind::kWait);
-  EXPECT_EQ(waiting.at, kNow + minutes(30));
-  const QueueMove late = NextQueueMove(testing, pr, kCi, minutes(30), kNow + minutes(30));
+  EXPECT_EQ(waiting.at, kQueueNow + minutes(30));
+  const QueueMove late = NextQueueMove(testing, pr, kCiCheck, minutes(30), kQueueNow + minutes(30));
   EXPECT_EQ(late.kind, QueueMove::Kind::kDrop);
   EXPECT_THAT(late.reason, HasSubstr("within checks_timeout (30m)"));
 }
 
 TEST(QueueStepTest, AMergeUnderWayIsSettledWhateverThePrShows) {
-  const QueueHeadEntry merging{"merging", kHead, kTested, std::nullopt};
-  QueuePull closed = Open(kTested);
+  const QueueHeadEntry merging{"merging", kQueuedHead, kTestedSha, std::nullopt};
+  QueuePull closed = OpenPull(kTestedSha);
   closed.state = "closed";
   closed.merged = true;
-  const QueueMove m = NextQueueMove(merging, closed, kCi, minutes(30), kNow);
+  const QueueMove m = NextQueueMove(merging, closed, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(m.kind, QueueMove::Kind::kMerge);
-  EXPECT_EQ(m.sha, kTested);
+  EXPECT_EQ(m.sha, kTestedSha);
 }
 
 // --- batches (integration_branch) ---
 
-QueueBatchFacts Testing(size_t size) {
+QueueBatchFacts TestingBatch(size_t size) {
   QueueBatchFacts b;
   b.state = "testing";
-  b.tested_sha = kTested;
-  b.deadline = kNow + minutes(30);
+  b.tested_sha = kTestedSha;
+  b.deadline = kQueueNow + minutes(30);
   b.size = size;
   return b;
 }
 
 TEST(QueueBatchTest, ABatchBuildsWaitsForItsChecksAndMergesWhenGreenOnTheIntegrationSha) {
-  QueueBatchFacts b = Testing(5);
+  QueueBatchFacts b = TestingBatch(5);
   b.state = "updating";
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kBuild);
-  b = Testing(5);
-  const BatchMove waiting = NextBatchMove(b, kCi, minutes(30), kNow);
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kBuild);
+  b = TestingBatch(5);
+  const BatchMove waiting = NextBatchMove(b, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(waiting.kind, BatchMove::Kind::kWait);
-  EXPECT_EQ(waiting.at, kNow + minutes(30));
-  b.check_runs = {CiRun(kHead, "completed", "success")};
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kWait)
+  EXPECT_EQ(waiting.at, kQueueNow + minutes(30));
+  b.check_runs = {CiRun(kQueuedHead, "completed", "success")};
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kWait)
       << "a member's own head being green says nothing of the batch";
-  b.check_runs = {CiRun(kTested, "completed", "success")};
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kStartMerging);
+  b.check_runs = {CiRun(kTestedSha, "completed", "success")};
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kStartMerging);
   b.state = "merging";
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kLand);
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kLand);
 }
 
 TEST(QueueBatchTest, AFailedBatchIsSplitAFailedSingleEntryDropped) {
-  QueueBatchFacts b = Testing(5);
-  b.check_runs = {CiRun(kTested, "completed", "failure")};
-  const BatchMove split = NextBatchMove(b, kCi, minutes(30), kNow);
+  QueueBatchFacts b = TestingBatch(5);
+  b.check_runs = {CiRun(kTestedSha, "completed", "failure")};
+  const BatchMove split = NextBatchMove(b, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(split.kind, BatchMove::Kind::kSplit);
   EXPECT_THAT(split.reason, HasSubstr("failed on the integration SHA 222222222222"));
   b.size = 1;
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kDrop);
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kDrop);
   // A re-run that passes supersedes the failure (the latest run of a name counts).
-  b.check_runs.push_back(CiRun(kTested, "completed", "success", 2));
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow).kind, BatchMove::Kind::kStartMerging);
+  b.check_runs.push_back(CiRun(kTestedSha, "completed", "success", 2));
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow).kind, BatchMove::Kind::kStartMerging);
 }
 
 TEST(QueueBatchTest, ChecksThatNeverReportSplitTheBatchAtTheDeadline) {
-  QueueBatchFacts b = Testing(4);
-  b.check_runs = {CiRun(kTested, "in_progress", "")};
-  EXPECT_EQ(NextBatchMove(b, kCi, minutes(30), kNow + minutes(29)).kind, BatchMove::Kind::kWait);
-  const BatchMove late = NextBatchMove(b, kCi, minutes(30), kNow + minutes(30));
+  QueueBatchFacts b = TestingBatch(4);
+  b.check_runs = {CiRun(kTestedSha, "in_progress", "")};
+  EXPECT_EQ(NextBatchMove(b, kCiCheck, minutes(30), kQueueNow + minutes(29)).kind, BatchMove::Kind::kWait);
+  const BatchMove late = NextBatchMove(b, kCiCheck, minutes(30), kQueueNow + minutes(30));
   EXPECT_EQ(late.kind, BatchMove::Kind::kSplit);
   EXPECT_THAT(late.reason, HasSubstr("within checks_timeout (30m)"));
 }
 
 TEST(QueueBatchTest, AMemberThatLeftMakesTheBatchBuildAgainEvenWhenGreen) {
-  QueueBatchFacts b = Testing(3);
-  b.check_runs = {CiRun(kTested, "completed", "success")};
+  QueueBatchFacts b = TestingBatch(3);
+  b.check_runs = {CiRun(kTestedSha, "completed", "success")};
   b.lost_member = true;
-  const BatchMove m = NextBatchMove(b, kCi, minutes(30), kNow);
+  const BatchMove m = NextBatchMove(b, kCiCheck, minutes(30), kQueueNow);
   EXPECT_EQ(m.kind, BatchMove::Kind::kBuild) << "its old head is in the integration SHA";
 }
 
 TEST(QueueBatchTest, AMemberLandsOnlyOpenAtTheHeadItWasQueuedAt) {
-  EXPECT_EQ(WhyMemberCannotLand(kHead, Open(kHead)), "");
-  EXPECT_THAT(WhyMemberCannotLand(kHead, Open(kTested)), HasSubstr("new commits were pushed"));
-  QueuePull draft = Open(kHead);
+  EXPECT_EQ(WhyMemberCannotLand(kQueuedHead, OpenPull(kQueuedHead)), "");
+  EXPECT_THAT(WhyMemberCannotLand(kQueuedHead, OpenPull(kTestedSha)), HasSubstr("new commits were pushed"));
+  QueuePull draft = OpenPull(kQueuedHead);
   draft.draft = true;
-  EXPECT_THAT(WhyMemberCannotLand(kHead, draft), HasSubstr("draft"));
-  QueuePull merged = Open(kHead);
+  EXPECT_THAT(WhyMemberCannotLand(kQueuedHead, draft), HasSubstr("draft"));
+  QueuePull merged = OpenPull(kQueuedHead);
   merged.merged = true;
   merged.state = "closed";
-  EXPECT_THAT(WhyMemberCannotLand(kHead, merged), HasSubstr("merged outside the queue"));
+  EXPECT_THAT(WhyMemberCannotLand(kQueuedHead, merged), HasSubstr("merged outside the queue"));
 }
 
 TEST(QueueBatchTest, ABatchWaitsBrieflyForCompanyUnlessFull) {
-  const Time entered = kNow - seconds(1);
-  EXPECT_EQ(BatchFormsAt(2, 5, entered, kNow), entered + kBatchGather);
-  EXPECT_EQ(BatchFormsAt(5, 5, entered, kNow), std::nullopt) << "full";
+  const Time entered = kQueueNow - seconds(1);
+  EXPECT_EQ(BatchFormsAt(2, 5, entered, kQueueNow), entered + kBatchGather);
+  EXPECT_EQ(BatchFormsAt(5, 5, entered, kQueueNow), std::nullopt) << "full";
   EXPECT_EQ(BatchFormsAt(2, 5, entered, entered + kBatchGather), std::nullopt) << "waited";
-  EXPECT_EQ(BatchFormsAt(1, 1, entered, kNow), std::nullopt) << "serial: never waits";
+  EXPECT_EQ(BatchFormsAt(1, 1, entered, kQueueNow), std::nullopt) << "serial: never waits";
 }
 
 TEST(QueueBatchTest, HalvesAndTheBranch) {
