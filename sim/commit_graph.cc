@@ -103,7 +103,10 @@ CommitGraph::Merge CommitGraph::Merged(const std::string& into, const std::strin
   const Content theirs = ContentOf(head).value_or(Content{});
   out.content = ours;
   if (HistoryIndex(theirs.base) > HistoryIndex(ours.base)) out.content.base = theirs.base;
-  for (const auto& [number, h] : theirs.pulls) {
+  for (const auto& pull : theirs.pulls) {
+    // Named copies: a lambda may not capture a structured binding (clang 14).
+    const int number = pull.first;
+    const std::string& h = pull.second;
     if (Holds(ours, number, h)) continue;
     // An earlier head of the PR is superseded by the one merged now.
     auto& pulls = out.content.pulls;
