@@ -4,7 +4,7 @@
 // queued → updating → testing → merging → merged, or ends dropped with a reason.
 //
 // Exactly once by construction: an entry is identified by (PR subject, head SHA, head
-// occurrence) and the store enforces that key (a unique index, never check-then-insert), so
+// occurrence, the command that admitted it) and the store enforces that key (a unique index, never check-then-insert), so
 // replays, redeliveries and concurrent passes make one entry per head. The PR pass enters and
 // drops entries under the PR's fence; the queue pass moves them under the queue's fence; each
 // change signals the queue's work item in the same transaction, so the queue hears of it
@@ -36,6 +36,9 @@ struct QueueEntryKey {
   std::string subject;  // the PR, "owner/repo#12"
   std::string head_sha;
   int64_t head_occurrence = 1;
+  // The `queue` or `merge` comment that let this head in once more (docs/MERGE_QUEUE.md
+  // "Commands"); 0 for an entry the PR's readiness alone made. Each command admits a head once.
+  int64_t admitted_by = 0;
   bool operator==(const QueueEntryKey&) const = default;
 };
 

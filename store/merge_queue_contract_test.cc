@@ -67,10 +67,19 @@ TEST_P(MergeQueueContractTest, AHeadEntersOnceAndSignalsTheQueue) {
   // Another head, or the same head's second occurrence, is another entry.
   EXPECT_TRUE(q.Enter(kQueue, Head("acme/app#1", "sha2"), 0, fence, kT0)->created);
   EXPECT_TRUE(q.Enter(kQueue, Head("acme/app#1", "sha1", 2), 0, fence, kT0)->created);
+  // A command admits the head once more: another entry, once per command.
+  QueueEntryKey admitted = Head("acme/app#1", "sha1");
+  admitted.admitted_by = 4242;
+  auto by_command = q.Enter(kQueue, admitted, 0, fence, kT0 + seconds(6));
+  ASSERT_TRUE(by_command.ok()) << by_command.status().ToString();
+  EXPECT_TRUE(by_command->created);
+  EXPECT_EQ(by_command->entry.key, admitted);
+  EXPECT_FALSE(q.Enter(kQueue, admitted, 0, fence, kT0 + seconds(7))->created);
   auto all = q.EntriesOf("acme/app#1");
   ASSERT_TRUE(all.ok());
-  ASSERT_EQ(all->size(), 3u);
+  ASSERT_EQ(all->size(), 4u);
   EXPECT_EQ((*all)[0].id, first->entry.id) << "oldest first";
+  EXPECT_EQ((*all)[3].key.admitted_by, 4242);
 }
 
 TEST_P(MergeQueueContractTest, EnteringUnderAStaleFenceOrWithABadKeyWritesNothing) {

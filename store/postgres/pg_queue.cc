@@ -17,14 +17,14 @@ namespace {
 
 #define GH_ENTRY_COLUMNS                                                                   \
   "id, queue, subject, head_sha, head_occurrence, priority, state, tested_sha, deadline, " \
-  "reason, entered_at, updated_at, batch"
+  "reason, entered_at, updated_at, batch, admitted_by"
 #define GH_ENTRY_OPEN "state NOT IN ('merged', 'dropped')"
 
 QueueEntry ReadEntry(const PgResult& r, int row) {
   QueueEntry e;
   e.id = r.Int(row, 0);
   e.queue = r.Text(row, 1);
-  e.key = QueueEntryKey{r.Text(row, 2), r.Text(row, 3), r.Int(row, 4)};
+  e.key = QueueEntryKey{r.Text(row, 2), r.Text(row, 3), r.Int(row, 4), r.Int(row, 13)};
   e.priority = static_cast<int>(r.Int(row, 5));
   ParseEntryState(r.Text(row, 6), &e.state);
   e.tested_sha = r.Text(row, 7);
@@ -61,10 +61,11 @@ Result<MergeQueue::Entered> PgStore::Enter(std::string_view queue, const QueueEn
         c.ExecPrepared(
             "queue_enter_insert",
             "INSERT INTO queue_entries (queue, subject, head_sha, head_occurrence,"
-            " priority, state, entered_at, updated_at) VALUES ($1, $2, $3, $4, $5,"
-            " 'queued', $6, $6) ON CONFLICT DO NOTHING RETURNING " GH_ENTRY_COLUMNS,
+            " priority, state, entered_at, updated_at, admitted_by) VALUES ($1, $2, $3, $4,"
+            " $5, 'queued', $6, $6, $7) ON CONFLICT DO NOTHING RETURNING " GH_ENTRY_COLUMNS,
             {PgParam::Text(queue), PgParam::Text(key.subject), PgParam::Text(key.head_sha),
-             PgParam::Int(key.head_occurrence), PgParam::Int(priority), PgParam::At(now)}));
+             PgParam::Int(key.head_occurrence), PgParam::Int(priority), PgParam::At(now),
+             PgParam::Int(key.admitted_by)}));
     out.created = ins.rows() == 1;
     if (out.created) {
       out.entry = ReadEntry(ins, 0);
@@ -75,9 +76,10 @@ Result<MergeQueue::Entered> PgStore::Enter(std::string_view queue, const QueueEn
                         c.ExecPrepared("queue_enter_existing",
                                        "SELECT " GH_ENTRY_COLUMNS
                                        " FROM queue_entries WHERE subject = $1 AND head_sha = $2"
-                                       " AND head_occurrence = $3",
+                                       " AND head_occurrence = $3 AND admitted_by = $4",
                                        {PgParam::Text(key.subject), PgParam::Text(key.head_sha),
-                                        PgParam::Int(key.head_occurrence)}));
+                                        PgParam::Int(key.head_occurrence),
+                                        PgParam::Int(key.admitted_by)}));
     if (q.rows() != 1) return Internal("queue entry vanished after a conflicting insert");
     out.entry = ReadEntry(q, 0);
     return Status::Ok();

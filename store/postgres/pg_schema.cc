@@ -257,6 +257,14 @@ constexpr const char kV7[] = R"sql(
 ALTER TABLE queue_entries ADD COLUMN batch BIGINT NOT NULL DEFAULT 0;
 )sql";
 
+// The command that admitted an entry joins its unique key (SQLite v14).
+constexpr const char kV8[] = R"sql(
+ALTER TABLE queue_entries ADD COLUMN admitted_by BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE queue_entries DROP CONSTRAINT queue_entries_subject_head_sha_head_occurrence_key;
+ALTER TABLE queue_entries ADD CONSTRAINT queue_entries_head_admitted_key
+  UNIQUE (subject, head_sha, head_occurrence, admitted_by);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "the SQLite schema at its version 7", kV1},
     {2, "recovered deliveries, the recovery high-water mark", kV2},
@@ -265,6 +273,7 @@ constexpr PgMigration kMigrations[] = {
     {5, "deliveries: their request headers", kV5},
     {6, "merge queue entries", kV6},
     {7, "merge queue entries: their batch", kV7},
+    {8, "merge queue entries: the command that admitted them", kV8},
 };
 
 // Under the lock, so that concurrent first starts do not race on CREATE TABLE (which is not

@@ -308,6 +308,39 @@ constexpr const char kV13[] = R"sql(
 ALTER TABLE queue_entries ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// The command that admitted an entry (store/merge_queue.h QueueEntryKey::admitted_by) joins its
+// unique key: SQLite cannot change a table's UNIQUE constraint, so the table is rebuilt.
+constexpr const char kV14[] = R"sql(
+CREATE TABLE queue_entries_v14 (
+  id              INTEGER PRIMARY KEY,
+  queue           TEXT NOT NULL,     -- owner/repo@base/queue: the queue's work item
+  subject         TEXT NOT NULL,     -- owner/repo#number
+  head_sha        TEXT NOT NULL,
+  head_occurrence INTEGER NOT NULL DEFAULT 1 CHECK (head_occurrence >= 1),
+  priority        INTEGER NOT NULL DEFAULT 0,
+  state           TEXT NOT NULL CHECK (state IN ('queued', 'updating', 'testing', 'merging',
+                                                 'merged', 'dropped')),
+  tested_sha      TEXT NOT NULL DEFAULT '',
+  deadline        INTEGER,
+  reason          TEXT NOT NULL DEFAULT '',
+  entered_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  batch           INTEGER NOT NULL DEFAULT 0,
+  admitted_by     INTEGER NOT NULL DEFAULT 0,  -- the comment id of a queue/merge command, or 0
+  UNIQUE (subject, head_sha, head_occurrence, admitted_by)
+);
+INSERT INTO queue_entries_v14 (id, queue, subject, head_sha, head_occurrence, priority, state,
+                               tested_sha, deadline, reason, entered_at, updated_at, batch)
+  SELECT id, queue, subject, head_sha, head_occurrence, priority, state, tested_sha, deadline,
+         reason, entered_at, updated_at, batch FROM queue_entries;
+DROP TABLE queue_entries;
+ALTER TABLE queue_entries_v14 RENAME TO queue_entries;
+CREATE INDEX queue_entries_open ON queue_entries (queue) WHERE state NOT IN ('merged', 'dropped');
+CREATE INDEX queue_entries_ended ON queue_entries (queue, updated_at)
+  WHERE state IN ('merged', 'dropped');
+CREATE INDEX queue_entries_subject ON queue_entries (subject, id);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "work items, inbox, counters", kV1},
     {2, "pull request heads", kV2},
@@ -322,6 +355,7 @@ constexpr Migration kMigrations[] = {
     {11, "deliveries: their request headers", kV11},
     {12, "merge queue entries", kV12},
     {13, "merge queue entries: their batch", kV13},
+    {14, "merge queue entries: the command that admitted them", kV14},
 };
 
 }  // namespace

@@ -12,14 +12,14 @@ namespace {
 
 constexpr const char kEntryColumns[] =
     "id, queue, subject, head_sha, head_occurrence, priority, state, tested_sha, deadline, "
-    "reason, entered_at, updated_at, batch";
+    "reason, entered_at, updated_at, batch, admitted_by";
 #define GH_ENTRY_OPEN "state NOT IN ('merged', 'dropped')"
 
 QueueEntry ReadEntry(const sqlite::Stmt& q) {
   QueueEntry e;
   e.id = q.Int(0);
   e.queue = q.Text(1);
-  e.key = QueueEntryKey{q.Text(2), q.Text(3), q.Int(4)};
+  e.key = QueueEntryKey{q.Text(2), q.Text(3), q.Int(4), q.Int(13)};
   e.priority = static_cast<int>(q.Int(5));
   ParseEntryState(q.Text(6), &e.state);
   e.tested_sha = q.Text(7);
@@ -67,11 +67,11 @@ Result<MergeQueue::Entered> SqliteStore::Enter(std::string_view queue, const Que
       // The unique key decides, never a read first: concurrent passes make one entry.
       GH_ASSIGN_OR_RETURN(auto ins, db_->Prepare("INSERT INTO queue_entries (queue, subject,"
                                                  " head_sha, head_occurrence, priority, state,"
-                                                 " entered_at, updated_at) VALUES (?1, ?2, ?3,"
-                                                 " ?4, ?5, 'queued', ?6, ?6) ON CONFLICT DO"
-                                                 " NOTHING"));
+                                                 " entered_at, updated_at, admitted_by) VALUES"
+                                                 " (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?6, ?7)"
+                                                 " ON CONFLICT DO NOTHING"));
       ins->Bind(1, queue).Bind(2, key.subject).Bind(3, key.head_sha).Bind(4, key.head_occurrence);
-      ins->Bind(5, priority).Bind(6, now);
+      ins->Bind(5, priority).Bind(6, now).Bind(7, key.admitted_by);
       GH_RETURN_IF_ERROR(ins->Run());
       out.created = sqlite3_changes(db_->raw()) == 1;
       if (out.created) {
@@ -80,9 +80,10 @@ Result<MergeQueue::Entered> SqliteStore::Enter(std::string_view queue, const Que
       }
       static const std::string sql = std::string("SELECT ") + kEntryColumns +
                                      " FROM queue_entries WHERE subject = ?1 AND head_sha = ?2"
-                                     " AND head_occurrence = ?3";
+                                     " AND head_occurrence = ?3 AND admitted_by = ?4";
       GH_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
       q->Bind(1, key.subject).Bind(2, key.head_sha).Bind(3, key.head_occurrence);
+      q->Bind(4, key.admitted_by);
       GH_ASSIGN_OR_RETURN(bool row, q->Step());
       if (!row) return Internal("queue entry vanished after insert");
       out.entry = ReadEntry(*q);
