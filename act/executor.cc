@@ -425,9 +425,10 @@ class PlanRun {
   // (store/merge_queue.h): an entry is made once per head, so a replay finds it, and leaving
   // drops only what is still open.
   GitHubResult<std::string> EnterQueue(const PlannedAction& a) {
-    auto r = store_.queues().Enter(a.queue,
-                                   QueueEntryKey{target_.subject, a.head_sha, a.head_occurrence},
-                                   a.queue_priority, fence_, clock_.Now());
+    auto r = store_.queues().Enter(
+        a.queue,
+        QueueEntryKey{target_.subject, a.head_sha, a.head_occurrence, a.queue_admitted_by},
+        a.queue_priority, fence_, clock_.Now());
     if (!r.ok()) return StoreError(r.status());
     return std::string(r->created ? "entered " : "found in ") + a.queue + " as entry " +
            std::to_string(r->entry.id);

@@ -37,7 +37,10 @@ PassDecision DecidePass(const LiveState& live, const PassHistory& history,
     if (reviews.state != nullptr) {
       std::vector<decide::PlannedAction> first =
           PlanReviewActions(policy, d.snapshot, *reviews.state, reviews.reasons, options.app_login,
-                            reviews.served_roles, history.facts.head_occurrence);
+                            reviews.served_roles, history.facts.head_occurrence,
+                            QueueCommandContext{live.policy.policy.merge_queue.enabled,
+                                                live.pr.base_ref,
+                                                options.AutonomyFor(decide::ActionClass::kMerge)});
       // Report-class actions: `observe` and dry-run skip them like the planner's own.
       const bool observe =
           options.AutonomyFor(decide::ActionClass::kReport) == decide::Autonomy::kObserve;

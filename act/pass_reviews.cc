@@ -7,6 +7,7 @@
 
 #include "act/live_state.h"
 #include "decide/pr_facts.h"
+#include "decide/queue_commands.h"
 #include "review/review_json.h"
 
 namespace gatehouse::act {
@@ -67,7 +68,7 @@ bool ParseReviewRunDetail(std::string_view detail, std::string* role, std::strin
 std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subject,
                                          const std::vector<PrFact>& facts,
                                          const std::vector<decide::PriorAction>& ledger,
-                                         PrReviewState* state) {
+                                         const std::string& app_login, PrReviewState* state) {
   auto runs = store.reviews().ListRuns(subject);
   if (!runs.ok()) return PassOutcome::Transient("listing review runs: " + runs.status().ToString());
   state->runs = std::move(runs).value();
@@ -78,10 +79,14 @@ std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subjec
   state->commands.clear();
   for (const PrFact& f : facts) {
     auto command = decide::ParseCommandFact(f.name, f.value);
-    // Done with a comment: acknowledged, and either answered by a run or by a reply.
-    if (!command || (state->reacted.count(command->comment_id) > 0 &&
-                     (state->commanded.count(command->comment_id) > 0 ||
-                      state->replied.count(command->comment_id) > 0))) {
+    if (!command) continue;
+    // Done with a comment: acknowledged, and either answered by a run or by a reply; a queue
+    // command's reply, when it has one, comes before its reaction (PlanReviewActions).
+    const bool reacted = state->reacted.count(command->comment_id) > 0;
+    const bool queue_command =
+        decide::IsQueueCommand(decide::ParseCommand(command->line, app_login).kind);
+    if (reacted && (queue_command || state->commanded.count(command->comment_id) > 0 ||
+                    state->replied.count(command->comment_id) > 0)) {
       continue;
     }
     state->commands.push_back(decide::CommandComment{command->comment_id, command->login,
@@ -150,7 +155,8 @@ std::vector<decide::RoleReview> RoleReviewsAt(const decide::ReviewsPolicy& polic
 std::vector<PlannedAction> PlanReviewActions(
     const decide::ReviewsPolicy& policy, const decide::PrSnapshot& pr, const PrReviewState& state,
     const std::vector<std::string>& reasons, const std::string& app_login,
-    const std::set<std::string>& served_roles, int64_t head_occurrence) {
+    const std::set<std::string>& served_roles, int64_t head_occurrence,
+    const QueueCommandContext& queue) {
   std::vector<PlannedAction> actions;
   auto make = [&](ActionKind kind, std::string detail, std::string why) {
     PlannedAction a;
@@ -169,26 +175,44 @@ std::vector<PlannedAction> PlanReviewActions(
     a.trigger = r.trigger;
     actions.push_back(std::move(a));
   }
+  auto acknowledge = [&](const decide::CommandDecision& d, std::string_view what,
+                         bool reply_first) {
+    const std::string id = std::to_string(d.comment_id);
+    const bool accepted = d.kind != decide::CommandDecision::Kind::kRejected;
+    std::vector<PlannedAction> acks;
+    if (state.reacted.count(d.comment_id) == 0) {
+      PlannedAction react = make(ActionKind::kReaction, "comment:" + id,
+                                 accepted ? std::string(what) : "rejected command");
+      react.comment_id = d.comment_id;
+      react.reaction = accepted ? "+1" : "confused";
+      react.body = react.reaction;
+      acks.push_back(std::move(react));
+    }
+    if (!accepted && state.replied.count(d.comment_id) == 0) {
+      PlannedAction reply = make(ActionKind::kComment, "reply:" + id, "reply to comment " + id);
+      reply.body = d.reply + "\n\n" + ReplyMarker(d.comment_id);
+      acks.insert(reply_first ? acks.begin() : acks.end(), std::move(reply));
+    }
+    for (auto& a : acks) actions.push_back(std::move(a));
+  };
   for (const decide::CommandDecision& d : plan.commands) {
     if (d.kind != decide::CommandDecision::Kind::kReview &&
         d.kind != decide::CommandDecision::Kind::kRejected) {
       continue;  // not a command for gatehouse, or not from someone with write access
     }
-    const std::string id = std::to_string(d.comment_id);
-    const bool accepted = d.kind == decide::CommandDecision::Kind::kReview;
-    if (state.reacted.count(d.comment_id) == 0) {
-      PlannedAction react = make(ActionKind::kReaction, "comment:" + id,
-                                 accepted ? "review command" : "rejected command");
-      react.comment_id = d.comment_id;
-      react.reaction = accepted ? "+1" : "confused";
-      react.body = react.reaction;
-      actions.push_back(std::move(react));
+    acknowledge(d, "review command", false);
+  }
+  // The merge queue's commands: the reply (if any) before the reaction, so a reacted comment is
+  // a handled one (ReadPrReviews).
+  for (const decide::CommandComment& c : state.commands) {
+    const decide::CommandDecision d =
+        decide::DecideQueueCommand(c, pr.state == "open", queue.base_ref, app_login,
+                                   queue.enabled, queue.merge_level);
+    if (d.kind != decide::CommandDecision::Kind::kAccepted &&
+        d.kind != decide::CommandDecision::Kind::kRejected) {
+      continue;
     }
-    if (!accepted && state.replied.count(d.comment_id) == 0) {
-      PlannedAction reply = make(ActionKind::kComment, "reply:" + id, "reply to comment " + id);
-      reply.body = d.reply + "\n\n" + ReplyMarker(d.comment_id);
-      actions.push_back(std::move(reply));
-    }
+    acknowledge(d, "queue command", true);
   }
   return actions;
 }

@@ -34,10 +34,11 @@ struct PrReviewState {
 // acknowledged with a reaction, or answered by neither a run nor a reply (on any head: a
 // comment is handled once; a reaction or reply that failed is tried again). nullopt on
 // success; else Transient (the store failed).
+// `app_login` tells gatehouse's commands apart (a queue command is done once acknowledged).
 std::optional<PassOutcome> ReadPrReviews(Store& store, const std::string& subject,
                                          const std::vector<PrFact>& facts,
                                          const std::vector<decide::PriorAction>& ledger,
-                                         PrReviewState* state);
+                                         const std::string& app_login, PrReviewState* state);
 
 // The runs as decide/ sees them.
 std::vector<decide::KnownRun> KnownRuns(const std::vector<ReviewRun>& runs);
@@ -50,14 +51,23 @@ std::vector<decide::RoleReview> RoleReviewsAt(const decide::ReviewsPolicy& polic
                                               const std::vector<ReviewRun>& runs,
                                               const std::set<std::string>& served_roles);
 
-// The review actions of this pass, to run before the rest of the plan: one review_run per run
+// What the merge queue's commands are acknowledged against (decide::DecideQueueCommand).
+struct QueueCommandContext {
+  bool enabled = false;  // the PR's base has a merge queue
+  std::string base_ref;
+  decide::Autonomy merge_level = decide::Autonomy::kObserve;  // before any `merge` grant
+};
+
+// The command actions of this pass, to run before the rest of the plan: one review_run per run
 // decide::PlanReviewRuns asks for (detail "<role>:<trigger>"), and for each command comment a
-// reaction (detail "comment:<id>": +1 for a review command, confused for an unknown one) and,
-// for an unknown command, a reply listing the valid ones (detail "reply:<id>").
+// reaction (detail "comment:<id>": +1 for an accepted command, confused for a refused one) and,
+// for a refused one, a reply saying why (detail "reply:<id>"; for a queue command it comes
+// first, decide/queue_commands.h).
 std::vector<decide::PlannedAction> PlanReviewActions(
     const decide::ReviewsPolicy& policy, const decide::PrSnapshot& pr, const PrReviewState& state,
     const std::vector<std::string>& reasons, const std::string& app_login,
-    const std::set<std::string>& served_roles, int64_t head_occurrence);
+    const std::set<std::string>& served_roles, int64_t head_occurrence,
+    const QueueCommandContext& queue);
 
 // Ends every run that can no longer be reviewed on `pr` (closed, merged, draft: all; else those
 // for another head), fenced by the PR's lease. Writes nothing when there is none. nullopt on

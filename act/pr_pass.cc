@@ -83,14 +83,19 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   // 3c. The review runs: those for a head that is gone end now; the rest, and the commands
   // not answered yet, feed the gate and the plan.
   PrReviewState reviews;
-  if (auto end = ReadReviews(lease, live, history, &reviews)) return *end;
+  if (auto end = ReadReviews(lease, live, history, executor.app_login, &reviews)) return *end;
 
   // 3d. The merge queue: the PR's entries, when the policy queues merges (act/pass_queue.h).
   if (live.policy.error.empty() && live.policy.policy.merge_queue.enabled) {
     if (auto end = ReadQueueFacts(store_, lease.key, target.repo.FullName(), live.pr.base_ref,
-                                  &history.facts.queue)) {
+                                  clock_->Now(), &history.facts.queue)) {
       return *end;
     }
+  }
+  history.facts.queue.commands = QueueCommandsOf(history.pr_facts, executor.app_login);
+  if (auto end = WakeQueueOnRefresh(store_, clock_->Now(), history.facts.queue, reviews.commands,
+                                    executor.app_login)) {
+    return *end;
   }
 
   // 4. Evaluate and plan (decide/, pure).
@@ -128,8 +133,11 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
 }
 
 std::optional<PassOutcome> PrPass::ReadReviews(const Lease& lease, const LiveState& live,
-                                               const PassHistory& history, PrReviewState* reviews) {
-  if (auto end = ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, reviews)) {
+                                               const PassHistory& history,
+                                               const std::string& app_login,
+                                               PrReviewState* reviews) {
+  if (auto end =
+          ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, app_login, reviews)) {
     return end;
   }
   std::vector<std::string> cancelled;
@@ -144,7 +152,7 @@ std::optional<PassOutcome> PrPass::ReadReviews(const Lease& lease, const LiveSta
       .Field("head", live.pr.head_sha);
   // A cancelled run's item notices at its next look; a running executor is stopped by its
   // cancellation probe. Read the runs again so the gate sees what is left.
-  return ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, reviews);
+  return ReadPrReviews(store_, lease.key, history.pr_facts, history.ledger, app_login, reviews);
 }
 
 std::optional<PassOutcome> PrPass::ResolveTarget(const Lease& lease, PassAudit& audit,

@@ -93,7 +93,8 @@ class PrPass {
   std::optional<PassOutcome> ResolveTarget(const Lease& lease, PassAudit& audit, Target* target);
   // Step 3c: the PR's review runs and unanswered commands; runs for a gone head end here.
   std::optional<PassOutcome> ReadReviews(const Lease& lease, const LiveState& live,
-                                         const PassHistory& history, PrReviewState* reviews);
+                                         const PassHistory& history, const std::string& app_login,
+                                         PrReviewState* reviews);
 
   Store& store_;
   GitHub& github_;

@@ -20,9 +20,6 @@ namespace {
 
 using decide::QueueMove;
 
-// How many of the latest ended entries the queue's pace is measured over.
-constexpr int kPaceWindow = 20;
-
 decide::QueueHeadEntry HeadEntryOf(const QueueEntry& e) {
   return decide::QueueHeadEntry{std::string(EntryStateName(e.state)), e.key.head_sha,
                                 e.tested_sha, e.deadline};
@@ -68,6 +65,7 @@ class QueuePass::OnePass : public QueueMoves {
       return PassOutcome::Done();
     }
     if (auto end = DropWhatMayNotWait()) return *end;
+    AnnounceLeft();
     AnnounceQueued();
     std::optional<Time> wake;
     const int rounds = 3 * static_cast<int>(entries_.size()) + 10;
@@ -133,13 +131,15 @@ class QueuePass::OnePass : public QueueMoves {
   }
 
   std::optional<PassOutcome> ListEntries() {
-    auto entries = p_.store_.queues().ListQueue(key_.key(), kPaceWindow);
+    auto entries = p_.store_.queues().ListQueue(key_.key(), kQueuePaceWindow);
     if (!entries.ok()) return PassOutcome::Transient(entries.status().ToString());
     entries_.clear();
+    ended_.clear();
     std::vector<EndedEntry> ended;
     for (QueueEntry& e : *entries) {
       if (IsTerminal(e.state)) {
         ended.push_back({e.state == EntryState::kMerged, e.updated_at});
+        ended_.push_back(std::move(e));
       } else {
         entries_.push_back(std::move(e));
       }
@@ -216,6 +216,16 @@ class QueuePass::OnePass : public QueueMoves {
     }
   }
 
+  // The entries their PRs' passes dropped (a push, a close, a `dequeue`: the pass was woken with
+  // `queue-leave`): their check runs end too, once each (the ledger finds the ones written).
+  void AnnounceLeft() {
+    const auto& why = lease_.reasons;
+    if (std::find(why.begin(), why.end(), "queue-leave") == why.end()) return;
+    for (const QueueEntry& e : ended_) {
+      if (e.state == EntryState::kDropped) Announce(e, 0);
+    }
+  }
+
   // Every queued entry's check run, once (the ledger finds the ones already written).
   void AnnounceQueued() {
     for (size_t i = 0; i < entries_.size(); ++i) {
@@ -224,7 +234,9 @@ class QueuePass::OnePass : public QueueMoves {
   }
 
   // 1-2. A queue that may no longer merge drops its entries (a merge under way is settled, not
-  // dropped); an entry queued past max_time_in_queue is dropped.
+  // dropped; an entry a `queue` or `merge` command admitted was asked for by a person, and only
+  // a `dequeue`, through its PR's pass, takes it out when merges are not automatic); an entry
+  // queued past max_time_in_queue is dropped.
   std::optional<PassOutcome> DropWhatMayNotWait() {
     const decide::MergeQueuePolicy& q = policy_.merge_queue;
     std::string off;
@@ -236,7 +248,8 @@ class QueuePass::OnePass : public QueueMoves {
     }
     bool dropped = false;
     for (const QueueEntry& e : entries_) {
-      std::string why = off;
+      // A command stands in for the autonomy, never for a disabled queue.
+      std::string why = q.enabled && e.key.admitted_by != 0 ? "" : off;
       if (why.empty() && e.state == EntryState::kQueued &&
           now_ - e.entered_at >= q.max_time_in_queue) {
         why = "waited longer than max_time_in_queue (" + FormatDuration(q.max_time_in_queue) + ")";
@@ -473,6 +486,7 @@ class QueuePass::OnePass : public QueueMoves {
   decide::Policy policy_;
   std::vector<decide::RequiredCheck> required_;
   std::vector<QueueEntry> entries_;  // the open ones, in the queue's order
+  std::vector<QueueEntry> ended_;    // the latest ended ones (kQueuePaceWindow)
   QueuePace pace_;                    // from the latest ended ones
   bool hold_ = false;
   std::optional<PassOutcome> stop_;

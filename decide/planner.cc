@@ -89,6 +89,13 @@ class PlanBuilder {
     plan_.actions.push_back(std::move(a));
   }
 
+  // gatehouse's own bookkeeping with no effect on GitHub (leaving the merge queue): only the
+  // server's dry-run holds it back, never the autonomy that let the PR in.
+  void ProposeBookkeeping(PlannedAction a) {
+    if (options_.dry_run) return Skip(std::move(a), "dry-run");
+    plan_.actions.push_back(std::move(a));
+  }
+
   // An action considered but not needed or not allowed by the rules.
   void Skip(PlannedAction a, std::string reason) {
     plan_.skipped.push_back(SkippedAction{std::move(a), std::move(reason)});
@@ -142,9 +149,9 @@ void PlanCheckRun(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput
 }
 
 void PlanSummaryComment(const PrSnapshot& pr, const GateVerdict& v, const PlannerInput& facts,
-                        PlanBuilder& b) {
+                        const std::optional<QueueStanding>& queue, PlanBuilder& b) {
   PlannedAction a = b.Make(ActionKind::kComment, "", "summary comment");
-  a.body = RenderSummaryComment(pr, v);
+  a.body = RenderSummaryComment(pr, v, queue ? QueueSummaryLine(facts.queue, *queue) : "");
   if (!facts.summary_comment_id) {
     a.detail = "summary:new";
     return b.Propose(std::move(a));
@@ -238,21 +245,29 @@ void PlanClose(const Policy& policy, const PrSnapshot& pr, const GateVerdict& ve
 
 // The merge queue's side of the plan (decide/queue_standing.h): the PR's open entry dropped
 // when it no longer deserves its place, its head entered when it passes.
-void PlanQueue(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
-               const PlannerInput& facts, bool reclose, PlanBuilder& b) {
-  const QueueStanding standing =
-      DecideQueueStanding(policy, pr, verdict, facts.queue, facts.head_occurrence, reclose);
+void PlanQueue(const PrSnapshot& pr, const GateVerdict& verdict, const PlannerInput& facts,
+               const QueueStanding& standing, bool reclose, PlanBuilder& b) {
   if (standing.leave_entry != 0) {
     PlannedAction leave = b.Make(ActionKind::kQueueLeave,
                                  "entry:" + std::to_string(standing.leave_entry),
                                  standing.leave_reason);
     leave.queue_keep_sha = standing.keep_sha;
-    b.Propose(std::move(leave));
+    b.ProposeBookkeeping(std::move(leave));
   }
   if (pr.state != "open" || verdict.verdict != Verdict::kPass || reclose) return;
-  PlannedAction enter = b.Make(ActionKind::kQueueEnter, facts.queue.queue, "verdict pass");
+  // A head a command admits once more is another entry, so another action.
+  const std::string detail =
+      standing.admitted_by == 0
+          ? facts.queue.queue
+          : facts.queue.queue + "+comment:" + std::to_string(standing.admitted_by);
+  PlannedAction enter = b.Make(ActionKind::kQueueEnter, detail,
+                               standing.admitted_by == 0
+                                   ? "verdict pass"
+                                   : "verdict pass; admitted by comment " +
+                                         std::to_string(standing.admitted_by));
   enter.queue = facts.queue.queue;
   enter.queue_priority = standing.priority;
+  enter.queue_admitted_by = standing.admitted_by;
   if (standing.enter) {
     b.Propose(std::move(enter));
   } else {
@@ -386,13 +401,19 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& v, Report rep
   return out;
 }
 
-std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& v) {
-  return RenderVerdictOnly(pr, v,
-                           " The `gatehouse` check run has every detail and the readiness score.");
+std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& v,
+                                 std::string_view queue_line) {
+  std::string body = RenderVerdictOnly(
+      pr, v, " The `gatehouse` check run has every detail and the readiness score.");
+  if (queue_line.empty()) return body;
+  if (!body.ends_with('\n')) body += '\n';
+  return body + "\n" + std::string(queue_line) + "\n";
 }
 
 Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& verdict,
-                 const PlannerInput& facts, const PlannerOptions& options) {
+                 const PlannerInput& facts, const PlannerOptions& given) {
+  // A `merge` command runs this PR's merge actions whatever their autonomy.
+  const PlannerOptions options = UnderQueueCommands(given, facts.queue.commands);
   PlanBuilder b(pr, options, facts.head_occurrence);
   const Time now = facts.now.value_or(pr.now);
 
@@ -400,14 +421,23 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
   const bool queue = policy.merge_queue.enabled;
   // A closed or merged PR gets its check run and nothing else (but for leaving the queue).
   if (pr.state != "open") {
-    if (queue) PlanQueue(policy, pr, verdict, facts, false, b);
+    if (queue) {
+      PlanQueue(pr, verdict, facts,
+                DecideQueueStanding(policy, pr, verdict, facts.queue, facts.head_occurrence, false),
+                false, b);
+    }
     return b.Take();
   }
 
-  PlanSummaryComment(pr, verdict, facts, b);
-
   // A PR that is about to be closed again is neither approved nor merged, whatever its verdict.
   const bool reclose = MustReclose(policy, verdict, facts);
+  std::optional<QueueStanding> standing;
+  if (queue) {
+    standing =
+        DecideQueueStanding(policy, pr, verdict, facts.queue, facts.head_occurrence, reclose);
+  }
+  PlanSummaryComment(pr, verdict, facts, standing, b);
+
   const bool pass = verdict.verdict == Verdict::kPass && !reclose;
   const bool fail = verdict.verdict == Verdict::kFail;
   const bool exempt = verdict.close_exempt;
@@ -466,7 +496,7 @@ Plan PlanActions(const Policy& policy, const PrSnapshot& pr, const GateVerdict& 
     }
   }
 
-  if (queue) PlanQueue(policy, pr, verdict, facts, reclose, b);
+  if (standing) PlanQueue(pr, verdict, facts, *standing, reclose, b);
   PlanClose(policy, pr, verdict, facts, options, now, b);
   return b.Take();
 }

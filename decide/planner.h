@@ -63,7 +63,8 @@ enum class ActionKind {
   // The merge queue (docs/MERGE_QUEUE.md), class merge: gatehouse's own records in the store,
   // not GitHub calls, ledgered like review runs. Planned in place of `merge` when the policy's
   // merge queue is enabled.
-  kQueueEnter,  // enter the head into `queue` with `queue_priority` (detail: the queue's key)
+  kQueueEnter,  // enter the head into `queue` with `queue_priority` (detail: the queue's key,
+                //   "+comment:<id>" after it when a command admits the head once more)
   kQueueLeave,  // drop the PR's open entry (detail "entry:<id>"), the reason in `why`
   // The queue's own pass (integration_branch): fast-forward the base branch of `queue` to the
   // tested integration SHA `head_sha` (detail "batch:<id>"). GitHub marks the batch's PRs merged.
@@ -132,6 +133,7 @@ struct PlannedAction {
   std::string reaction;          // reaction: GitHub's content name, e.g. "+1", "eyes"
   std::string queue;             // queue_enter: the queue's key, "owner/repo@main/queue"
   int queue_priority = 0;        // queue_enter
+  int64_t queue_admitted_by = 0;  // queue_enter: the command admitting the head (QueueEntryKey)
   std::string queue_keep_sha;    // queue_leave: an entry of this head (or tested SHA) stays
 
   // (kind, head, detail) joined with '|', the head written "SHA" for its first occurrence and
@@ -167,7 +169,9 @@ std::string RenderSummary(const PrSnapshot& pr, const GateVerdict& verdict,
 // warning (docs/PLANNER.md, "The summary comment"). What changes with each CI step (the
 // score, which checks are still running) is the check run's, so the comment — which every
 // edit costs a request and shows as edited — changes when there is something to act on.
-std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& verdict);
+// `queue_line`: the merge queue's line (QueueSummaryLine), after the verdict when not empty.
+std::string RenderSummaryComment(const PrSnapshot& pr, const GateVerdict& verdict,
+                                 std::string_view queue_line = "");
 
 // Plans with `options` as the planner's settings; `policy.actions` is ignored. The pass calls
 // it as PlanActions(policy, pr, verdict, facts, policy.actions) after applying its server-wide

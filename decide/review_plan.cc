@@ -5,63 +5,11 @@
 #include <utility>
 
 #include "base/ascii.h"
+#include "decide/commands.h"
 #include "decide/reasons.h"
 
 namespace gatehouse::decide {
 namespace {
-
-constexpr std::string_view kBotSuffix = "[bot]";
-constexpr size_t kMaxEchoedWord = 40;
-
-std::string_view WithoutBotSuffix(std::string_view login) {
-  if (login.size() > kBotSuffix.size() &&
-      EqualsIgnoreCase(login.substr(login.size() - kBotSuffix.size()), kBotSuffix)) {
-    login.remove_suffix(kBotSuffix.size());
-  }
-  return login;
-}
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-// The first line of `body` that holds more than whitespace, split into words.
-std::vector<std::string_view> FirstLineWords(std::string_view body) {
-  std::vector<std::string_view> words;
-  while (!body.empty() && words.empty()) {
-    const size_t nl = body.find('\n');
-    std::string_view line = body.substr(0, nl);
-    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && IsSpace(line[i])) ++i;
-      const size_t start = i;
-      while (i < line.size() && !IsSpace(line[i])) ++i;
-      if (i > start) words.push_back(line.substr(start, i - start));
-    }
-  }
-  return words;
-}
-
-// Whether `word` addresses gatehouse: "/gatehouse" or "@<login>" (a trailing ':' or ',' allowed).
-bool AddressesUs(std::string_view word, std::string_view app_login) {
-  if (EqualsIgnoreCase(word, "/gatehouse")) return true;
-  if (word.empty() || word[0] != '@') return false;
-  word.remove_prefix(1);
-  if (!word.empty() && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
-  const std::string_view base = WithoutBotSuffix(app_login);
-  return !base.empty() && EqualsIgnoreCase(WithoutBotSuffix(word), base);
-}
-
-bool IsSelf(std::string_view author, std::string_view app_login) {
-  return EqualsIgnoreCase(author, app_login) ||
-         EqualsIgnoreCase(author, std::string(WithoutBotSuffix(app_login)) + "[bot]");
-}
-
-// Untrusted text echoed in a reply: one short line, no code-span breaks.
-std::string Echo(std::string_view word) {
-  std::string out(word.substr(0, kMaxEchoedWord));
-  std::replace(out.begin(), out.end(), '`', '\'');
-  return out;
-}
 
 std::vector<std::string> CommandRoles(const ReviewsPolicy& policy) {
   std::vector<std::string> roles;
@@ -126,7 +74,11 @@ CommandDecision DecideComment(const CommandComment& c, const ReviewsPolicy& poli
   CommandDecision d;
   d.comment_id = c.id;
   const ParsedCommand cmd = ParseCommand(c.body, app_login);
-  if (cmd.kind == ParsedCommand::Kind::kNone || IsSelf(c.author, app_login)) return d;
+  // The merge queue's commands are decided by decide/queue_commands.h.
+  if (cmd.kind == ParsedCommand::Kind::kNone || IsQueueCommand(cmd.kind) ||
+      IsSelf(c.author, app_login)) {
+    return d;
+  }
   const auto& who = policy.commanders;
   if (std::find(who.begin(), who.end(), c.author_role) == who.end()) {
     d.kind = CommandDecision::Kind::kNotAllowed;
@@ -198,20 +150,6 @@ std::optional<AutoRequest> AutoTrigger(const ReviewRoleRule& rule, const PrSnaps
 
 }  // namespace
 
-ParsedCommand ParseCommand(std::string_view body, std::string_view app_login) {
-  ParsedCommand cmd;
-  const std::vector<std::string_view> words = FirstLineWords(body);
-  if (words.empty() || !AddressesUs(words[0], app_login)) return cmd;
-  if (words.size() < 2 || !EqualsIgnoreCase(words[1], "review")) {
-    cmd.kind = ParsedCommand::Kind::kUnknown;
-    if (words.size() >= 2) cmd.word = std::string(words[1]);
-    return cmd;
-  }
-  cmd.kind = ParsedCommand::Kind::kReview;
-  if (words.size() >= 3) cmd.role = AsciiLower(words[2]);
-  return cmd;
-}
-
 std::string CommentTrigger(int64_t comment_id) { return "comment:" + std::to_string(comment_id); }
 
 ReviewPlan PlanReviews(const ReviewsPolicy& policy, const PrSnapshot& pr,
@@ -251,8 +189,11 @@ std::vector<RunToRequest> PlanReviewRuns(const ReviewsPolicy& policy, const PrSn
 }
 
 std::string UnknownCommandReply(std::string_view word, const ReviewsPolicy& policy) {
-  if (word.empty()) return "gatehouse needs a command. " + CommandHelp(policy);
-  return "gatehouse does not know the command `" + Echo(word) + "`. " + CommandHelp(policy);
+  static const std::string kQueueHelp =
+      " Merge commands: `queue`, `dequeue`, `merge`, `refresh` (docs/MERGE_QUEUE.md).";
+  if (word.empty()) return "gatehouse needs a command. " + CommandHelp(policy) + kQueueHelp;
+  return "gatehouse does not know the command `" + Echo(word) + "`. " + CommandHelp(policy) +
+         kQueueHelp;
 }
 
 }  // namespace gatehouse::decide

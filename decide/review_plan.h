@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "decide/commands.h"
 #include "decide/review_policy.h"
 #include "decide/review_types.h"
 #include "decide/snapshot.h"
@@ -41,18 +42,6 @@ struct CommandComment {
   std::string body;
 };
 
-struct ParsedCommand {
-  enum class Kind { kNone, kReview, kUnknown } kind = Kind::kNone;
-  std::string role;  // kReview: the role named, lower-cased; "" for every role
-  std::string word;  // kUnknown: the command word as written ("" when none was given)
-};
-
-// "/gatehouse review [role]" or "@<login> review [role]" on the first non-empty line of `body`
-// ("/gatehouse", the login and the command word compared case-insensitively; the login with or
-// without a trailing "[bot]"; words after the role are ignored). kNone when the comment does not
-// address gatehouse; kUnknown with `word` for any other command word, or none.
-ParsedCommand ParseCommand(std::string_view body, std::string_view app_login);
-
 // The trigger of a run a comment asked for: "comment:<id>".
 std::string CommentTrigger(int64_t comment_id);
 
@@ -71,6 +60,7 @@ struct CommandDecision {
     kReview,      // a review command gatehouse accepts: react; `roles` are requested (may be
                   // empty when they were asked for already, or the PR is closed)
     kRejected,    // an unknown command or role: react and post `reply`
+    kAccepted,    // a merge-queue command gatehouse accepts (decide/queue_commands.h): react
   };
   int64_t comment_id = 0;
   Kind kind = Kind::kIgnored;

@@ -265,7 +265,8 @@ TEST(UnknownCommandReplyTest, ListsTheCommandsAndRoles) {
   EXPECT_EQ(reply,
             "gatehouse does not know the command `depl'oy`. Commands: `/gatehouse review` (every "
             "role that applies) or `/gatehouse review <role>`, with `@` and gatehouse's login in "
-            "place of `/gatehouse` too. Roles: `security`, `style`.");
+            "place of `/gatehouse` too. Roles: `security`, `style`. Merge commands: `queue`, "
+            "`dequeue`, `merge`, `refresh` (docs/MERGE_QUEUE.md).");
   EXPECT_THAT(UnknownCommandReply("", ReviewsPolicy{}),
               HasSubstr("No review role of this repository reviews on command."));
 }

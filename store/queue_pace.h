@@ -12,6 +12,9 @@
 
 namespace gatehouse {
 
+// How many of a queue's latest ended entries its pace is measured over.
+inline constexpr int kQueuePaceWindow = 20;
+
 // One of the queue's recently ended entries.
 struct EndedEntry {
   bool merged = false;

@@ -242,6 +242,39 @@ TEST_F(MergeQueueE2eTest, APriorityLabelJumpsTheQueueWithoutBreakingTheBatchUnde
   ExpectNothingDeadOrLost(o);
 }
 
+// The commands, with the merge actions at `suggest`: `merge` queues #1 and #4 anyway (each entry
+// admitted by its comment) and they merge; `queue` on #2 is refused with a reply naming the
+// autonomy, and a `merge` by someone without write access does nothing; `dequeue` takes the
+// hanging #3 out with the reason, and the queue goes on.
+TEST_F(MergeQueueE2eTest, CommandsQueueDequeueMergeAndRefreshByThoseWithWriteAccess) {
+  Outcome o = Play("queue_commands", Args());
+  EXPECT_VERDICT_OK(o);
+  ASSERT_TRUE(o.store);
+  for (int n : {1, 4}) {
+    const std::vector<QueueEntry> entries = EntriesOf(o, n);
+    ASSERT_EQ(entries.size(), 1u) << Pr(n) << "\n" << o.logs;
+    EXPECT_EQ(entries[0].state, EntryState::kMerged);
+    EXPECT_NE(entries[0].key.admitted_by, 0) << Pr(n) << " entered by its merge command";
+  }
+  EXPECT_TRUE(EntriesOf(o, 2).empty()) << "queue under suggest, and eve's merge, queue nothing";
+  const std::vector<QueueEntry> dequeued = EntriesOf(o, 3);
+  ASSERT_EQ(dequeued.size(), 1u) << o.logs;
+  EXPECT_EQ(dequeued[0].state, EntryState::kDropped);
+  EXPECT_NE(dequeued[0].reason.find("dequeued by @maint"), std::string::npos)
+      << dequeued[0].reason;
+  EXPECT_EQ(QueueMerges(o), 2);
+  // #2's refused `queue` has one reply, saying why.
+  auto rows = o.store->ledger().ListActions(Pr(2));
+  ASSERT_TRUE(rows.ok());
+  int replies = 0;
+  for (const ActionRecord& r : *rows) {
+    replies += r.key.kind == "comment" && r.key.detail.starts_with("reply:") &&
+               r.state == ActionState::kDone;
+  }
+  EXPECT_EQ(replies, 1) << o.logs;
+  ExpectNothingDeadOrLost(o);
+}
+
 // SIGKILL right after a GitHub call of `kind` returned, before the ledger recorded it: the
 // second gatehouse resumes the queue from the ledger, reconciling the open intent, with no
 // duplicate effect and no entry lost.

@@ -122,3 +122,40 @@ write("queue_batch_crash", {
   "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 5}]
             + invariants() + [state(i, "merged") for i in range(1, 6)],
   "timeout_ms": 90000, "settle_ms": 3000})
+
+# --- commands (docs/MERGE_QUEUE.md "Commands") ---
+# The merge actions at `suggest`: nothing enters the queue by itself. `maint` has write access,
+# `eve` does not. #1 and #4: `merge` queues them anyway, and they merge. #2: `queue` is refused
+# with a reply pointing to `merge` (the autonomy), eve's `merge` is ignored, `refresh` is
+# acknowledged. #3: behind its base, so the queue updates it, and the update's CI never
+# reports; `dequeue` takes it out and the others go on.
+def comment(at, n, user, body):
+    return {"at_ms": at, "call": "POST /_sim/repos/acme/app/pulls/%d/comments" % n,
+            "body": {"user": user, "body": body}}
+suggest = repo({"checks": ["ci"], "duration_ms": 500, "hanging_later": [3]},
+               "  checks_timeout: 5m\n")
+suggest["body"]["files"][".github/gatehouse.yml"] = suggest["body"]["files"][
+    ".github/gatehouse.yml"].replace("autonomy: auto", "autonomy: suggest")
+suggest["body"]["members"] = ["maint"]
+write("queue_commands", {
+  "setup": [suggest],
+  "timeline": [pull(0, i) for i in range(1, 5)]
+              + [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls/3/base", "body": {}},
+                 comment(100, 1, "maint", "/gatehouse merge"),
+                 comment(100, 2, "maint", "/gatehouse queue"),
+                 comment(100, 2, "eve", "/gatehouse merge"),
+                 comment(100, 3, "maint", "/gatehouse merge"),
+                 comment(100, 4, "maint", "/gatehouse merge"),
+                 comment(12000, 3, "maint", "/gatehouse dequeue"),
+                 comment(12000, 2, "maint", "/gatehouse refresh")],
+  "expect": [{"kind": "merge", "who_prefix": "installation:", "status": 200, "count": 2},
+             {"kind": "reaction", "who_prefix": "installation:", "number": 1, "count": 1},
+             {"kind": "reaction", "who_prefix": "installation:", "number": 2, "count": 2},
+             {"kind": "reaction", "who_prefix": "installation:", "number": 3, "count": 2},
+             {"no_duplicate_summaries": True}]
+            + invariants() + [state(1, "merged"), state(4, "merged"), state(2, "open"),
+                              state(3, "open"), queue_check(3, "neutral"),
+                              {"pull": "acme/app#3",
+                               "summary_contains": ["**Merge queue** (`main`): ",
+                                                    "dequeued by @maint"]}],
+  "timeout_ms": 90000, "settle_ms": 3000})
