@@ -1,6 +1,7 @@
 // The demo's world. See app/demo_world.h.
 #include "app/demo_world.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <random>
 
@@ -123,8 +124,11 @@ class Script {
 namespace {
 
 // acme/mono's PRs: opened close together, each green on its own head (the simulator's CI bot),
-// so that they become ready together and the queue batches them.
-void AddQueueRepo(DemoWorld& world, int prs) {
+// so that they become ready together and the queue batches them. At least kMinQueuePrs of them,
+// so that even a small demo has batches left after the bisection and shows CI runs saved.
+constexpr int kMinQueuePrs = 8;
+void AddQueueRepo(DemoWorld& world, int prs_per_repo) {
+  const int prs = std::max(prs_per_repo, kMinQueuePrs);
   DemoRepo repo{"acme", "mono", 1, kQueuePolicy, "", "main"};
   json::array failing_later;
   if (prs >= kQueueBreaker) failing_later.push_back(kQueueBreaker);

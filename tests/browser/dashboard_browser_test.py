@@ -15,7 +15,9 @@ listener:
      actions are those of GET /api/v1/prs/O/R/N/timeline, verdicts show their blockers;
   4. with the fault lifted, the dead item's Re-arm button re-arms it: it leaves the dead list,
      on the page and in the API, and its next pass completes;
-  5. a reviewer is paused and resumed from the reviewers page.
+  5. a reviewer is paused and resumed from the reviewers page;
+  6. the Queues page shows the demo's merge queue (acme/mono) with the entries GET
+     /api/v1/queues lists.
 
 Every page is saved as a PNG under --out (CTest passes build/test-output/dashboard/). Waits are
 for conditions (an element, an API state) with generous deadlines, never fixed sleeps.
@@ -390,6 +392,28 @@ def main():
             check(paused_in_api() == (want == "paused"), "reviewer %s is %s, page and API" % (name, want))
             if want == "paused":
                 driver.save_screenshot(os.path.join(args.out, "reviewers.png"))
+
+        # 6. The merge queues: the demo's acme/mono queue, its entries as GET /api/v1/queues
+        # lists them (the demo is over: every entry has ended, merged or bisected out).
+        queues = api.get("/api/v1/queues")["queues"]
+        mono = [q for q in queues if q["queue"] == "acme/mono@main/queue"]
+        check(len(mono) == 1, "the API lists the demo's merge queue")
+        want_rows = sorted((e["subject"], e["state"]) for e in mono[0]["ended"])
+        check(any(state == "merged" for _, state in want_rows) and
+              any(state == "dropped" for _, state in want_rows),
+              "its ended entries hold merges and the bisected-out PR (%d)" % len(want_rows))
+        driver.get(dashboard + "/queues")
+        section = wait.until(lambda d: [q for q in d.find_elements(By.CSS_SELECTOR, "section.queue")
+                                        if q.get_attribute("data-queue") == "acme/mono@main/queue"])[0]
+        page_rows = []
+        for row in section.find_elements(By.CSS_SELECTOR, "tr.ended"):
+            cells = row.find_elements(By.TAG_NAME, "td")
+            page_rows.append((cells[0].text, cells[1].text))
+        check(sorted(page_rows) == want_rows,
+              "the Queues page shows the queue's %d ended entries as the API does" % len(want_rows))
+        check(not section.find_elements(By.CSS_SELECTOR, "tr.entry") and not mono[0]["open"],
+              "no entry left open, on the page and in the API")
+        driver.save_screenshot(os.path.join(args.out, "queues.png"))
     finally:
         if driver is not None:
             driver.quit()
