@@ -109,6 +109,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   // Heads learned earlier in this batch, for checks that follow their PR's push closely.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> batch_heads;
   bool any_signal = false;
+  std::vector<std::string> rearm;
   const std::string own_login = OwnLogin(options_.own_login);
   for (const InboxEntry& e : entries) {
     RouteDecision d;
@@ -138,6 +139,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
     d.repos = std::move(r.repos);
     d.repos_removed = std::move(r.repos_removed);
     d.facts = std::move(r.facts);
+    rearm.insert(rearm.end(), r.rearm.begin(), r.rearm.end());
     switch (r.kind) {
       case RouteResult::Kind::kRoute:
         d.state = InboxState::kRouted;
@@ -182,8 +184,21 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
       options_.routing_lag->Observe(lag > 0 ? lag : 0.0);
     }
   }
-  if (any_signal && on_routed_) on_routed_();
+  RearmRefreshed(rearm, decided_at);
+  if ((any_signal || !rearm.empty()) && on_routed_) on_routed_();
   return decisions.size();
+}
+
+void InboxRouter::RearmRefreshed(const std::vector<std::string>& keys, Time now) {
+  for (const std::string& key : keys) {
+    const Status s = store_.work().Rearm(key, now);
+    if (s.ok()) {
+      Log(LogLevel::kInfo, "router.rearmed").Field("subject", key).Field("why", "refresh command");
+    } else if (s.code() != StatusCode::kFailedPrecondition && s.code() != StatusCode::kNotFound) {
+      // Best effort: the command's signal is routed whatever happens here; asking again re-arms.
+      Log(LogLevel::kWarn, "router.rearm_failed").Field("subject", key).Field("error", s.ToString());
+    }
+  }
 }
 
 void InboxRouter::Loop() {

@@ -76,6 +76,9 @@ class InboxRouter {
   // on a SHA under test, a push from a head being updated); a check nobody else has resolved
   // is routed to them.
   Status SignalWatchingQueues(const RouteResult& r, RouteDecision* d);
+  // Brings back each dead work item in `keys` (RouteResult::rearm), after the batch that
+  // routed their commands committed; an item that is not dead is left as it is.
+  void RearmRefreshed(const std::vector<std::string>& keys, Time now);
 
   Store& store_;
   int64_t wakeup_ = 0;  // the store's kDeliveries subscription while started

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -40,6 +41,48 @@ class InboxRouterTest : public ::testing::Test {
     d.received_at = received_at;
     auto r = store_->inbox().AcceptDeliveries({&d, 1}, {}, received_at);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  // The issue_comment fixture moved onto pull request #1 with `body`, from `user` with
+  // `association`.
+  void AcceptComment(const std::string& id, const std::string& body, const std::string& user,
+                     const std::string& association, Time received_at) {
+    boost::json::value v = boost::json::parse(ReadFixture("issue_comment/created.payload.json"));
+    boost::json::object& o = v.as_object();
+    o["issue"].as_object()["number"] = 1;
+    o["issue"].as_object()["pull_request"] = {
+        {"url", "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"}};
+    boost::json::object& comment = o["comment"].as_object();
+    comment["body"] = body;
+    comment["author_association"] = association;
+    comment["user"].as_object()["login"] = user;
+    Delivery d;
+    d.delivery_id = id;
+    d.event = "issue_comment";
+    d.body = boost::json::serialize(v);
+    d.body_sha256 = id;
+    d.received_at = received_at;
+    auto r = store_->inbox().AcceptDeliveries({&d, 1}, {}, received_at);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  // Makes the work item `key` dead: signalled, claimed, finished dead.
+  void MakeDead(const std::string& key) {
+    const Signal s{key, "test", Duration(0)};
+    ASSERT_TRUE(store_->work().Enqueue({&s, 1}, clock_->Now(), Durability::kAcknowledged).ok());
+    auto leases = store_->work().Claim("test", 10, seconds(60), clock_->Now());
+    ASSERT_TRUE(leases.ok() && leases->size() == 1u);
+    PassFinish f;
+    f.key = key;
+    f.fence = (*leases)[0].fence;
+    f.kind = PassFinish::Kind::kDead;
+    f.attempts = 8;
+    f.error = "made dead by the test";
+    ASSERT_TRUE(store_->work().Finish({&f, 1}, clock_->Now()).ok());
+    ASSERT_EQ(State(key), WorkState::kDead);
+  }
+  WorkState State(const std::string& key) {
+    auto item = store_->work().GetWorkItem(key);
+    EXPECT_TRUE(item.ok() && item->has_value());
+    return item.ok() && item->has_value() ? (*item)->state : WorkState::kIdle;
   }
   size_t RouteAll() {
     InboxRouter router(*store_, clock_, RouterOptions{});
@@ -94,6 +137,29 @@ TEST_F(InboxRouterTest, RepositoriesAndFactsArriveWithTheRouting) {
   ASSERT_EQ(all->size(), 2u) << "octocat/hello-world was never known; nothing else goes";
   EXPECT_EQ((*all)[0].repo, "codertocat/hello-world");
   EXPECT_EQ((*all)[1].repo, "codertocat/space");
+}
+
+// `refresh` by someone with write access brings a dead PR back (its pass runs now); other
+// commands, or a refresh by someone without write access, leave it dead.
+TEST_F(InboxRouterTest, ARefreshCommandBySomeoneWithWriteAccessRearmsADeadPr) {
+  const std::string pr = "codertocat/hello-world#1";
+  MakeDead(pr);
+  AcceptComment("c-1", "/gatehouse refresh", "mallory", "CONTRIBUTOR", kT0);
+  AcceptComment("c-2", "/gatehouse queue", "alice", "MEMBER", kT0 + seconds(1));
+  EXPECT_EQ(RouteAll(), 2u);
+  EXPECT_EQ(State(pr), WorkState::kDead);
+
+  AcceptComment("c-3", "/gatehouse refresh", "alice", "MEMBER", kT0 + seconds(2));
+  EXPECT_EQ(RouteAll(), 1u);
+  EXPECT_EQ(State(pr), WorkState::kPending);
+  auto item = store_->work().GetWorkItem(pr);
+  ASSERT_TRUE(item.ok() && item->has_value());
+  EXPECT_EQ((*item)->attempts, 0) << "its budget starts again";
+
+  // A live item is left as it is.
+  AcceptComment("c-4", "/gatehouse refresh", "alice", "OWNER", kT0 + seconds(3));
+  EXPECT_EQ(RouteAll(), 1u);
+  EXPECT_EQ(State(pr), WorkState::kPending);
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <optional>
 
+#include "act/live_state.h"
 #include "base/ascii.h"
 #include "base/subject.h"
 #include "decide/planner.h"
 #include "decide/pr_facts.h"
+#include "decide/queue_commands.h"
 #include "decide/reasons.h"
 #include "engine/route_payload.h"
 
@@ -363,6 +365,12 @@ RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
   r.facts.push_back(PrFact{subject->key(), decide::CommandFactName(*comment_id),
                            decide::CommandValue(Clip(*author), association, line),
                            stamp.received_at});
+  // `refresh` asks for a pass now, also of a PR whose work item is dead.
+  if (decide::ParseCommand(line, stamp.own_login).kind == decide::ParsedCommand::Kind::kRefresh &&
+      decide::MayCommandQueue(act::RoleOf(association)) &&
+      !decide::IsSelf(*author, stamp.own_login)) {
+    r.rearm.push_back(subject->key());
+  }
   return r;
 }
 

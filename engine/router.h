@@ -51,6 +51,9 @@ struct RouteResult {
   // with `reason` or the delivery's own reason.
   std::string watch_repo;
   std::vector<std::string> watch_shas;
+  // Dead work items to bring back (WorkQueue::Rearm) once the routing is committed: the PR of
+  // a `refresh` command by someone with write access (docs/MERGE_QUEUE.md "Commands").
+  std::vector<std::string> rearm;
   // PR heads learned from this payload: (subject key, head SHA); an empty SHA means the PR
   // is no longer open (closed) and should be forgotten.
   std::vector<std::pair<std::string, std::string>> heads;

@@ -729,6 +729,22 @@ TEST(RouterTest, IssueCommentCommandIsRecordedAsAFactOfItsId) {
   EXPECT_EQ(parsed->line, "@gatehouse review security");
 }
 
+// `refresh` by someone with write access (the fixture's author is the OWNER) also asks for the
+// PR's dead work item back; another command, another author, or gatehouse itself does not.
+TEST(RouterTest, ARefreshCommandAsksForTheDeadPrBack) {
+  const RouteStamp stamp{FromMicros(7'000'000), {}, "gatehouse[bot]"};
+  RouteResult r = RouteWebhook("issue_comment", PrComment("@gatehouse refresh"), stamp);
+  EXPECT_EQ(r.rearm, std::vector<std::string>{"codertocat/hello-world#1"});
+  EXPECT_EQ(Keys(r), std::vector<std::string>{"codertocat/hello-world#1"}) << "and a pass";
+  r = RouteWebhook("issue_comment", PrComment("/gatehouse refresh"), RouteStamp{});
+  EXPECT_EQ(r.rearm.size(), 1u) << "/gatehouse needs no login";
+  EXPECT_TRUE(RouteWebhook("issue_comment", PrComment("@gatehouse merge"), stamp).rearm.empty());
+  EXPECT_TRUE(RouteWebhook("issue_comment", PrComment("@someone refresh"), stamp).rearm.empty());
+  json::value outsider = PrComment("/gatehouse refresh");
+  outsider.as_object()["comment"].as_object()["author_association"] = "CONTRIBUTOR";
+  EXPECT_TRUE(RouteWebhook("issue_comment", outsider, stamp).rearm.empty());
+}
+
 // A review run's own review is not a trigger: its verdict is in the store already.
 TEST(RouterTest, AReviewRunsOwnReviewIsIgnored) {
   const RouteResult r = RouteWebhook(
