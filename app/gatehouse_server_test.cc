@@ -129,9 +129,11 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
   // /metrics counts the pass's GitHub calls by endpoint and status, the installation's rate
   // limit as the simulator reported it, and the ledger's rows by kind and state.
   const std::string scrape = (*server)->registry().Render();
-  EXPECT_THAT(scrape, ::testing::HasSubstr(
-                          "gatehouse_github_requests_total{method=\"GET\",endpoint=\"/repos/"
-                          "{owner}/{repo}/pulls/{n}\",status=\"200\"}"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_requests_total{method=\"POST\","
+                                           "endpoint=\"/graphql\",status=\"200\"}"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_requests_total{method=\"GET\","
+                                           "endpoint=\"/repos/{owner}/{repo}/contents/{path}\","
+                                           "status=\"404\"} 1"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_github_requests_total{method=\"POST\","
                                            "endpoint=\"/repos/{owner}/{repo}/check-runs\","
                                            "status=\"201\"} 1"));
