@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/subject.h"
 #include "github/client.h"
 #include "github/transport.h"
 #include "http/server.h"
@@ -761,6 +762,32 @@ TEST_F(ExecutorTest, ReconcileOnlyNeverCalls) {
   EXPECT_TRUE(AppEffects("merge").empty());
   EXPECT_EQ(Row(1, merge)->state, ActionState::kFailed);
   EXPECT_NE(Row(1, merge)->result.find("abandoned"), std::string::npos);
+}
+
+// An open queue_enter whose entry the store holds (a kill between the store's write and the
+// ledger's outcome) is reconciled done from the store, even by a pass that only settles
+// intents; one admitted by a command is found by its comment id too.
+TEST_F(ExecutorTest, AnOpenQueueEnterIsReconciledFromTheStoresEntry) {
+  NewPull("one");
+  const int64_t fence = Claim(1);
+  const std::string queue = QueueKey::Of(kFullName, "main")->key();
+  PlannedAction enter = Make(ActionKind::kQueueEnter, 1, queue);
+  enter.queue = queue;
+  PlannedAction again = Make(ActionKind::kQueueEnter, 1, queue + "+comment:77");
+  again.queue = queue;
+  again.queue_admitted_by = 77;
+  OpenIntent(1, fence, enter);
+  OpenIntent(1, fence, again);
+  ASSERT_TRUE(store_->queues()
+                  .Enter(queue, QueueEntryKey{Subject(1), enter.head_sha, 1, 0}, 0, fence,
+                         clock_->Now())
+                  .ok());
+  options_.reconcile_only = true;
+  ExecResult r = Run(1, fence, {enter, again});
+  EXPECT_EQ(Results(r), (std::vector<R>{R::kReconciled, R::kFailed}))
+      << "the command's entry was never made";
+  EXPECT_EQ(Row(1, enter)->state, ActionState::kDone);
+  EXPECT_EQ(Row(1, again)->state, ActionState::kFailed);
 }
 
 TEST(ActionResultNameTest, NamesEveryResult) {

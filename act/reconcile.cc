@@ -217,9 +217,37 @@ GitHubResult<Evidence> Reconcile(const ReconcileContext& context, const decide::
       // The store makes a run once per key: asking again finds it if it was made.
       return Absent("a run request is idempotent");
     case ActionKind::kQueueEnter:
-    case ActionKind::kQueueLeave:
-      // The store makes an entry once per head, and leaving drops only what is still open.
-      return Absent("entering and leaving the queue are idempotent");
+    case ActionKind::kQueueLeave: {
+      // The effect is in gatehouse's own store: an entry of this head (admitted by the command
+      // the detail names, if any) was made; the entry the detail names has ended. Otherwise
+      // calling again is harmless: the store makes an entry once per key, and leaving drops
+      // only what is still open.
+      auto entries = context.store.queues().EntriesOf(context.target.subject);
+      if (!entries.ok()) {
+        return GitHubError{GitHubErrorKind::kTransient, 0, {}, entries.status().ToString()};
+      }
+      const std::string detail = decide::BaseDetail(a.detail);
+      if (a.kind == ActionKind::kQueueLeave) {
+        const std::optional<int64_t> id = IdAfter(detail, "entry:");
+        for (const QueueEntry& e : *entries) {
+          if (id && e.id == *id && IsTerminal(e.state)) {
+            return Exists("entry " + std::to_string(e.id) + " is " +
+                          std::string(EntryStateName(e.state)));
+          }
+        }
+        return Absent("the entry is still open");
+      }
+      const size_t by = detail.find("+comment:");
+      const int64_t admitted_by =
+          by == std::string::npos ? 0 : IdAfter(detail.substr(by + 1), "comment:").value_or(-1);
+      for (const QueueEntry& e : *entries) {
+        if (e.key.head_sha == a.head_sha && e.key.head_occurrence == a.head_occurrence &&
+            e.key.admitted_by == admitted_by) {
+          return Exists("entry " + std::to_string(e.id) + " of " + e.queue);
+        }
+      }
+      return Absent("no entry of this head yet");
+    }
     case ActionKind::kLandBatch: {
       // Landed when the base branch is the tested SHA (or has moved on from it: then the pass
       // sees the PRs merged, or not, and rebuilds).
