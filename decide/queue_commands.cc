@@ -19,6 +19,11 @@ bool MayCommandQueue(AuthorRole role) {
          role == AuthorRole::kCollaborator;
 }
 
+bool MayCommandQueue(std::string_view author_association) {
+  return author_association == "OWNER" || author_association == "MEMBER" ||
+         author_association == "COLLABORATOR";
+}
+
 QueueCommandStanding FoldQueueCommands(const std::vector<CommandComment>& comments,
                                        std::string_view app_login) {
   std::vector<const CommandComment*> ordered;

@@ -43,6 +43,8 @@ struct QueueCommandStanding {
 
 // Whether an author with `role` may give the queue's commands (write access).
 bool MayCommandQueue(AuthorRole role);
+// The same from GitHub's author_association as the webhook writes it ("OWNER", ...).
+bool MayCommandQueue(std::string_view author_association);
 
 // Folds `comments` (every command comment of the PR, handled or not; any order) into what they
 // say. Comments by gatehouse (`app_login`), by authors without write access and other commands

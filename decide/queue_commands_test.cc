@@ -65,6 +65,13 @@ TEST(QueueCommandFoldTest, TheLatestCommandBySomeoneWithWriteAccessDecides) {
   EXPECT_FALSE(s.hold);
 }
 
+TEST(QueueCommandFoldTest, WriteAccessIsOwnerMemberOrCollaborator) {
+  for (const char* a : {"OWNER", "MEMBER", "COLLABORATOR"}) EXPECT_TRUE(MayCommandQueue(a)) << a;
+  for (const char* a : {"CONTRIBUTOR", "NONE", "FIRST_TIMER", "owner", ""}) {
+    EXPECT_FALSE(MayCommandQueue(a)) << a;
+  }
+}
+
 TEST(QueueCommandFoldTest, AGrantLiftsOnlyTheMergeActionsToAuto) {
   PlannerOptions o;
   o.autonomy = Autonomy::kSuggest;

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "act/live_state.h"
 #include "base/ascii.h"
 #include "base/subject.h"
 #include "decide/planner.h"
@@ -367,7 +366,7 @@ RouteResult RouteIssueComment(PayloadReader& in, const RouteStamp& stamp) {
                            stamp.received_at});
   // `refresh` asks for a pass now, also of a PR whose work item is dead.
   if (decide::ParseCommand(line, stamp.own_login).kind == decide::ParsedCommand::Kind::kRefresh &&
-      decide::MayCommandQueue(act::RoleOf(association)) &&
+      decide::MayCommandQueue(std::string_view(association)) &&
       !decide::IsSelf(*author, stamp.own_login)) {
     r.rearm.push_back(subject->key());
   }
