@@ -74,19 +74,28 @@ void InboxRouter::Wake() {
   cv_.Signal();
 }
 
-Status InboxRouter::SignalWatchingQueues(const RouteResult& r, RouteDecision* d) {
+Status InboxRouter::SignalWatchingQueues(const RouteResult& r, RouteDecision* d,
+                                         QueuesBySha* watching) {
   if (r.watch_shas.empty() || d->state == InboxState::kIgnored || d->state == InboxState::kDead) {
     return Status::Ok();
   }
   const std::string reason = d->signals.empty() ? r.reason : d->signals.front().reason;
   size_t found = 0;
   for (const std::string& sha : r.watch_shas) {
-    GH_ASSIGN_OR_RETURN(auto queues, store_.queues().QueuesWatching(r.watch_repo, sha));
-    for (std::string& q : queues) {
+    auto [it, added] = watching->try_emplace({r.watch_repo, sha});
+    if (added) {
+      auto queues = store_.queues().QueuesWatching(r.watch_repo, sha);
+      if (!queues.ok()) {
+        watching->erase(it);
+        return queues.status();
+      }
+      it->second = std::move(queues).value();
+    }
+    for (const std::string& q : it->second) {
       const bool seen = std::any_of(d->signals.begin(), d->signals.end(),
                                     [&](const Signal& s) { return s.key == q; });
       if (seen) continue;
-      d->signals.push_back(Signal{std::move(q), reason, options_.debounce});
+      d->signals.push_back(Signal{q, reason, options_.debounce});
       ++found;
     }
   }
@@ -108,6 +117,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
   decisions.reserve(entries.size());
   // Heads learned earlier in this batch, for checks that follow their PR's push closely.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> batch_heads;
+  QueuesBySha watching;  // the merge queues watching a commit, asked once per batch
   bool any_signal = false;
   std::vector<std::string> rearm;
   const std::string own_login = OwnLogin(options_.own_login);
@@ -167,7 +177,7 @@ Result<size_t> InboxRouter::RouteOnce(bool include_unresolved) {
         break;
       }
     }
-    GH_RETURN_IF_ERROR(SignalWatchingQueues(r, &d));
+    GH_RETURN_IF_ERROR(SignalWatchingQueues(r, &d, &watching));
     any_signal |= !d.signals.empty();
     AuditSignals(e, d, clock_->Now());
     decisions.push_back(std::move(d));

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -74,8 +75,10 @@ class InboxRouter {
   void Loop();
   // Adds to `d` a signal for each merge queue watching a commit `r` is about (a check or status
   // on a SHA under test, a push from a head being updated); a check nobody else has resolved
-  // is routed to them.
-  Status SignalWatchingQueues(const RouteResult& r, RouteDecision* d);
+  // is routed to them. `watching` holds the queues already looked up in this batch, by
+  // (repository, SHA): a burst about one commit asks the store once.
+  using QueuesBySha = std::map<std::pair<std::string, std::string>, std::vector<std::string>>;
+  Status SignalWatchingQueues(const RouteResult& r, RouteDecision* d, QueuesBySha* watching);
   // Brings back each dead work item in `keys` (RouteResult::rearm), after the batch that
   // routed their commands committed; an item that is not dead is left as it is.
   void RearmRefreshed(const std::vector<std::string>& keys, Time now);

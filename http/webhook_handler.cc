@@ -1,18 +1,14 @@
 #include "http/webhook_handler.h"
 
-#include <boost/json/monotonic_resource.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/parse_options.hpp>
-#include <boost/json/value.hpp>
 #include <cctype>
 #include <cstdint>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <utility>
 
 #include "base/log.h"
 #include "github/signature.h"
+#include "http/webhook_payload.h"
 
 namespace gatehouse {
 
@@ -55,41 +51,6 @@ HttpResponse MethodNotAllowed(std::string_view allow) {
   HttpResponse response = JsonError(405, "method not allowed");
   response.headers.emplace_back("Allow", std::string(allow));
   return response;
-}
-
-struct Payload {
-  std::string action;
-  std::optional<int64_t> installation_id;
-};
-
-// Parses the body as a JSON object and takes the two fields the inbox indexes. Returns
-// nullopt for anything that is not a JSON object.
-std::optional<Payload> ParsePayload(std::string_view body) {
-  // Only two fields are read, so the whole tree goes into one arena freed at once.
-  boost::json::monotonic_resource arena;
-  boost::json::parse_options parse_options;
-  parse_options.max_depth = 64;  // GitHub payloads nest a handful of levels
-  boost::json::error_code ec;
-  boost::json::value value = boost::json::parse(body, ec, &arena, parse_options);
-  if (ec || !value.is_object()) return std::nullopt;
-  const boost::json::object& object = value.get_object();
-
-  Payload payload;
-  if (const boost::json::value* action = object.if_contains("action");
-      action != nullptr && action->is_string()) {
-    payload.action = std::string(action->get_string());
-  }
-  if (const boost::json::value* installation = object.if_contains("installation");
-      installation != nullptr && installation->is_object()) {
-    const boost::json::value* id = installation->get_object().if_contains("id");
-    if (id != nullptr && id->is_int64()) {
-      payload.installation_id = id->get_int64();
-    } else if (id != nullptr && id->is_uint64() &&
-               id->get_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      payload.installation_id = static_cast<int64_t>(id->get_uint64());
-    }
-  }
-  return payload;
 }
 
 std::string AcceptedBody(std::string_view delivery_id) {
@@ -201,9 +162,9 @@ void WebhookHandler::HandleWebhook(HttpRequest request, const Responder& respond
     return;
   }
 
-  std::optional<Payload> payload;
+  std::optional<WebhookPayload> payload;
   try {
-    payload = ParsePayload(request.body);
+    payload = ParseWebhookPayload(request.body);
   } catch (const std::exception& e) {  // allocation failure: not the sender's fault
     Log(LogLevel::kError, "webhook.parse_failed")
         .Field("delivery", delivery_id)
