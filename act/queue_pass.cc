@@ -8,6 +8,7 @@
 
 #include "act/github_outcome.h"
 #include "act/queue_batches.h"
+#include "act/queue_check_run.h"
 #include "base/log.h"
 #include "base/subject.h"
 #include "decide/options.h"
@@ -21,8 +22,8 @@ namespace {
 using decide::QueueMove;
 
 decide::QueueHeadEntry HeadEntryOf(const QueueEntry& e) {
-  return decide::QueueHeadEntry{std::string(EntryStateName(e.state)), e.key.head_sha,
-                                e.tested_sha, e.deadline};
+  return decide::QueueHeadEntry{std::string(EntryStateName(e.state)), e.key.head_sha, e.tested_sha,
+                                e.deadline};
 }
 
 decide::QueuePull PullOf(const PullState& s) {
@@ -55,7 +56,6 @@ class QueuePass::OnePass : public QueueMoves {
  public:
   OnePass(QueuePass& pass, const Lease& lease, const LeaseLostProbe& lost, QueueKey key)
       : p_(pass), lease_(lease), lost_(lost), key_(std::move(key)), now_(p_.clock_->Now()) {}
-
 
   PassOutcome Go() {
     if (auto end = ResolveRepository()) return *end;
@@ -154,57 +154,12 @@ class QueuePass::OnePass : public QueueMoves {
   // testing, merged, dropped. Written on the head the PR has in that state (the serial
   // method's update is a new head). Best effort: a failure is logged, the queue goes on.
   void Announce(const QueueEntry& e, size_t position) {
-    const bool serial = policy_.merge_queue.method == decide::QueueMethod::kUpdateBranch;
-    const bool on_tested = serial && !e.tested_sha.empty() && e.state != EntryState::kQueued &&
-                           e.state != EntryState::kUpdating;
-    decide::PlannedAction a;
-    a.kind = decide::ActionKind::kCheckRun;
-    a.head_sha = on_tested ? e.tested_sha : e.key.head_sha;
-    a.head_occurrence = 1;
-    a.check_name = std::string(decide::kQueueCheckRunName);
-    a.detail = std::string(decide::kQueueCheckRunName) + ":" + std::string(EntryStateName(e.state)) +
-               ":entry:" + std::to_string(e.id) +
-               (e.state == EntryState::kTesting ? ":" + decide::ShortHead(e.tested_sha) : "");
-    a.why = "merge queue " + key_.key();
-    const std::optional<Time> eta = EtaOf(pace_, position, now_);
-    const std::string eta_text =
-        eta ? "ETA " + FormatTime(*eta) + " at the queue's recent pace."
-            : "ETA not known yet (the queue has not landed twice recently).";
-    const std::string base = std::string(key_.base());
-    switch (e.state) {
-      case EntryState::kQueued:
-        a.check_status = "in_progress";
-        a.check_title = "Queued: position " + std::to_string(position + 1) + " of " +
-                        std::to_string(entries_.size());
-        a.check_summary = "In the merge queue of `" + base + "` (entry " + std::to_string(e.id) +
-                          ", priority " + std::to_string(e.priority) + "). " + eta_text;
-        break;
-      case EntryState::kTesting:
-        a.check_status = "in_progress";
-        a.check_title = (e.batch != 0 ? "Testing in batch " + std::to_string(e.batch)
-                                      : std::string("Testing")) +
-                        " at " + decide::ShortHead(e.tested_sha);
-        a.check_summary = "The required checks run on `" + e.tested_sha + "`" +
-                          (e.deadline ? " and must report by " + FormatTime(*e.deadline) : "") +
-                          ". " + e.reason + ". " + eta_text;
-        break;
-      case EntryState::kMerged:
-        a.check_status = "completed";
-        a.check_conclusion = "success";
-        a.check_title = "Merged by the merge queue";
-        a.check_summary = e.reason;
-        break;
-      case EntryState::kDropped:
-        a.check_status = "completed";
-        a.check_conclusion = "neutral";
-        a.check_title = "Left the merge queue";
-        a.check_summary = e.reason;
-        break;
-      default:
-        return;  // updating, merging: moments, not worth a write
-    }
+    const std::optional<decide::PlannedAction> a =
+        QueueCheckRunOf(e, QueueCheckRunSetting{key_, policy_.merge_queue.method, position,
+                                                entries_.size(), EtaOf(pace_, position, now_)});
+    if (!a) return;
     const std::optional<PassOutcome> stop = stop_;
-    const ActionReport report = ExecuteOne(e, a);
+    const ActionReport report = ExecuteOne(e, *a);
     stop_ = stop;  // an announcement never stops the queue
     if (report.result == ActionReport::Result::kFailed ||
         report.result == ActionReport::Result::kRateLimited ||
@@ -311,8 +266,9 @@ class QueuePass::OnePass : public QueueMoves {
     switch (report.result) {
       case ActionReport::Result::kDone:
       case ActionReport::Result::kReconciled:
-        Audit(e, from, "asked GitHub to bring " + e.key.subject + " up to date from " +
-                           decide::ShortHead(from) + ": " + report.detail);
+        Audit(e, from,
+              "asked GitHub to bring " + e.key.subject + " up to date from " +
+                  decide::ShortHead(from) + ": " + report.detail);
         return GoOn();  // the next round reads the new head
       case ActionReport::Result::kAlreadyDone:
         return WaitUntil(now_ + decide::kQueueRecheck);  // asked before: the head will move
@@ -487,7 +443,7 @@ class QueuePass::OnePass : public QueueMoves {
   std::vector<decide::RequiredCheck> required_;
   std::vector<QueueEntry> entries_;  // the open ones, in the queue's order
   std::vector<QueueEntry> ended_;    // the latest ended ones (kQueuePaceWindow)
-  QueuePace pace_;                    // from the latest ended ones
+  QueuePace pace_;                   // from the latest ended ones
   bool hold_ = false;
   std::optional<PassOutcome> stop_;
 };

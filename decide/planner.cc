@@ -248,9 +248,9 @@ void PlanClose(const Policy& policy, const PrSnapshot& pr, const GateVerdict& ve
 void PlanQueue(const PrSnapshot& pr, const GateVerdict& verdict, const PlannerInput& facts,
                const QueueStanding& standing, bool reclose, PlanBuilder& b) {
   if (standing.leave_entry != 0) {
-    PlannedAction leave = b.Make(ActionKind::kQueueLeave,
-                                 "entry:" + std::to_string(standing.leave_entry),
-                                 standing.leave_reason);
+    PlannedAction leave =
+        b.Make(ActionKind::kQueueLeave, "entry:" + std::to_string(standing.leave_entry),
+               standing.leave_reason);
     leave.queue_keep_sha = standing.keep_sha;
     b.ProposeBookkeeping(std::move(leave));
   }
@@ -260,11 +260,11 @@ void PlanQueue(const PrSnapshot& pr, const GateVerdict& verdict, const PlannerIn
       standing.admitted_by == 0
           ? facts.queue.queue
           : facts.queue.queue + "+comment:" + std::to_string(standing.admitted_by);
-  PlannedAction enter = b.Make(ActionKind::kQueueEnter, detail,
-                               standing.admitted_by == 0
-                                   ? "verdict pass"
-                                   : "verdict pass; admitted by comment " +
-                                         std::to_string(standing.admitted_by));
+  PlannedAction enter =
+      b.Make(ActionKind::kQueueEnter, detail,
+             standing.admitted_by == 0
+                 ? "verdict pass"
+                 : "verdict pass; admitted by comment " + std::to_string(standing.admitted_by));
   enter.queue = facts.queue.queue;
   enter.queue_priority = standing.priority;
   enter.queue_admitted_by = standing.admitted_by;
@@ -276,96 +276,6 @@ void PlanQueue(const PrSnapshot& pr, const GateVerdict& verdict, const PlannerIn
 }
 
 }  // namespace
-
-std::string_view ActionKindName(ActionKind kind) {
-  switch (kind) {
-    case ActionKind::kMerge:
-      return "merge";
-    case ActionKind::kApprove:
-      return "approve";
-    case ActionKind::kRequestChanges:
-      return "request_changes";
-    case ActionKind::kClose:
-      return "close";
-    case ActionKind::kReopenReclose:
-      return "reopen_reclose";
-    case ActionKind::kDraftDodgeClose:
-      return "draft_dodge_close";
-    case ActionKind::kLabel:
-      return "label";
-    case ActionKind::kUnlabel:
-      return "unlabel";
-    case ActionKind::kComment:
-      return "comment";
-    case ActionKind::kCheckRun:
-      return "check_run";
-    case ActionKind::kUpdateBranch:
-      return "update_branch";
-    case ActionKind::kReviewRun:
-      return "review_run";
-    case ActionKind::kReaction:
-      return "reaction";
-    case ActionKind::kQueueEnter:
-      return "queue_enter";
-    case ActionKind::kQueueLeave:
-      return "queue_leave";
-    case ActionKind::kLandBatch:
-      return "land_batch";
-  }
-  return "unknown";
-}
-
-std::optional<ActionKind> ParseActionKind(std::string_view name) {
-  for (ActionKind k :
-       {ActionKind::kMerge, ActionKind::kApprove, ActionKind::kRequestChanges, ActionKind::kClose,
-        ActionKind::kReopenReclose, ActionKind::kDraftDodgeClose, ActionKind::kLabel,
-        ActionKind::kUnlabel, ActionKind::kComment, ActionKind::kCheckRun,
-        ActionKind::kUpdateBranch, ActionKind::kReviewRun, ActionKind::kReaction,
-        ActionKind::kQueueEnter, ActionKind::kQueueLeave, ActionKind::kLandBatch}) {
-    if (ActionKindName(k) == name) return k;
-  }
-  return std::nullopt;
-}
-
-ActionClass ClassOf(ActionKind kind) {
-  switch (kind) {
-    case ActionKind::kCheckRun:
-    case ActionKind::kComment:
-    case ActionKind::kReviewRun:
-    case ActionKind::kReaction:
-      return ActionClass::kReport;
-    case ActionKind::kLabel:
-    case ActionKind::kUnlabel:
-      return ActionClass::kLabel;
-    case ActionKind::kApprove:
-    case ActionKind::kRequestChanges:
-      return ActionClass::kReview;
-    case ActionKind::kMerge:
-    case ActionKind::kUpdateBranch:
-    case ActionKind::kQueueEnter:
-    case ActionKind::kQueueLeave:
-    case ActionKind::kLandBatch:
-      return ActionClass::kMerge;
-    case ActionKind::kClose:
-    case ActionKind::kReopenReclose:
-    case ActionKind::kDraftDodgeClose:
-      return ActionClass::kClose;
-  }
-  return ActionClass::kClose;
-}
-
-std::string CheckRunNameOf(const PlannedAction& a) {
-  if (!a.check_name.empty()) return a.check_name;
-  const std::string queue = std::string(kQueueCheckRunName) + ":";
-  if (a.detail.starts_with(queue)) return std::string(kQueueCheckRunName);
-  return std::string(kCheckRunName);
-}
-
-std::string PlannedAction::Key() const {
-  std::string head = head_sha;
-  if (head_occurrence > 1) head += "@" + std::to_string(head_occurrence);
-  return std::string(ActionKindName(kind)) + "|" + head + "|" + detail;
-}
 
 namespace {
 

@@ -206,7 +206,9 @@ void InboxRouter::RearmRefreshed(const std::vector<std::string>& keys, Time now)
       Log(LogLevel::kInfo, "router.rearmed").Field("subject", key).Field("why", "refresh command");
     } else if (s.code() != StatusCode::kFailedPrecondition && s.code() != StatusCode::kNotFound) {
       // Best effort: the command's signal is routed whatever happens here; asking again re-arms.
-      Log(LogLevel::kWarn, "router.rearm_failed").Field("subject", key).Field("error", s.ToString());
+      Log(LogLevel::kWarn, "router.rearm_failed")
+          .Field("subject", key)
+          .Field("error", s.ToString());
     }
   }
 }

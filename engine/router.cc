@@ -14,6 +14,7 @@
 #include "decide/queue_commands.h"
 #include "decide/reasons.h"
 #include "engine/route_payload.h"
+#include "engine/route_repositories.h"
 
 namespace gatehouse {
 namespace {
@@ -197,8 +198,10 @@ RouteResult RoutePullRequestReview(PayloadReader& in, const RouteStamp& stamp) {
   if (!reason) return Ignore("pull_request_review." + Clip(*action) + " is not used");
   // A review run's own review (its body carries the run's hidden marker) changes nothing a pass
   // reads: the verdict is in the store already (docs/REVIEWERS.md).
-  if (const json::value* body = in.Find("review.body"); body != nullptr && body->is_string() &&
-      std::string_view(body->as_string()).find("<!-- gatehouse:review ") != std::string_view::npos) {
+  if (const json::value* body = in.Find("review.body");
+      body != nullptr && body->is_string() &&
+      std::string_view(body->as_string()).find("<!-- gatehouse:review ") !=
+          std::string_view::npos) {
     return Ignore("pull_request_review by a gatehouse review run");
   }
   if (*action == "submitted" && SentByGatehouse(in, stamp)) {
@@ -382,76 +385,6 @@ RouteResult RouteInstallation(PayloadReader& in) {
   return r;
 }
 
-// Calls `fn` with the full_name of every well-formed entry of the array at `path`.
-template <typename Fn>
-void ForEachRepository(const PayloadReader& in, std::string_view path, Fn fn) {
-  const json::value* list = in.Find(path);
-  const json::array* repos = list != nullptr ? list->if_array() : nullptr;
-  if (repos == nullptr) return;
-  for (const json::value& entry : *repos) {
-    const json::object* repo = entry.if_object();
-    if (repo == nullptr) continue;
-    if (auto name = NonEmptyString(PayloadReader(*repo), "full_name")) fn(*name);
-  }
-}
-
-// Which repositories gatehouse covers, and through which installation: the sweep lists
-// their open PRs, and a pass needs the installation to get a token. Learned from every
-// payload, used or not, since any of them proves the App still receives the repository's
-// events.
-void LearnRepositories(std::string_view event, const json::object& root, RouteResult* r) {
-  PayloadReader in(root);
-  std::optional<int64_t> installation;
-  if (const json::value* id = in.Find("installation.id")) {
-    if (id->is_int64() && id->get_int64() > 0) installation = id->get_int64();
-  }
-  auto add = [&](std::string_view name) {
-    if (IsRepoFullName(name)) r->repos.push_back({AsciiLower(name), installation});
-  };
-  auto remove = [&](std::string_view name) {
-    if (IsRepoFullName(name)) r->repos_removed.push_back(AsciiLower(name));
-  };
-  const std::string_view action = NonEmptyString(in, "action").value_or("");
-  if (event == "installation") {
-    if (action == "deleted") {
-      ForEachRepository(in, "repositories", remove);
-    } else if (action == "created" || action == "new_permissions_accepted") {
-      ForEachRepository(in, "repositories", add);
-    }
-    return;
-  }
-  if (event == "installation_repositories") {
-    ForEachRepository(in, "repositories_added", add);
-    ForEachRepository(in, "repositories_removed", remove);
-    return;
-  }
-  auto full_name = NonEmptyString(in, "repository.full_name");
-  if (!full_name) return;
-  if (event == "repository") {
-    const std::string_view name = NonEmptyString(in, "repository.name").value_or("");
-    const std::string_view owner = full_name->substr(0, full_name->find('/'));
-    if (action == "deleted") {
-      remove(*full_name);
-      return;
-    }
-    if (action == "renamed") {
-      if (auto from = NonEmptyString(in, "changes.repository.name.from")) {
-        remove(std::string(owner) + "/" + std::string(*from));
-      }
-    } else if (action == "transferred") {
-      auto from = NonEmptyString(in, "changes.owner.from.user.login");
-      if (!from) from = NonEmptyString(in, "changes.owner.from.organization.login");
-      if (from) remove(std::string(*from) + "/" + std::string(name));
-    }
-  }
-  add(*full_name);
-  // A rename that only changes case keeps the repository.
-  std::erase_if(r->repos_removed, [&](const std::string& gone) {
-    return std::any_of(r->repos.begin(), r->repos.end(),
-                       [&](const RepoInstallation& kept) { return kept.repo == gone; });
-  });
-}
-
 RouteResult RouteByEvent(std::string_view event, const json::object& root,
                          const RouteStamp& stamp) {
   PayloadReader in(root);
@@ -487,7 +420,7 @@ RouteResult RouteWebhook(std::string_view event, const json::value& payload,
                          const RouteStamp& stamp) {
   const json::object* root = payload.if_object();
   RouteResult r = RouteUsedEvent(event, payload, stamp);
-  if (root != nullptr) LearnRepositories(event, *root, &r);
+  if (root != nullptr) routing::LearnRepositories(event, *root, &r);
   return r;
 }
 
