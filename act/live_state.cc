@@ -18,9 +18,20 @@ std::optional<LiveReadFailure> Failed(std::string what, GitHubError error) {
 }  // namespace
 
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
-                                             const Target& target, LiveState* live) {
+                                             const Target& target, PullStateParts parts,
+                                             LiveState* live) {
   const CallContext& call = target.call;
-  auto state = github.ReadPullState(call, target.repo, target.number);
+  // The policy first (a conditional read of the default branch's file, usually a 304): it says
+  // whether the PR's changed paths are needed, and the PR's read can then carry them.
+  auto policy = policies.Load(call, target.repo);
+  if (!policy.ok()) return Failed("reading the policy", policy.error());
+  live->policy = std::move(policy).value();
+  const auto& pp = live->policy.policy.protected_paths;
+  bool role_paths = false;  // a review role selects PRs by path
+  for (const auto& rule : live->policy.policy.reviews.roles) role_paths |= !rule.paths.empty();
+  parts.files = (pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) || role_paths;
+
+  auto state = github.ReadPullState(call, target.repo, target.number, parts);
   if (!state.ok()) {
     const bool gone = state.error().kind == GitHubErrorKind::kNotFound;
     return LiveReadFailure{"reading the pull request", state.error(), gone};
@@ -29,13 +40,10 @@ std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& polic
   live->reviews = std::move(state->reviews);
   live->check_runs = std::move(state->check_runs);
   live->status = std::move(state->status);
-  auto policy = policies.Load(call, target.repo);
-  if (!policy.ok()) return Failed("reading the policy", policy.error());
-  live->policy = std::move(policy).value();
-  const auto& pp = live->policy.policy.protected_paths;
-  bool role_paths = false;  // a review role selects PRs by path
-  for (const auto& rule : live->policy.policy.reviews.roles) role_paths |= !rule.paths.empty();
-  if ((pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) || role_paths) {
+  live->comments = std::move(state->comments);
+  if (state->files) {
+    live->changed_paths = std::move(*state->files);
+  } else if (parts.files) {
     auto files = github.ListPullRequestFiles(call, target.repo, target.number);
     if (!files.ok()) return Failed("listing changed files", files.error());
     live->changed_paths = std::move(files).value();
@@ -54,12 +62,15 @@ std::optional<LiveReadFailure> ReadSummaryComment(GitHub& github, const Target& 
     summary.digest = known->digest;
     return std::nullopt;
   }
-  auto comments = github.ListIssueComments(target.call, target.repo, target.number);
-  if (!comments.ok()) return Failed("listing comments", comments.error());
-  for (IssueComment& c : *comments) {
+  if (!live->comments) {
+    auto listed = github.ListIssueComments(target.call, target.repo, target.number);
+    if (!listed.ok()) return Failed("listing comments", listed.error());
+    live->comments = std::move(listed).value();
+  }
+  for (const IssueComment& c : *live->comments) {
     if (c.body.starts_with(decide::kSummaryMarker) && c.user == app_login) {
       summary.id = c.id;
-      summary.body = std::move(c.body);
+      summary.body = c.body;
     }
   }
   return std::nullopt;

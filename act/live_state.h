@@ -1,13 +1,14 @@
 // LiveState: what a pass reads from GitHub inside its lease (DESIGN.md §2 rule 4: nothing
 // decided before the claim is trusted), and how decide/ sees it.
 //
-// The reads, in order: the PR with its reviews and its head SHA's check runs and combined
-// status (GitHub::ReadPullState: one GraphQL query with the real client, the four REST reads
-// otherwise), its policy (act/policy_source.h), and its changed files (only when a
-// protected-paths rule needs them). Then, once the pass has its history, gatehouse's summary
-// comment: known from the ledger, or found among the PR's comments by its hidden marker
-// (ReadSummaryComment). The calls carry the target's CallContext, so a background pass makes
-// background calls.
+// The reads, in order: the PR's policy (act/policy_source.h); the PR with its reviews and its
+// head SHA's check runs and combined status (GitHub::ReadPullState: one GraphQL query with the
+// real client, the four REST reads otherwise); and its changed files, only when a
+// protected-paths rule or a review role needs them, carried by the same query where it can. Then,
+// once the pass has its history, gatehouse's summary comment: known from the ledger, or found among
+// the PR's comments by its hidden marker (ReadSummaryComment); a pass whose ledger knows no summary
+// asks the first read to carry the comments, so that finding it costs no request of its own. The
+// calls carry the target's CallContext, so a background pass makes background calls.
 //
 // Free functions; safe to call concurrently for different PRs (GitHub is thread-safe).
 #pragma once
@@ -42,6 +43,9 @@ struct LiveState {
   std::vector<std::string> changed_paths;  // empty unless a protected-paths rule or a
                                            // review role selects by path
   SummaryCommentState summary;             // filled by ReadSummaryComment
+  // The PR's conversation comments, oldest first, when ReadLiveState was asked for them and
+  // its read carried them all (PullState::comments).
+  std::optional<std::vector<IssueComment>> comments;
 };
 
 // The read that failed, and GitHub's answer.
@@ -52,11 +56,14 @@ struct LiveReadFailure {
   bool pull_request_gone = false;
 };
 
-// Reads everything above but the summary comment for `target` into `*live`. nullopt on
-// success; else the first read that failed (the reads after it are not made, and `*live` is
-// partly filled).
+// Reads everything above but the summary comment for `target` into `*live`; with
+// `parts.comments`, the PR's comments too where the PR's read can carry them (live->comments).
+// `parts.files` is the policy's to decide.
+// nullopt on success; else the first read that failed (the reads after it are not made, and
+// `*live` is partly filled).
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
-                                             const Target& target, LiveState* live);
+                                             const Target& target, PullStateParts parts,
+                                             LiveState* live);
 
 // GitHub's author_association as decide/'s role (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR;
 // anything else is kNone).
@@ -80,9 +87,10 @@ std::string LatestCheckRunDetail(const LiveState& live);
 // gatehouse's summary comment into `live->summary` (docs/ACTIONS.md, "The summary comment").
 // When the ledger's latest summary row is a done edit (decide/summary_record.h), its id and
 // body digest, with no request: only gatehouse writes that comment, and the ledger holds
-// every write. Otherwise the PR's comments are listed and it is the last comment by
-// `app_login` that starts with decide::kSummaryMarker (a quoted marker in someone else's
-// comment is not it). nullopt on success; else the failed read.
+// every write. Otherwise it is the last comment by `app_login` that starts with
+// decide::kSummaryMarker (a quoted marker in someone else's comment is not it) among the PR's
+// comments: live->comments when the live read carried them, else listed (one request). nullopt on
+// success; else the failed read.
 std::optional<LiveReadFailure> ReadSummaryComment(GitHub& github, const Target& target,
                                                   std::string_view app_login,
                                                   const std::vector<decide::PriorAction>& ledger,

@@ -6,6 +6,7 @@
 #include "act/prior_actions.h"
 #include "decide/closure_history.h"
 #include "decide/pr_facts.h"
+#include "decide/summary_record.h"
 
 namespace gatehouse::act {
 namespace {
@@ -28,15 +29,24 @@ std::optional<decide::ReopenFact> LastReopen(const std::vector<PrFact>& facts) {
 
 }  // namespace
 
-std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, const LiveState& live,
-                                           const decide::PlannerOptions& options, Time now,
-                                           PassHistory* history) {
+std::optional<PassOutcome> ReadPassLedger(Store& store, const Lease& lease, PassHistory* history) {
   auto actions = store.ledger().ListActions(lease.key);
   if (!actions.ok()) return PassOutcome::Transient(actions.status().ToString());
+  history->open_intents.clear();
   for (const ActionRecord& a : *actions) {
     if (a.state == ActionState::kIntent) history->open_intents.push_back(a.key);
   }
   history->ledger = PriorActions(*actions);
+  return std::nullopt;
+}
+
+PullStateParts PrPassParts(const PassHistory& history) {
+  return PullStateParts{.comments = !decide::LastSummaryEdit(history.ledger).has_value()};
+}
+
+std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, const LiveState& live,
+                                           const decide::PlannerOptions& options, Time now,
+                                           PassHistory* history) {
   auto facts = store.repos().GetPrFacts(lease.key);
   if (!facts.ok()) return PassOutcome::Transient(facts.status().ToString());
 

@@ -32,11 +32,20 @@ struct PassHistory {
   HeadObservation head;
 };
 
-// Reads the history of `lease`'s PR: the ledger, the PR facts, then the head occurrence of
-// `live.pr` (a new occurrence is recorded, fenced by `lease.fence`, before it is returned).
-// `options` name the pending-closure label. nullopt on success (`*history` filled); else the
-// outcome that ends the pass: Transient (the store failed, or the fence is lost). The only
-// write is that head occurrence.
+// Reads `lease`'s PR's ledger into `history->ledger` and `history->open_intents`. A pass reads
+// it before the live state, which it tells whether gatehouse's summary comment is known
+// (PrPassParts). nullopt on success; else Transient (the store failed). Reads only.
+std::optional<PassOutcome> ReadPassLedger(Store& store, const Lease& lease, PassHistory* history);
+
+// What the live read must carry for the history read so far: the PR's comments, when the
+// ledger knows no summary comment of gatehouse's (act/live_state.h, ReadSummaryComment).
+PullStateParts PrPassParts(const PassHistory& history);
+
+// Reads the rest of the history of `lease`'s PR, after ReadPassLedger: the PR facts, then the
+// head occurrence of `live.pr` (a new occurrence is recorded, fenced by `lease.fence`, before
+// it is returned). `options` name the pending-closure label. nullopt on success (`*history`
+// filled); else the outcome that ends the pass: Transient (the store failed, or the fence is
+// lost). The only write is that head occurrence.
 std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, const LiveState& live,
                                            const decide::PlannerOptions& options, Time now,
                                            PassHistory* history);

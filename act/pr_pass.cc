@@ -38,9 +38,12 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   ExecutorOptions executor = config_.executor;
   executor.app_login = *login;
 
-  // 2. The live state, read inside the lease.
+  // 2. The ledger, then the live state, read inside the lease (with the PR's comments when
+  // the ledger knows no summary comment: one request finds it).
+  PassHistory history;
+  if (auto end = ReadPassLedger(store_, lease, &history)) return *end;
   LiveState live;
-  if (auto failed = ReadLiveState(github_, policies_, target, &live)) {
+  if (auto failed = ReadLiveState(github_, policies_, target, PrPassParts(history), &live)) {
     if (failed->pull_request_gone) {
       return audit.EndWithError("pull request not found on GitHub", PassOutcome::Done());
     }
@@ -48,10 +51,9 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   }
   if (lease_lost()) return PassOutcome::Transient("lease lost while reading");
 
-  // 3. The history, and which occurrence of its head the pass decides on.
+  // 3. The rest of the history, and which occurrence of its head the pass decides on.
   const decide::PlannerOptions options =
       decide::UnderServerSwitches(live.policy.policy.actions, executor.app_login, config_.dry_run);
-  PassHistory history;
   if (auto end = ReadPassHistory(store_, lease, live, options, clock_->Now(), &history)) {
     return *end;
   }
@@ -67,6 +69,7 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
     if (looked.stop) return *looked.stop;
     if (looked.settled_any) {
       PassHistory again;
+      if (auto end = ReadPassLedger(store_, lease, &again)) return *end;
       if (auto end = ReadPassHistory(store_, lease, live, options, clock_->Now(), &again)) {
         return *end;
       }

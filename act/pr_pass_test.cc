@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "act/pr_pass_test_util.h"
+#include "sim/invariants.h"
 
 namespace gatehouse::act {
 namespace {
@@ -26,7 +28,22 @@ using pass_testing::kSubject;
 using std::chrono::hours;
 using std::chrono::seconds;
 
-class PrPassTest : public pass_testing::PassFixture {};
+class PrPassTest : public pass_testing::PassFixture {
+ protected:
+  // The simulator's count of `method` requests to `endpoint` (GitHub's path template).
+  int64_t Requests(std::string_view method, std::string_view endpoint) {
+    HttpRequest req{
+        .method = "GET", .target = "/_sim/requests", .headers = {}, .body = "", .peer = "test"};
+    const boost::json::value doc = boost::json::parse(github_.handler().Serve(req).body);
+    int64_t n = 0;
+    for (const auto& e : doc.at("endpoints").as_array()) {
+      if (e.at("endpoint").as_string() == endpoint && e.at("method").as_string() == method) {
+        n += e.at("requests").as_int64();
+      }
+    }
+    return n;
+  }
+};
 
 TEST_F(PrPassTest, TheRepositoryPolicyOnTheDefaultBranchDecides) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});
@@ -125,7 +142,7 @@ TEST_F(PrPassTest, AnOpenIntentTheNewPlanDoesNotContainIsSettledWithoutACall) {
   auto leases = store_->work().Claim("dead-worker", 1, seconds(30), clock_->Now());
   ASSERT_TRUE(leases.ok() && leases->size() == 1u);
   auto intent = store_->ledger().RecordIntent(ActionKey{kSubject, "merge", head_, "squash"},
-                                     (*leases)[0].fence, clock_->Now());
+                                              (*leases)[0].fence, clock_->Now());
   ASSERT_TRUE(intent.ok());
   ASSERT_TRUE(github_.model().Merge(kAppWho, kFullName, 1, head_, "squash").ok());
   clock_->Advance(seconds(31));  // its lease runs out
@@ -176,6 +193,64 @@ TEST_F(PrPassTest, ALabelGatehouseRemovedCanComeBackOnTheSameHead) {
   const auto labels = github_.model().GetPull(kFullName, 1)->labels;
   EXPECT_NE(std::find(labels.begin(), labels.end(), "pending-closure"), labels.end());
 }
+
+// A store that lost its ledger (a restore, a new database) finds gatehouse's summary comment
+// among the comments its first read carried: it edits that comment, writes no second one, and
+// lists nothing. A store that knows the comment does not ask for the comments at all.
+TEST_F(PrPassTest, ASummaryTheLedgerDoesNotKnowIsFoundInThePassesOneRead) {
+  using pass_testing::kNoMergePolicy;
+  ReadyPull({{".github/gatehouse.yml", kNoMergePolicy}});
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+  ASSERT_EQ(github_.model().CommentsFor(kFullName, 1).size(), 1u);
+
+  // A new database; CI goes red, so the summary must change.
+  auto fresh = OpenSqliteStore(dir_.File("second.db"));
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  store_ = std::move(fresh).value();
+  const RepoInstallation r{kFullName, pass_testing::kInstallation};
+  ASSERT_TRUE(store_->repos().RecordLearned({&r, 1}, {}, clock_->Now()).ok());
+  ASSERT_NO_FATAL_FAILURE(CompleteCi("failure"));
+  auto listings = [&] { return Requests("GET", "/repos/{owner}/{repo}/issues/{n}/comments"); };
+  const int64_t listed_before = listings();
+  clock_->Advance(seconds(1));
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+  EXPECT_EQ(listings(), listed_before) << "found in the pass's read, not listed";
+  const auto comments = github_.model().CommentsFor(kFullName, 1);
+  ASSERT_EQ(comments.size(), 1u) << "no second summary";
+  EXPECT_NE(comments[0].body.find("ci"), std::string::npos) << comments[0].body;
+  EXPECT_EQ(sim::ExtraSummaryComments(github_.model()), std::vector<std::string>{});
+  int edits = 0;
+  for (const auto& e : AppEffects()) edits += e.kind == "comment_edit" && e.status == 200;
+  EXPECT_EQ(edits, 1) << "the comment the first store wrote was edited";
+}
+
+// A protected-paths rule needs the PR's changed paths: the pass's one read carries them, and
+// they decide (README.md, the PR's one file, protected: no merge; only docs/: the merge).
+class ProtectedPathsPassTest : public PrPassTest,
+                               public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(ProtectedPathsPassTest, TheChangedPathsTheRuleNeedsComeWithThePassesOneRead) {
+  ReadyPull({{".github/gatehouse.yml", std::string(R"(version: 1
+rules:
+  required_checks:
+    checks: [ci]
+  approvals:
+    min: 1
+  protected_paths:
+    mode: block
+    paths: [")") + GetParam() + R"("]
+actions:
+  autonomy: auto
+)"}});
+  ASSERT_TRUE(RunPass(PassConfig{}).ok);
+  EXPECT_EQ(Requests("GET", "/repos/{owner}/{repo}/pulls/{n}/files"), 0) << "not listed";
+  EXPECT_EQ(github_.model().GetPull(kFullName, 1)->merged, GetParam() == "docs/**");
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, ProtectedPathsPassTest, ::testing::Values("README.md", "docs/**"),
+                         [](const auto& param_info) {
+                           return param_info.index == 0 ? "readme" : "docs";
+                         });
 
 TEST_F(PrPassTest, TheLoginIsDiscoveredOnceAndPassesWaitWhileGitHubCannotTell) {
   ReadyPull({{".github/gatehouse.yml", kAutoPolicy}});

@@ -58,18 +58,23 @@ class PassFixture : public ::testing::Test {
     auto pr = github_.model().CreatePull(kFullName, spec);
     ASSERT_TRUE(pr.ok());
     head_ = pr->head_sha;
-    sim::CheckRun run;
-    run.name = "ci";
-    run.head_sha = head_;
-    run.status = "completed";
-    run.conclusion = "success";
-    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
+    ASSERT_NO_FATAL_FAILURE(CompleteCi("success"));
     ASSERT_TRUE(
         github_.model().SubmitReview("bob", kFullName, 1, "APPROVE", head_, "", nullptr).ok());
     if (known) {
       const RepoInstallation r{kFullName, kInstallation};
       ASSERT_TRUE(store_->repos().RecordLearned({&r, 1}, {}, clock_->Now()).ok());
     }
+  }
+
+  // The `ci` check run on the PR's head completes with `conclusion`.
+  void CompleteCi(const std::string& conclusion) {
+    sim::CheckRun run;
+    run.name = "ci";
+    run.head_sha = head_;
+    run.status = "completed";
+    run.conclusion = conclusion;
+    ASSERT_TRUE(github_.model().UpsertCheckRun("ci-app", kFullName, run, nullptr).ok());
   }
 
   // One pass over acme/app#1 under a fresh claim.

@@ -96,8 +96,8 @@ class GitHubClient final : public GitHub {
   // One GraphQL query (github/client_graphql.cc), with the REST reads for what one page cannot
   // hold. GraphQL has its own rate window: when it is exhausted, or GitHub refuses the query
   // itself (then for the rest of the process, with a warning), the REST reads answer instead.
-  GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
-                                        int64_t number) override;
+  GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo, int64_t number,
+                                        PullStateParts parts = {}) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".

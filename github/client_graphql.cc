@@ -30,12 +30,12 @@ GitHubResult<PullState> GitHubClient::RefuseGraphql(const CallContext& ctx, cons
 }
 
 GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, const RepoRef& repo,
-                                                    int64_t number) {
+                                                    int64_t number, PullStateParts parts) {
   if (!options_.graphql_reads || graphql_refused_.load()) {
     return GitHub::ReadPullState(ctx, repo, number);
   }
-  auto response = Request(ctx, "POST", options_.graphql_target, PullStateRequest(repo, number),
-                          Window::kGraphql);
+  auto response = Request(ctx, "POST", options_.graphql_target,
+                          PullStateRequest(repo, number, parts), Window::kGraphql);
   if (!response.ok()) {
     const GitHubError& error = response.error();
     if (error.kind == GitHubErrorKind::kRateLimited) {

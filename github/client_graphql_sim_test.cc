@@ -19,10 +19,10 @@
 namespace gatehouse {
 namespace {
 
-using client_testing::kStart;
+using client_testing::kFullName;
 using client_testing::kInstallation;
 using client_testing::kRepo;
-using client_testing::kFullName;
+using client_testing::kStart;
 
 // Counts the GraphQL queries and the REST reads that cross the wire.
 class CountingTransport final : public HttpTransport {
@@ -201,6 +201,74 @@ TEST_F(ClientGraphqlSimTest, MoreThanAPageIsToppedUpOverRest) {
   auto graphql = github_.client().ReadPullState(ctx_, kRepo, 1);
   ASSERT_TRUE(graphql.ok()) << graphql.error().ToString();
   ExpectSame(*graphql, *rest);
+}
+
+TEST_F(ClientGraphqlSimTest, TheCommentsPartReadsWhatTheListingReadsInTheSameQuery) {
+  sim::Comment out;
+  ASSERT_TRUE(model_->AddComment("alice", kFullName, 1, "first", &out).ok());
+  ASSERT_TRUE(
+      model_->AddComment(who_, kFullName, 1, "<!-- gatehouse:summary -->\nours", &out).ok());
+  ASSERT_TRUE(model_->AddComment("bob", kFullName, 1, "third", &out).ok());
+  auto& client = github_.client();
+  auto listed = client.ListIssueComments(ctx_, kRepo, 1);
+  ASSERT_TRUE(listed.ok()) << listed.error().ToString();
+  ASSERT_EQ(listed->size(), 3u);
+  const int64_t gets = counting_->gets();
+
+  auto plain = client.ReadPullState(ctx_, kRepo, 1);
+  ASSERT_TRUE(plain.ok()) << plain.error().ToString();
+  EXPECT_FALSE(plain->comments.has_value()) << "not asked for";
+
+  auto with = client.ReadPullState(ctx_, kRepo, 1, PullStateParts{.comments = true});
+  ASSERT_TRUE(with.ok()) << with.error().ToString();
+  ASSERT_TRUE(with->comments.has_value());
+  ASSERT_EQ(with->comments->size(), listed->size());
+  for (size_t i = 0; i < listed->size(); ++i) {
+    EXPECT_EQ((*with->comments)[i].id, (*listed)[i].id) << i;
+    EXPECT_EQ((*with->comments)[i].user, (*listed)[i].user) << i;
+    EXPECT_EQ((*with->comments)[i].body, (*listed)[i].body) << i;
+    EXPECT_EQ((*with->comments)[i].created_at, (*listed)[i].created_at) << i;
+  }
+  EXPECT_TRUE((*with->comments)[1].user.ends_with("[bot]")) << (*with->comments)[1].user;
+  EXPECT_EQ(counting_->graphql_posts(), 2);
+  EXPECT_EQ(counting_->gets(), gets) << "no REST call beside the queries";
+
+  // More than one page: the query cannot tell which came first, so it says nothing and the
+  // caller lists them.
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(model_->AddComment("carol", kFullName, 1, "more " + std::to_string(i), &out).ok());
+  }
+  auto many = client.ReadPullState(ctx_, kRepo, 1, PullStateParts{.comments = true});
+  ASSERT_TRUE(many.ok()) << many.error().ToString();
+  EXPECT_FALSE(many->comments.has_value());
+}
+
+TEST_F(ClientGraphqlSimTest, TheFilesPartReadsWhatTheListingReadsUpToAPage) {
+  sim::NewPull spec;
+  spec.title = "paths";
+  spec.author = "alice";
+  spec.files = {"src/a.cc", "docs/b.md", "deploy/prod.yml"};
+  auto two = model_->CreatePull(kFullName, spec);
+  ASSERT_TRUE(two.ok());
+  auto& client = github_.client();
+  auto listed = client.ListPullRequestFiles(ctx_, kRepo, two->number);
+  ASSERT_TRUE(listed.ok()) << listed.error().ToString();
+  ASSERT_EQ(listed->size(), 3u);
+  const int64_t gets = counting_->gets();
+  auto with = client.ReadPullState(ctx_, kRepo, two->number, PullStateParts{.files = true});
+  ASSERT_TRUE(with.ok()) << with.error().ToString();
+  EXPECT_FALSE(with->comments.has_value()) << "not asked for";
+  ASSERT_TRUE(with->files.has_value());
+  EXPECT_EQ(*with->files, *listed);
+  EXPECT_EQ(counting_->gets(), gets) << "no REST call beside the query";
+
+  spec.files.clear();
+  for (int i = 0; i < 101; ++i) spec.files.push_back("gen/f" + std::to_string(i) + ".txt");
+  auto three = model_->CreatePull(kFullName, spec);
+  ASSERT_TRUE(three.ok());
+  auto many = client.ReadPullState(ctx_, kRepo, three->number, PullStateParts{.files = true});
+  ASSERT_TRUE(many.ok()) << many.error().ToString();
+  EXPECT_FALSE(many->files.has_value()) << "more than a page is the listing's";
 }
 
 TEST_F(ClientGraphqlSimTest, AnEndpointThatIsNotThereIsRestFromThenOn) {

@@ -6,7 +6,7 @@
 namespace gatehouse {
 
 GitHubResult<PullState> GitHub::ReadPullState(const CallContext& ctx, const RepoRef& repo,
-                                              int64_t number) {
+                                              int64_t number, PullStateParts /*parts*/) {
   PullState out;
   auto pr = GetPullRequest(ctx, repo, number);
   if (!pr.ok()) return pr.error();

@@ -161,12 +161,27 @@ struct CheckRunSpec {
   std::string external_id;
 };
 
+// What GitHub::ReadPullState reads besides the PR, its reviews and its head's checks.
+struct PullStateParts {
+  // The PR's conversation comments (PullState::comments), when the same request can carry
+  // them; a read that cannot leaves them unset, and the caller lists them if it must.
+  bool comments = false;
+  // The paths the PR changes (PullState::files), likewise.
+  bool files = false;
+};
+
 // One PR as a pass reads it (GitHub::ReadPullState).
 struct PullState {
   PullRequest pr;
   std::vector<Review> reviews;       // in submission order
   std::vector<CheckRun> check_runs;  // on pr.head_sha
   CombinedStatus status;             // of pr.head_sha
+  // With PullStateParts::comments, and only when the read held every one: the PR's
+  // conversation comments, oldest first (as ListIssueComments gives them).
+  std::optional<std::vector<IssueComment>> comments;
+  // With PullStateParts::files, and only when the read held every one: the paths the PR
+  // changes (as ListPullRequestFiles gives them).
+  std::optional<std::vector<std::string>> files;
 };
 
 class GitHub {
@@ -222,10 +237,11 @@ class GitHub {
   // Everything a pass reads about PR `number` in one go: the PR, its reviews (submission
   // order), and its head's check runs and combined status. The default makes the four REST
   // reads (GetPullRequest, ListReviews, ListCheckRuns, GetCombinedStatus on the head it read);
-  // GitHubClient answers it with one GraphQL query (github/graphql_pull_state.h). NotFound
-  // when the PR (or the repository) is not there.
+  // GitHubClient answers it with one GraphQL query (github/graphql_pull_state.h), which also
+  // carries the `parts` asked for; the REST reads leave them out. NotFound when the PR (or the
+  // repository) is not there.
   virtual GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
-                                                int64_t number);
+                                                int64_t number, PullStateParts parts = {});
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,

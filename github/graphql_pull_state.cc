@@ -11,9 +11,11 @@ using json_read::Int;
 using json_read::Str;
 using json_read::Sub;
 
-// Page sizes are GitHub's maximum (100); the cost stays 1 point (4 connection requests / 100,
-// rounded, at least 1).
-const char* const kPullStateQuery =
+namespace {
+
+// Page sizes are GitHub's maximum (100); the cost stays 1 point (at most 6 connection requests /
+// 100, rounded, at least 1). `@comments@` is where PullStateParts::comments goes.
+constexpr std::string_view kPullStateTemplate =
     R"(query PullState($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
@@ -25,7 +27,7 @@ const char* const kPullStateQuery =
       reviews(first: 100) {
         pageInfo { hasNextPage }
         nodes { fullDatabaseId state body author { __typename login } commit { oid } }
-      }
+      }@comments@@files@
       commits(last: 1) {
         nodes {
           commit {
@@ -49,6 +51,39 @@ const char* const kPullStateQuery =
     }
   }
 })";
+
+// The PR's latest conversation comments; one that is not among them (hasPreviousPage) is read
+// over REST.
+constexpr std::string_view kCommentsPart = R"(
+      comments(last: 100) {
+        pageInfo { hasPreviousPage }
+        nodes { fullDatabaseId body author { __typename login } createdAt updatedAt }
+      })";
+
+// The paths the PR changes; more than a page is read over REST, which pages.
+constexpr std::string_view kFilesPart = R"(
+      files(first: 100) { pageInfo { hasNextPage } nodes { path } })";
+
+void Fill(std::string* doc, std::string_view mark, std::string_view part) {
+  doc->replace(doc->find(mark), mark.size(), part);
+}
+
+std::string PullStateDocument(PullStateParts parts) {
+  std::string doc(kPullStateTemplate);
+  Fill(&doc, "@comments@", parts.comments ? kCommentsPart : "");
+  Fill(&doc, "@files@", parts.files ? kFilesPart : "");
+  return doc;
+}
+
+}  // namespace
+
+const std::string& PullStateQuery(PullStateParts parts) {
+  static const std::string documents[4] = {PullStateDocument({.comments = false, .files = false}),
+                                           PullStateDocument({.comments = true, .files = false}),
+                                           PullStateDocument({.comments = false, .files = true}),
+                                           PullStateDocument({.comments = true, .files = true})};
+  return documents[(parts.comments ? 1 : 0) + (parts.files ? 2 : 0)];
+}
 
 namespace {
 
@@ -138,6 +173,30 @@ void ParseReviews(const json::value& connection, std::vector<Review>* out) {
   }
 }
 
+// The comments of a `comments` connection, unless it did not hold them all.
+std::optional<std::vector<IssueComment>> ParseComments(const json::value& connection) {
+  const auto* nodes = Nodes(connection);
+  const auto* earlier = Sub(Sub(connection, "pageInfo"), "hasPreviousPage").if_bool();
+  if (nodes == nullptr || earlier == nullptr || *earlier) return std::nullopt;
+  std::vector<IssueComment> out;
+  out.reserve(nodes->size());
+  for (const auto& n : *nodes) {
+    out.push_back(IssueComment{BigInt(n, "fullDatabaseId"), RestLogin(Sub(n, "author")),
+                               Str(n, "body"), Str(n, "createdAt"), Str(n, "updatedAt")});
+  }
+  return out;
+}
+
+// The paths of a `files` connection, unless it did not hold them all.
+std::optional<std::vector<std::string>> ParseFiles(const json::value& connection) {
+  const auto* nodes = Nodes(connection);
+  if (nodes == nullptr || HasNextPage(connection)) return std::nullopt;
+  std::vector<std::string> out;
+  out.reserve(nodes->size());
+  for (const auto& n : *nodes) out.push_back(Str(n, "path"));
+  return out;
+}
+
 // The head commit's combined status and check runs; false when the commit is not `head`.
 bool ParseHead(const json::value& commit, const std::string& head, PullStateAnswer* out) {
   if (Str(commit, "oid") != head) return false;
@@ -182,9 +241,9 @@ GitHubError AnswerError(const json::array& errors, Time reset) {
 
 }  // namespace
 
-json::object PullStateRequest(const RepoRef& repo, int64_t number) {
+json::object PullStateRequest(const RepoRef& repo, int64_t number, PullStateParts parts) {
   return json::object{
-      {"query", kPullStateQuery},
+      {"query", PullStateQuery(parts)},
       {"operationName", "PullState"},
       {"variables", json::object{{"owner", repo.owner}, {"name", repo.name}, {"number", number}}}};
 }
@@ -205,6 +264,10 @@ GitHubResult<PullStateAnswer> ParsePullStateAnswer(const json::value& body, Time
   out.labels_truncated = HasNextPage(Sub(pull, "labels"));
   out.reviews_truncated = HasNextPage(Sub(pull, "reviews"));
   ParseReviews(Sub(pull, "reviews"), &out.state.reviews);
+  if (pull.as_object().contains("comments")) {
+    out.state.comments = ParseComments(Sub(pull, "comments"));
+  }
+  if (pull.as_object().contains("files")) out.state.files = ParseFiles(Sub(pull, "files"));
   const json::array* commits = Nodes(Sub(pull, "commits"));
   const bool head_read = commits != nullptr && !commits->empty() &&
                          ParseHead(Sub(commits->back(), "commit"), out.state.pr.head_sha, &out);

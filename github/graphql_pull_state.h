@@ -1,7 +1,8 @@
 // The pass's read of one PR as a single GitHub GraphQL query (issue 15, docs/GITHUB.md
-// "One query per pass"): the PR, its labels, its reviews, and its head commit's combined
-// status and check runs, in one request costing one point of the installation's GraphQL
-// window instead of four REST requests of its core window.
+// "One query per pass"): the PR, its labels, its reviews, its head commit's combined status
+// and check runs, and when asked its latest conversation comments and its changed paths, in one
+// request costing one point of the installation's GraphQL window instead of four REST requests of
+// its core window.
 //
 // The answer is turned into the same structs the REST reads fill, with REST's spellings:
 // enums lower-cased (mergeStateStatus CLEAN → mergeable_state "clean"), MERGED as state
@@ -21,11 +22,12 @@
 
 namespace gatehouse {
 
-// The query document (one operation, `PullState`, with variables owner, name, number).
-extern const char* const kPullStateQuery;
+// The query document (one operation, `PullState`, with variables owner, name, number), with
+// the PR's last 100 conversation comments and its first 100 changed paths when `parts` ask.
+const std::string& PullStateQuery(PullStateParts parts);
 
-// The POST /graphql body for `repo`'s PR `number`.
-boost::json::object PullStateRequest(const RepoRef& repo, int64_t number);
+// The POST /graphql body for `repo`'s PR `number`, with the `parts` asked for.
+boost::json::object PullStateRequest(const RepoRef& repo, int64_t number, PullStateParts parts);
 
 struct PullStateAnswer {
   PullState state;

@@ -23,6 +23,8 @@ struct Obj {
   const Repository* repo = nullptr;      // Repository
   const PullRequest* pr = nullptr;       // PullRequest
   const Review* review = nullptr;        // PullRequestReview
+  const Comment* comment = nullptr;      // IssueComment
+  const json::object* file = nullptr;    // PullRequestChangedFile (as REST renders it)
   const CheckRun* run = nullptr;         // CheckRun, CheckSuite (its run's suite)
   const CommitStatus* status = nullptr;  // StatusContext
   std::string text = {};                 // Commit/Status/rollup: SHA; Label: name;
@@ -139,6 +141,8 @@ class Executor {
     if (t == "Label")
       return sel.name == "id" ? json::value("LA_" + Base64Encode(o.text)) : json::value(o.text);
     if (t == "PullRequestReview") return ReviewField(*o.review, sel, path);
+    if (t == "IssueComment") return CommentField(*o.comment, sel, path);
+    if (t == "PullRequestChangedFile") return FileField(*o.file, sel);
     if (t == "PullRequestCommit") {
       if (sel.name == "id") return Str("PURC_" + Base64Encode(o.text));
       return Object(Obj{.type = "Commit", .text = o.text}, sel, path);
@@ -266,6 +270,16 @@ class Executor {
         items.push_back(Obj{.type = "PullRequestReview", .review = &r});
       return Page("PullRequestReviewConnection", std::move(items), sel, path);
     }
+    if (f == "files") {
+      for (const json::value& file : FilesOf(pr))
+        items.push_back(Obj{.type = "PullRequestChangedFile", .file = &file.as_object()});
+      return Page("PullRequestChangedFileConnection", std::move(items), sel, path);
+    }
+    if (f == "comments") {
+      for (const Comment& c : CommentsOf(pr.number))
+        items.push_back(Obj{.type = "IssueComment", .comment = &c});
+      return Page("IssueCommentConnection", std::move(items), sel, path);
+    }
     for (const auto& sha : pr.commits)
       items.push_back(Obj{.type = "PullRequestCommit", .text = sha});
     return Page("PullRequestCommitConnection", std::move(items), sel, path);  // commits
@@ -281,6 +295,46 @@ class Executor {
     if (f == "body") return Str(r.body);
     if (f == "submittedAt") return Str(GitHubTime(r.submitted_at));
     return Object(Obj{.type = "Commit", .text = r.commit_id}, sel, path);  // commit
+  }
+
+  json::value CommentField(const Comment& c, const Selection& sel, const Path& path) {
+    const std::string& f = sel.name;
+    if (f == "id") return NodeId("IC", c.id);
+    if (f == "databaseId") return c.id;
+    if (f == "fullDatabaseId") return Str(std::to_string(c.id));
+    if (f == "author") return Object(ActorObj(c.user, ""), sel, path);
+    if (f == "authorAssociation") return Str(c.author_association);
+    if (f == "body") return Str(c.body);
+    if (f == "createdAt") return Str(GitHubTime(c.created_at));
+    return Str(GitHubTime(c.updated_at));  // updatedAt
+  }
+
+  // A changed file from its REST rendering: GraphQL's path, line counts and changeType.
+  static json::value FileField(const json::object& file, const Selection& sel) {
+    const std::string& f = sel.name;
+    if (f == "path") return file.at("filename");
+    if (f == "additions") return file.at("additions");
+    if (f == "deletions") return file.at("deletions");
+    // changeType: REST's status upper-cased; REST's "removed" is GraphQL's DELETED.
+    const std::string status(file.at("status").as_string());
+    return Str(status == "removed" ? "DELETED" : Upper(status));
+  }
+
+  // The PR's changed files, as GET /pulls/{n}/files lists them.
+  const json::array& FilesOf(const PullRequest& pr) {
+    const std::string key = repo_->full_name() + " #" + std::to_string(pr.number);
+    auto it = files_.find(key);
+    if (it == files_.end()) it = files_.emplace(key, RenderPullFiles(pr)).first;
+    return it->second;
+  }
+
+  // The PR's conversation comments, oldest first (as GET /issues/{n}/comments).
+  const std::vector<Comment>& CommentsOf(int number) {
+    const std::string key = repo_->full_name() + " #" + std::to_string(number);
+    auto it = comments_.find(key);
+    if (it == comments_.end())
+      it = comments_.emplace(key, model_.CommentsFor(repo_->full_name(), number)).first;
+    return it->second;
   }
 
   const std::vector<CheckRun>& RunsOf(const std::string& sha) {
@@ -487,6 +541,8 @@ class Executor {
   std::deque<Repository> repos_;      // stable addresses
   std::deque<PullRequest> pulls_;
   std::map<std::string, std::vector<CheckRun>> runs_;
+  std::map<std::string, std::vector<Comment>> comments_;
+  std::map<std::string, json::array> files_;
   std::map<std::string, std::vector<CommitStatus>> statuses_;
 };
 
