@@ -18,7 +18,7 @@ std::optional<LiveReadFailure> Failed(std::string what, GitHubError error) {
 }  // namespace
 
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
-                                             const Target& target, PullStateParts parts,
+                                             const Target& target, bool with_comments,
                                              LiveState* live) {
   const CallContext& call = target.call;
   // The policy first (a conditional read of the default branch's file, usually a 304): it says
@@ -29,6 +29,8 @@ std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& polic
   const auto& pp = live->policy.policy.protected_paths;
   bool role_paths = false;  // a review role selects PRs by path
   for (const auto& rule : live->policy.policy.reviews.roles) role_paths |= !rule.paths.empty();
+  PullStateParts parts;
+  parts.comments = with_comments;
   parts.files = (pp.mode != decide::RuleMode::kOff && !pp.paths.empty()) || role_paths;
 
   auto state = github.ReadPullState(call, target.repo, target.number, parts);

@@ -56,13 +56,12 @@ struct LiveReadFailure {
   bool pull_request_gone = false;
 };
 
-// Reads everything above but the summary comment for `target` into `*live`; with
-// `parts.comments`, the PR's comments too where the PR's read can carry them (live->comments).
-// `parts.files` is the policy's to decide.
-// nullopt on success; else the first read that failed (the reads after it are not made, and
-// `*live` is partly filled).
+// Reads everything above but the summary comment for `target` into `*live`; `with_comments`,
+// the PR's comments too where the PR's read can carry them (live->comments). nullopt on
+// success; else the first read that failed (the reads after it are not made, and `*live` is
+// partly filled).
 std::optional<LiveReadFailure> ReadLiveState(GitHub& github, PolicySource& policies,
-                                             const Target& target, PullStateParts parts,
+                                             const Target& target, bool with_comments,
                                              LiveState* live);
 
 // GitHub's author_association as decide/'s role (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR;

@@ -40,8 +40,8 @@ std::optional<PassOutcome> ReadPassLedger(Store& store, const Lease& lease, Pass
   return std::nullopt;
 }
 
-PullStateParts PrPassParts(const PassHistory& history) {
-  return PullStateParts{.comments = !decide::LastSummaryEdit(history.ledger).has_value()};
+bool LedgerKnowsSummary(const PassHistory& history) {
+  return decide::LastSummaryEdit(history.ledger).has_value();
 }
 
 std::optional<PassOutcome> ReadPassHistory(Store& store, const Lease& lease, const LiveState& live,

@@ -34,12 +34,12 @@ struct PassHistory {
 
 // Reads `lease`'s PR's ledger into `history->ledger` and `history->open_intents`. A pass reads
 // it before the live state, which it tells whether gatehouse's summary comment is known
-// (PrPassParts). nullopt on success; else Transient (the store failed). Reads only.
+// (LedgerKnowsSummary). nullopt on success; else Transient (the store failed). Reads only.
 std::optional<PassOutcome> ReadPassLedger(Store& store, const Lease& lease, PassHistory* history);
 
-// What the live read must carry for the history read so far: the PR's comments, when the
-// ledger knows no summary comment of gatehouse's (act/live_state.h, ReadSummaryComment).
-PullStateParts PrPassParts(const PassHistory& history);
+// Whether the ledger read so far knows gatehouse's summary comment on the PR; when it does not,
+// the live read carries the PR's comments (act/live_state.h, ReadSummaryComment).
+bool LedgerKnowsSummary(const PassHistory& history);
 
 // Reads the rest of the history of `lease`'s PR, after ReadPassLedger: the PR facts, then the
 // head occurrence of `live.pr` (a new occurrence is recorded, fenced by `lease.fence`, before

@@ -43,7 +43,8 @@ PassOutcome PrPass::Run(const Lease& lease, const LeaseLostProbe& lease_lost) {
   PassHistory history;
   if (auto end = ReadPassLedger(store_, lease, &history)) return *end;
   LiveState live;
-  if (auto failed = ReadLiveState(github_, policies_, target, PrPassParts(history), &live)) {
+  if (auto failed =
+          ReadLiveState(github_, policies_, target, !LedgerKnowsSummary(history), &live)) {
     if (failed->pull_request_gone) {
       return audit.EndWithError("pull request not found on GitHub", PassOutcome::Done());
     }
