@@ -9,6 +9,7 @@
 
 #include "github/base64.h"
 #include "sim/app_identity.h"
+#include "sim/graphql_cursor.h"
 #include "sim/graphql_schema.h"
 #include "sim/render.h"
 
@@ -42,27 +43,6 @@ std::string Upper(std::string_view s) {
 
 json::value OptTimeValue(const std::optional<Time>& t) {
   return t ? json::value(GitHubTime(*t)) : json::value(nullptr);
-}
-
-json::string Cursor(size_t index) {
-  return json::string(Base64Encode("cursor:v2:" + std::to_string(index)));
-}
-
-// The index a cursor names; nullopt when it is not one of ours.
-std::optional<size_t> CursorIndex(const json::value& v) {
-  if (!v.is_string()) return std::nullopt;
-  auto decoded = Base64Decode(std::string(v.as_string()));
-  const std::string prefix = "cursor:v2:";
-  if (!decoded || !decoded->starts_with(prefix) || decoded->size() == prefix.size() ||
-      decoded->size() > prefix.size() + 9) {
-    return std::nullopt;
-  }
-  size_t index = 0;
-  for (char c : decoded->substr(prefix.size())) {
-    if (c < '0' || c > '9') return std::nullopt;
-    index = index * 10 + static_cast<size_t>(c - '0');
-  }
-  return index;
 }
 
 json::string NodeId(std::string_view prefix, int64_t id) {
@@ -465,29 +445,12 @@ class Executor {
   json::value Page(std::string type, std::vector<Obj> items, const Selection& sel,
                    const Path& path) {
     Obj conn{.type = std::move(type)};
-    size_t begin = 0, end = items.size();
-    for (const char* name : {"after", "before"}) {
-      auto it = sel.args.find(name);
-      if (it == sel.args.end() || it->second.is_null()) continue;
-      auto index = CursorIndex(it->second);
-      if (!index) {
-        NotFound(sel, path, "`" + std::string(name) + "` does not appear to be a valid cursor.");
-        return nullptr;
-      }
-      if (std::string_view(name) == "after") {
-        begin = std::min(end, *index + 1);
-      } else {
-        end = std::min(end, *index);
-      }
+    const PageBounds bounds = PageOf(items.size(), sel.args);
+    if (!bounds.bad_cursor.empty()) {
+      NotFound(sel, path, "`" + bounds.bad_cursor + "` does not appear to be a valid cursor.");
+      return nullptr;
     }
-    begin = std::min(begin, end);
-    if (auto it = sel.args.find("first"); it != sel.args.end() && it->second.is_int64()) {
-      end = std::min(end, begin + static_cast<size_t>(it->second.as_int64()));
-    }
-    if (auto it = sel.args.find("last"); it != sel.args.end() && it->second.is_int64()) {
-      const auto last = static_cast<size_t>(it->second.as_int64());
-      if (end - begin > last) begin = end - last;
-    }
+    const size_t begin = bounds.begin, end = bounds.end;
     conn.items = std::move(items);
     conn.begin = begin;
     conn.end = end;
@@ -551,52 +514,6 @@ class Executor {
 json::object Execute(const Document& doc, const Model& model, int64_t installation_id,
                      const RateLimitView& rate) {
   return Executor(model, installation_id, rate).Run(doc);
-}
-
-}  // namespace gatehouse::sim::graphql
-
-namespace gatehouse::sim::graphql {
-namespace {
-
-// The string argument `name` of a field, or "" when it has none (validation ran before).
-std::string StringArg(const Selection& field, const std::string& name) {
-  auto it = field.args.find(name);
-  if (it == field.args.end() || !it->second.is_string()) return {};
-  return std::string(it->second.as_string());
-}
-
-// Every `pullRequest` field under `selections`, through fragments, at any depth.
-void PullNumbersIn(const std::vector<Selection>& selections, std::vector<int64_t>* out) {
-  for (const Selection& s : selections) {
-    if (!s.fragment && s.name == "pullRequest") {
-      auto it = s.args.find("number");
-      if (it != s.args.end() && it->second.is_int64()) out->push_back(it->second.as_int64());
-    }
-    PullNumbersIn(s.selections, out);
-  }
-}
-
-void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::string>* out) {
-  for (const Selection& s : selections) {
-    if (s.fragment) {
-      RepositoriesIn(s.selections, out);
-      continue;
-    }
-    if (s.name != "repository") continue;
-    const std::string repo = "/repos/" + StringArg(s, "owner") + "/" + StringArg(s, "name");
-    out->push_back(repo);
-    std::vector<int64_t> numbers;
-    PullNumbersIn(s.selections, &numbers);
-    for (int64_t n : numbers) out->push_back(repo + "/pulls/" + std::to_string(n));
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> RestReadsOf(const Document& doc) {
-  std::vector<std::string> out;
-  RepositoriesIn(doc.selections, &out);
-  return out;
 }
 
 }  // namespace gatehouse::sim::graphql

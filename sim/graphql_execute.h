@@ -15,8 +15,6 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "sim/graphql_document.h"
 #include "sim/model.h"
@@ -35,11 +33,5 @@ struct RateLimitView {
 // every repository (the simulator's any-token mode); otherwise only its own.
 boost::json::object Execute(const Document& doc, const Model& model, int64_t installation_id,
                             const RateLimitView& rate);
-
-// The REST reads a query stands for, as GET paths: "/repos/{owner}/{name}" for each top-level
-// `repository(owner:, name:)` and "/repos/{owner}/{name}/pulls/{number}" for each
-// `pullRequest(number:)` inside it. The simulator's aimed faults match these too, so a rule
-// that fails every read of a pull request fails it however the client reads.
-std::vector<std::string> RestReadsOf(const Document& doc);
 
 }  // namespace gatehouse::sim::graphql

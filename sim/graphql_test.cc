@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <map>
 #include <memory>
+#include <string>
 
+#include "sim/graphql_cursor.h"
 #include "sim/handler_test_util.h"
 #include "sim/model.h"
 #include "sim/rest.h"
@@ -175,6 +178,25 @@ TEST_F(SimGraphqlTest, CursorsPageThroughAConnection) {
       second.at("data").at("repository").at("pullRequest").at("labels").as_object();
   EXPECT_EQ(json::serialize(page2.at("nodes")), R"([{"name":"c"}])");
   EXPECT_EQ(page2.at("pageInfo").at("hasNextPage"), false);
+}
+
+TEST(SimGraphqlCursorTest, PagesSelectWhatFirstLastAfterAndBeforeSayAndForeignCursorsAreNamed) {
+  using graphql::Cursor;
+  using graphql::PageOf;
+  using Args = std::map<std::string, json::value>;
+  auto bounds = [](const graphql::PageBounds& b) {
+    return std::to_string(b.begin) + ".." + std::to_string(b.end) + b.bad_cursor;
+  };
+  EXPECT_EQ(bounds(PageOf(5, Args{})), "0..5");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"first", 2}})), "0..2");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"last", 2}})), "3..5");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"after", Cursor(1)}, {"first", 2}})), "2..4");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"before", Cursor(3)}, {"last", 1}})), "2..3");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"after", Cursor(9)}})), "5..5");
+  EXPECT_EQ(bounds(PageOf(5, Args{{"after", Cursor(3)}, {"before", Cursor(1)}})), "1..1");
+  EXPECT_EQ(PageOf(5, Args{{"before", "Y3Vyc29yOnYyOng="}}).bad_cursor, "before");
+  EXPECT_EQ(PageOf(5, Args{{"after", "not base64!"}}).bad_cursor, "after");
+  EXPECT_EQ(PageOf(5, Args{{"after", nullptr}, {"first", 1}}).bad_cursor, "");
 }
 
 TEST_F(SimGraphqlTest, AMissingPullRequestIsNullWithNotFound) {

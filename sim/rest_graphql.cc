@@ -12,6 +12,7 @@
 
 #include "sim/graphql_document.h"
 #include "sim/graphql_execute.h"
+#include "sim/graphql_rest_reads.h"
 #include "sim/graphql_schema.h"
 #include "sim/rest.h"
 

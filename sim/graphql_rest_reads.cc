@@ -1,0 +1,51 @@
+#include "sim/graphql_rest_reads.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatehouse::sim::graphql {
+namespace {
+
+// The string argument `name` of a field, or "" when it has none (validation ran before).
+std::string StringArg(const Selection& field, const std::string& name) {
+  auto it = field.args.find(name);
+  if (it == field.args.end() || !it->second.is_string()) return {};
+  return std::string(it->second.as_string());
+}
+
+// Every `pullRequest` field under `selections`, through fragments, at any depth.
+void PullNumbersIn(const std::vector<Selection>& selections, std::vector<int64_t>* out) {
+  for (const Selection& s : selections) {
+    if (!s.fragment && s.name == "pullRequest") {
+      auto it = s.args.find("number");
+      if (it != s.args.end() && it->second.is_int64()) out->push_back(it->second.as_int64());
+    }
+    PullNumbersIn(s.selections, out);
+  }
+}
+
+void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::string>* out) {
+  for (const Selection& s : selections) {
+    if (s.fragment) {
+      RepositoriesIn(s.selections, out);
+      continue;
+    }
+    if (s.name != "repository") continue;
+    const std::string repo = "/repos/" + StringArg(s, "owner") + "/" + StringArg(s, "name");
+    out->push_back(repo);
+    std::vector<int64_t> numbers;
+    PullNumbersIn(s.selections, &numbers);
+    for (int64_t n : numbers) out->push_back(repo + "/pulls/" + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RestReadsOf(const Document& doc) {
+  std::vector<std::string> out;
+  RepositoriesIn(doc.selections, &out);
+  return out;
+}
+
+}  // namespace gatehouse::sim::graphql
