@@ -1,203 +1,14 @@
 #include "sim/graphql_document.h"
 
-#include <cctype>
 #include <cstdlib>
-#include <optional>
 #include <set>
 #include <utility>
+
+#include "sim/graphql_lexer.h"
 
 namespace gatehouse::sim::graphql {
 namespace json = boost::json;
 namespace {
-
-enum class Kind { kEnd, kPunct, kName, kInt, kFloat, kString };
-
-struct Token {
-  Kind kind = Kind::kEnd;
-  std::string text;  // the punctuator, the name, the number's digits or the string's value
-  int line = 1;
-  int column = 1;
-};
-
-// GitHub's names for the punctuators in its parse errors.
-std::string PunctName(const std::string& p) {
-  static const std::map<std::string, std::string> kNames = {
-      {"{", "LCURLY"},   {"}", "RCURLY"},     {"(", "LPAREN"},   {")", "RPAREN"}, {"[", "LBRACKET"},
-      {"]", "RBRACKET"}, {":", "COLON"},      {"$", "VAR_SIGN"}, {"!", "BANG"},   {"=", "EQUALS"},
-      {"@", "DIR_SIGN"}, {"...", "ELLIPSIS"}, {"|", "PIPE"},     {"&", "AMP"}};
-  auto it = kNames.find(p);
-  return it == kNames.end() ? "UNKNOWN_CHAR" : it->second;
-}
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view text) : text_(text) {}
-
-  // The next token; an error for a character GraphQL has no use for or an unterminated string.
-  Result<Token> Next() {
-    SkipIgnored();
-    Token t;
-    t.line = line_;
-    t.column = column_;
-    if (pos_ >= text_.size()) return t;
-    const char c = text_[pos_];
-    if (text_.substr(pos_, 3) == "...") {
-      Advance(3);
-      t.kind = Kind::kPunct;
-      t.text = "...";
-      return t;
-    }
-    if (std::string_view("!$()[]:={}@|&").find(c) != std::string_view::npos) {
-      Advance(1);
-      t.kind = Kind::kPunct;
-      t.text = std::string(1, c);
-      return t;
-    }
-    if (c == '_' || std::isalpha(static_cast<unsigned char>(c))) {
-      size_t end = pos_;
-      while (end < text_.size() &&
-             (text_[end] == '_' || std::isalnum(static_cast<unsigned char>(text_[end])))) {
-        ++end;
-      }
-      t.kind = Kind::kName;
-      t.text = std::string(text_.substr(pos_, end - pos_));
-      Advance(end - pos_);
-      return t;
-    }
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return Number(t);
-    if (c == '"') return String(t);
-    return Status(StatusCode::kInvalidArgument,
-                  "Parse error on \"" + std::string(1, c) + "\" (UNKNOWN_CHAR) at " + Where(t));
-  }
-
-  static std::string Where(const Token& t) {
-    return "[" + std::to_string(t.line) + ", " + std::to_string(t.column) + "]";
-  }
-
- private:
-  void Advance(size_t n) {
-    for (size_t i = 0; i < n && pos_ < text_.size(); ++i, ++pos_) {
-      if (text_[pos_] == '\n') {
-        ++line_;
-        column_ = 1;
-      } else {
-        ++column_;
-      }
-    }
-  }
-
-  void SkipIgnored() {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',') {
-        Advance(1);
-      } else if (c == '#') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') Advance(1);
-      } else if (text_.substr(pos_, 3) == "\xEF\xBB\xBF") {
-        Advance(3);  // a byte-order mark
-      } else {
-        return;
-      }
-    }
-  }
-
-  Result<Token> Number(Token t) {
-    size_t end = pos_;
-    if (text_[end] == '-') ++end;
-    bool is_float = false;
-    auto digits = [&] {
-      const size_t start = end;
-      while (end < text_.size() && std::isdigit(static_cast<unsigned char>(text_[end]))) ++end;
-      return end > start;
-    };
-    bool ok = digits();
-    if (ok && end < text_.size() && text_[end] == '.') {
-      ++end;
-      is_float = true;
-      ok = digits();
-    }
-    if (ok && end < text_.size() && (text_[end] == 'e' || text_[end] == 'E')) {
-      ++end;
-      is_float = true;
-      if (end < text_.size() && (text_[end] == '+' || text_[end] == '-')) ++end;
-      ok = digits();
-    }
-    t.text = std::string(text_.substr(pos_, end - pos_));
-    Advance(end - pos_);
-    if (!ok) {
-      return Status(StatusCode::kInvalidArgument,
-                    "Parse error on \"" + t.text + "\" (error) at " + Where(t));
-    }
-    t.kind = is_float ? Kind::kFloat : Kind::kInt;
-    return t;
-  }
-
-  Result<Token> String(Token t) {
-    t.kind = Kind::kString;
-    if (text_.substr(pos_, 3) == "\"\"\"") {  // a block string, taken as written
-      const size_t end = text_.find("\"\"\"", pos_ + 3);
-      if (end == std::string_view::npos) return Unterminated(t);
-      t.text = std::string(text_.substr(pos_ + 3, end - pos_ - 3));
-      Advance(end + 3 - pos_);
-      return t;
-    }
-    Advance(1);
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      char c = text_[pos_];
-      if (c == '\n') return Unterminated(t);
-      if (c == '\\' && pos_ + 1 < text_.size()) {
-        const char e = text_[pos_ + 1];
-        static const std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
-        const size_t at = kFrom.find(e);
-        if (at != std::string_view::npos) {
-          t.text += kTo[at];
-          Advance(2);
-          continue;
-        }
-        if (e == 'u' && pos_ + 6 <= text_.size()) {
-          const std::string hex(text_.substr(pos_ + 2, 4));
-          char* stop = nullptr;
-          const long code = std::strtol(hex.c_str(), &stop, 16);
-          if (stop != hex.c_str() + 4) return Unterminated(t);
-          AppendUtf8(code, &t.text);
-          Advance(6);
-          continue;
-        }
-        return Unterminated(t);
-      }
-      t.text += c;
-      Advance(1);
-    }
-    if (pos_ >= text_.size()) return Unterminated(t);
-    Advance(1);
-    return t;
-  }
-
-  static void AppendUtf8(long code, std::string* out) {
-    const auto u = static_cast<unsigned long>(code);
-    if (u < 0x80) {
-      *out += static_cast<char>(u);
-    } else if (u < 0x800) {
-      *out += static_cast<char>(0xC0 | (u >> 6));
-      *out += static_cast<char>(0x80 | (u & 0x3F));
-    } else {
-      *out += static_cast<char>(0xE0 | (u >> 12));
-      *out += static_cast<char>(0x80 | ((u >> 6) & 0x3F));
-      *out += static_cast<char>(0x80 | (u & 0x3F));
-    }
-  }
-
-  static Status Unterminated(const Token& t) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        "Parse error on bad Unicode escape sequence or unterminated string at " + Where(t));
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int column_ = 1;
-};
 
 // The deepest nesting of selections and values the simulator follows (GitHub refuses deep
 // queries too); it keeps the recursion bounded for any input.
@@ -212,7 +23,7 @@ class Parser {
     if (Status s = Step(); !s.ok()) return s;
     Document doc;
     bool have_operation = false;
-    while (tok_.kind != Kind::kEnd) {
+    while (tok_.kind != TokenKind::kEnd) {
       if (IsName("fragment")) {
         if (Status s = FragmentDefinition(); !s.ok()) return s;
         continue;
@@ -228,7 +39,7 @@ class Parser {
       }
       if (IsName("query")) {
         if (Status s = Step(); !s.ok()) return s;
-        if (tok_.kind == Kind::kName) {
+        if (tok_.kind == TokenKind::kName) {
           doc.operation_name = op_name_ = tok_.text;
           if (Status s = Step(); !s.ok()) return s;
         }
@@ -250,8 +61,12 @@ class Parser {
   }
 
  private:
-  bool IsName(std::string_view name) const { return tok_.kind == Kind::kName && tok_.text == name; }
-  bool IsPunct(std::string_view p) const { return tok_.kind == Kind::kPunct && tok_.text == p; }
+  bool IsName(std::string_view name) const {
+    return tok_.kind == TokenKind::kName && tok_.text == name;
+  }
+  bool IsPunct(std::string_view p) const {
+    return tok_.kind == TokenKind::kPunct && tok_.text == p;
+  }
 
   Status Step() {
     auto t = lexer_.Next();
@@ -261,14 +76,14 @@ class Parser {
   }
 
   Status Unexpected() const {
-    if (tok_.kind == Kind::kEnd) {
+    if (tok_.kind == TokenKind::kEnd) {
       return Status(StatusCode::kInvalidArgument, "Unexpected end of document");
     }
-    const std::string kind = tok_.kind == Kind::kPunct    ? PunctName(tok_.text)
-                             : tok_.kind == Kind::kName   ? "IDENTIFIER"
-                             : tok_.kind == Kind::kString ? "STRING"
-                             : tok_.kind == Kind::kInt    ? "INT"
-                                                          : "FLOAT";
+    const std::string kind = tok_.kind == TokenKind::kPunct    ? PunctName(tok_.text)
+                             : tok_.kind == TokenKind::kName   ? "IDENTIFIER"
+                             : tok_.kind == TokenKind::kString ? "STRING"
+                             : tok_.kind == TokenKind::kInt    ? "INT"
+                                                               : "FLOAT";
     return Status(StatusCode::kInvalidArgument,
                   "Parse error on \"" + tok_.text + "\" (" + kind + ") at " + Lexer::Where(tok_));
   }
@@ -279,7 +94,7 @@ class Parser {
   }
 
   Result<std::string> Name() {
-    if (tok_.kind != Kind::kName) return Unexpected();
+    if (tok_.kind != TokenKind::kName) return Unexpected();
     std::string name = tok_.text;
     if (Status s = Step(); !s.ok()) return s;
     return name;
@@ -347,16 +162,16 @@ class Parser {
     }
     json::value v;
     switch (tok_.kind) {
-      case Kind::kInt:
+      case TokenKind::kInt:
         v = static_cast<int64_t>(std::strtoll(tok_.text.c_str(), nullptr, 10));
         break;
-      case Kind::kFloat:
+      case TokenKind::kFloat:
         v = std::strtod(tok_.text.c_str(), nullptr);
         break;
-      case Kind::kString:
+      case TokenKind::kString:
         v = tok_.text;
         break;
-      case Kind::kName:
+      case TokenKind::kName:
         if (tok_.text == "true" || tok_.text == "false") {
           v = tok_.text == "true";
         } else if (tok_.text == "null") {
@@ -365,11 +180,11 @@ class Parser {
           v = tok_.text;  // an enum value
         }
         break;
-      case Kind::kPunct:
+      case TokenKind::kPunct:
         if (tok_.text == "[") return List(depth, constant);
         if (tok_.text == "{") return Object(depth, constant);
         return Unexpected();
-      case Kind::kEnd:
+      case TokenKind::kEnd:
         return Unexpected();
     }
     if (Status s = Step(); !s.ok()) return s;
@@ -424,7 +239,7 @@ class Parser {
     if (IsPunct("...")) {
       if (Status s = Step(); !s.ok()) return s;
       sel.fragment = true;
-      if (tok_.kind == Kind::kName && tok_.text != "on") {
+      if (tok_.kind == TokenKind::kName && tok_.text != "on") {
         sel.name = tok_.text;  // a spread of a named fragment, expanded by Expand
         if (Status s = Step(); !s.ok()) return s;
         if (Status s = NoDirectives(); !s.ok()) return s;
