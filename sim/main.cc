@@ -39,7 +39,10 @@ run plays a scenario file (docs/SIMULATOR.md) with webhooks sent to URL (gatehou
 endpoint), serving the REST API on --listen meanwhile, and ends with one line
 "verdict: ok|FAIL key=value ..."; the exit status is 0 only for ok. With --wait-for-target
 it prints its listening line, then waits (up to the scenario's timeout_ms, or 60 s) until
-PUT /_sim/webhook-url {"url": ...} names the target, and only then plays the scenario.
+PUT /_sim/webhook-url {"url": ...} names the target, and only then plays the scenario. With
+--linger it keeps serving the REST API after the verdict line (sending no more webhooks: the
+scenario is over) until SIGTERM or SIGINT, then exits with the verdict's status: a harness
+can keep checking its target, which may still read from GitHub, for as long as it needs.
 
 serve options:
   --listen ADDR              host:port to serve on (default 127.0.0.1:9090; port 0 = any)
@@ -78,7 +81,7 @@ int64_t ScenarioTimeoutMs(const std::string& scenario) {
 int Serve(int argc, char** argv, bool run) {
   Flags flags({"listen", "webhook-url", "app-id", "app-public-key", "mergeable-delay-ms",
                "token-ttl-s", "rate-limit", "log-level", "target", "app-slug", "openai-api-key"},
-              {"insecure-any-token", "wait-for-target"});
+              {"insecure-any-token", "wait-for-target", "linger"});
   Status parsed = flags.Parse(argc, argv, 1);
   if (!parsed.ok()) {
     std::fprintf(stderr, "gatehouse-sim: %s\n\n%s", parsed.message().c_str(), kUsage);
@@ -86,6 +89,7 @@ int Serve(int argc, char** argv, bool run) {
   }
   std::string scenario;
   const bool wait_for_target = run && flags.Has("wait-for-target");
+  const bool linger = run && flags.Has("linger");
   if (run && !flags.Has("help")) {
     if (flags.positional().size() != 1 || (!flags.Has("target") && !wait_for_target)) {
       std::fprintf(stderr,
@@ -139,13 +143,14 @@ int Serve(int argc, char** argv, bool run) {
     hopts.app_public_key_pem = ss.str();
   }
 
-  // serve: block the stop signals before any thread starts, so that only sigwait() below
-  // sees them. run: leave them alone, so that Ctrl-C ends a long scenario.
+  // serve and run --linger: block the stop signals before any thread starts, so that only
+  // sigwait() below sees them (run --linger: once the scenario is over). run: leave them
+  // alone, so that Ctrl-C ends a long scenario.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
-  if (!run) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  if (!run || linger) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   sim::Model model(hopts.clock, {.mergeable_delay = std::chrono::milliseconds(*delay),
                                  .token_ttl = std::chrono::seconds(*ttl)});
@@ -207,7 +212,12 @@ int Serve(int argc, char** argv, bool run) {
       verdict->counts["webhooks_dropped"] = static_cast<int64_t>(sender->dropped());
       verdict->counts["webhooks_withheld"] = static_cast<int64_t>(sender->withheld());
       std::printf("%s\n", sim::FormatVerdict(*verdict).c_str());
+      std::fflush(stdout);
       exit_code = verdict->ok ? kExitOk : kExitFailure;
+      if (linger) {
+        int sig = 0;
+        sigwait(&stop_signals, &sig);
+      }
     }
   } else if (exit_code == kExitOk) {
     int sig = 0;

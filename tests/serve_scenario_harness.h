@@ -55,9 +55,11 @@ inline std::string ReadAll(const std::string& path) {
 struct Options {
   std::vector<std::string> serve_args;  // beyond the common ones
   std::string crash_after_call;         // GATEHOUSE_FAULT_CRASH_AFTER_CALL for the first serve
-  // When set, gatehouse is kept running after the scenario until its audit satisfies this
-  // (or 30 s pass): for what only a later pass can show — a decision that waited for a
-  // mergeability recheck, say — which the simulator cannot observe when nothing is called.
+  // When set, gatehouse and the simulator (`run --linger`) are kept running after the
+  // scenario until gatehouse's audit satisfies this (or 30 s pass): for what only a later
+  // pass can show — a decision that waited for a mergeability recheck, say — which the
+  // simulator cannot observe when nothing is called. The simulator serves on, so that pass
+  // can read the PR however late it comes.
   std::function<bool(const std::vector<AuditEntry>&)> audit_until;
 };
 
@@ -141,11 +143,25 @@ class ServeScenarioTest : public ::testing::Test {
                                      ? name
                                      : std::string(GATEHOUSE_SCENARIOS) + "/" + name + ".json";
     setenv("GATEHOUSE_WEBHOOK_SECRET", kSecret, 1);
-    ChildProcess sim(
-        {GATEHOUSE_SIM_BIN, "run", scenario, "--listen", "127.0.0.1:0", "--wait-for-target",
-         "--app-id", "4242", "--app-public-key", dir_.File("app.pub.pem"), "--mergeable-delay-ms",
-         "200", "--log-level", "warn"},
-        dir_.File("sim.log"));
+    std::vector<std::string> sim_argv = {GATEHOUSE_SIM_BIN,
+                                         "run",
+                                         scenario,
+                                         "--listen",
+                                         "127.0.0.1:0",
+                                         "--wait-for-target",
+                                         "--app-id",
+                                         "4242",
+                                         "--app-public-key",
+                                         dir_.File("app.pub.pem"),
+                                         "--mergeable-delay-ms",
+                                         "200",
+                                         "--log-level",
+                                         "warn"};
+    // Waiting on gatehouse's audit needs GitHub up meanwhile: the pass that shows it reads
+    // the PR. The simulator keeps serving after its verdict until it is told to stop.
+    const bool linger = static_cast<bool>(options.audit_until);
+    if (linger) sim_argv.emplace_back("--linger");
+    ChildProcess sim(sim_argv, dir_.File("sim.log"));
     const std::string sim_url = UrlFrom(sim.ReadLine());
     EXPECT_FALSE(sim_url.empty()) << ReadAll(dir_.File("sim.log"));
     if (sim_url.empty()) return out;
@@ -175,9 +191,12 @@ class ServeScenarioTest : public ::testing::Test {
       });
     }
     for (std::string line = sim.ReadLine(); !line.empty(); line = sim.ReadLine()) {
-      if (line.rfind("verdict:", 0) == 0) out.verdict = line;
+      if (line.rfind("verdict:", 0) == 0) {
+        out.verdict = line;
+        if (linger) break;  // the verdict is its last line; it serves on until stopped
+      }
     }
-    out.sim_exit = sim.Wait();
+    if (!linger) out.sim_exit = sim.Wait();
     if (restarter.joinable()) {
       // The scenario is over: if the first gatehouse never crashed, stop it so the thread ends.
       {
@@ -206,6 +225,10 @@ class ServeScenarioTest : public ::testing::Test {
       }
       serve->Signal(SIGTERM);
       EXPECT_EQ(serve->Wait(), 0);
+    }
+    if (linger) {
+      sim.Signal(SIGTERM);
+      out.sim_exit = sim.Wait();
     }
     out.logs = "--- simulator ---\n" + ReadAll(dir_.File("sim.log")) + "\n--- gatehouse ---\n" +
                ReadAll(dir_.File("gatehouse.log"));

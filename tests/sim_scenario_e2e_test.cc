@@ -198,6 +198,54 @@ TEST_F(SimScenarioE2eTest, RunWaitsForItsTargetThenPlays) {
   EXPECT_EQ(counts["webhooks_dropped"], 0);
 }
 
+// `run --linger` prints its verdict, then keeps serving GitHub's API (the PR it made is still
+// there to read) until SIGTERM, and exits with the verdict's status: 0 for ok, 1 for FAIL.
+TEST_F(SimScenarioE2eTest, RunWithLingerServesAfterItsVerdictUntilStopped) {
+  struct Case {
+    const char* scenario;
+    const char* verdict;
+    int exit_code;
+  };
+  const Case cases[] = {
+      {R"({"setup": [{"call": "POST /_sim/repos",
+                      "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
+           "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
+                         "body": {"title": "x"}}],
+           "expect": [{"pull": "acme/app#1", "state": "open"}],
+           "timeout_ms": 2000, "settle_ms": 0})",
+       "verdict: ok ", 0},
+      {R"({"setup": [{"call": "POST /_sim/repos",
+                      "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
+           "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
+                         "body": {"title": "x"}}],
+           "expect": [{"pull": "acme/app#1", "state": "merged"}],
+           "timeout_ms": 200, "settle_ms": 0})",
+       "verdict: FAIL ", 1},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir_.File("linger.json");
+    std::ofstream(path) << c.scenario;
+    testing::ChildProcess sim(std::vector<std::string>{
+        GATEHOUSE_SIM_BIN, "run", path, "--target",
+        "http://127.0.0.1:" + std::to_string(port_) + "/webhook", "--listen", "127.0.0.1:0",
+        "--insecure-any-token", "--linger", "--log-level", "error"});
+    ASSERT_TRUE(sim.ok());
+    const uint16_t sim_port = PortFrom(sim.ReadLine());
+    ASSERT_NE(sim_port, 0);
+    const std::string verdict = sim.ReadLine();
+    ASSERT_EQ(verdict.rfind(c.verdict, 0), 0u) << verdict;
+    // After the verdict: still up, and the world is as the scenario left it.
+    using http_testing::BuildRequest;
+    using http_testing::RoundTrip;
+    auto pull = RoundTrip(sim_port, BuildRequest("GET", "/repos/acme/app/pulls/1",
+                                                 {{"Authorization", "Bearer any"}}, ""));
+    EXPECT_EQ(pull.status, 200) << pull.body;
+    EXPECT_NE(pull.body.find(R"("title":"x")"), std::string::npos) << pull.body;
+    sim.Signal(SIGTERM);
+    EXPECT_EQ(sim.Wait(), c.exit_code) << verdict;
+  }
+}
+
 TEST_F(SimScenarioE2eTest, RunWithoutATargetInTimeFails) {
   std::string path = dir_.File("never.json");
   std::ofstream(path) << R"({"timeline": [], "timeout_ms": 100})";
