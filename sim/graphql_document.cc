@@ -352,4 +352,10 @@ Result<Document> ParseDocument(std::string_view text, const json::object& variab
   return Parser(text, variables).Parse();
 }
 
+std::string Selection::StringArg(const std::string& arg) const {
+  auto it = args.find(arg);
+  return it != args.end() && it->second.is_string() ? std::string(it->second.as_string())
+                                                    : std::string();
+}
+
 }  // namespace gatehouse::sim::graphql

@@ -33,6 +33,10 @@ struct Selection {
   std::vector<Selection> selections;
   int line = 0;  // where it starts in the document (1-based), for error messages
   int column = 0;
+
+  // The string argument `arg`, or "" when it has none or it is not a string (validation
+  // against the schema has said which are required).
+  std::string StringArg(const std::string& arg) const;
 };
 
 struct Document {

@@ -1,8 +1,6 @@
 #include "sim/graphql_execute.h"
 
 #include <algorithm>
-#include <deque>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +8,7 @@
 #include "github/base64.h"
 #include "sim/app_identity.h"
 #include "sim/graphql_cursor.h"
+#include "sim/graphql_model_reads.h"
 #include "sim/graphql_schema.h"
 #include "sim/render.h"
 
@@ -54,7 +53,7 @@ json::string Str(std::string_view s) { return json::string(s); }
 class Executor {
  public:
   Executor(const Model& model, int64_t installation_id, const RateLimitView& rate)
-      : model_(model), installation_(installation_id), rate_(rate) {}
+      : installation_(installation_id), rate_(rate), reads_(model) {}
 
   json::object Run(const Document& doc) {
     json::object data;
@@ -102,12 +101,6 @@ class Executor {
         {"message", std::move(message)}});
   }
 
-  std::string Arg(const Selection& sel, const char* name) const {
-    auto it = sel.args.find(name);
-    return it != sel.args.end() && it->second.is_string() ? std::string(it->second.as_string())
-                                                          : std::string();
-  }
-
   json::value Field(const Obj& o, const Selection& sel, const Path& path) {
     const std::string& t = o.type;
     if (t == "Query") return QueryField(sel, path);
@@ -143,14 +136,13 @@ class Executor {
   json::value QueryField(const Selection& sel, const Path& path) {
     if (sel.name == "rateLimit") return Object(Obj{.type = "RateLimit"}, sel, path);
     // repository(owner, name)
-    const std::string full = Arg(sel, "owner") + "/" + Arg(sel, "name");
-    auto repo = model_.GetRepo(full);
-    if (!repo || (installation_ != 0 && repo->installation_id != installation_)) {
+    const std::string full = sel.StringArg("owner") + "/" + sel.StringArg("name");
+    const Repository* repo = reads_.Repo(full, installation_);
+    if (repo == nullptr) {
       NotFound(sel, path, "Could not resolve to a Repository with the name '" + full + "'.");
       return nullptr;
     }
-    repos_.push_back(std::move(*repo));
-    return Object(Obj{.type = "Repository", .repo = &repos_.back()}, sel, path);
+    return Object(Obj{.type = "Repository", .repo = repo}, sel, path);
   }
 
   json::value RateLimitField(const Selection& sel) const {
@@ -176,17 +168,14 @@ class Executor {
     auto it = sel.args.find("number");
     const int64_t number =
         it != sel.args.end() && it->second.is_int64() ? it->second.as_int64() : 0;
-    std::optional<PullRequest> pr;
-    if (number > 0 && number <= 999'999'999)
-      pr = model_.GetPull(r.full_name(), static_cast<int>(number));
-    if (!pr) {
+    const PullRequest* pr = reads_.Pull(r, number);
+    if (pr == nullptr) {
       NotFound(
           sel, path,
           "Could not resolve to a PullRequest with the number of " + std::to_string(number) + ".");
       return nullptr;
     }
-    pulls_.push_back(std::move(*pr));
-    return Object(Obj{.type = "PullRequest", .pr = &pulls_.back()}, sel, path);
+    return Object(Obj{.type = "PullRequest", .pr = pr}, sel, path);
   }
 
   // A model user as GraphQL shows it: the App (installation:*) and *[bot] logins are Bots
@@ -300,53 +289,14 @@ class Executor {
     return Str(status == "removed" ? "DELETED" : Upper(status));
   }
 
-  // The PR's changed files, as GET /pulls/{n}/files lists them.
-  const json::array& FilesOf(const PullRequest& pr) {
-    const std::string key = repo_->full_name() + " #" + std::to_string(pr.number);
-    auto it = files_.find(key);
-    if (it == files_.end()) it = files_.emplace(key, RenderPullFiles(pr)).first;
-    return it->second;
-  }
-
-  // The PR's conversation comments, oldest first (as GET /issues/{n}/comments).
-  const std::vector<Comment>& CommentsOf(int number) {
-    const std::string key = repo_->full_name() + " #" + std::to_string(number);
-    auto it = comments_.find(key);
-    if (it == comments_.end())
-      it = comments_.emplace(key, model_.CommentsFor(repo_->full_name(), number)).first;
-    return it->second;
-  }
-
-  const std::vector<CheckRun>& RunsOf(const std::string& sha) {
-    const std::string key = repo_->full_name() + " " + sha;
-    auto it = runs_.find(key);
-    if (it == runs_.end())
-      it = runs_.emplace(key, model_.CheckRunsFor(repo_->full_name(), sha)).first;
-    return it->second;
-  }
-
-  // The combined status's statuses: the latest per context (as GET /commits/{sha}/status).
+  // Reads in the repository being resolved.
+  const json::array& FilesOf(const PullRequest& pr) { return reads_.FilesOf(*repo_, pr); }
+  const std::vector<Comment>& CommentsOf(int number) { return reads_.CommentsOf(*repo_, number); }
+  const std::vector<CheckRun>& RunsOf(const std::string& sha) { return reads_.RunsOf(*repo_, sha); }
   const std::vector<CommitStatus>& StatusesOf(const std::string& sha) {
-    const std::string key = repo_->full_name() + " " + sha;
-    auto it = statuses_.find(key);
-    if (it != statuses_.end()) return it->second;
-    std::vector<CommitStatus> latest;
-    for (auto& st : model_.StatusesFor(repo_->full_name(), sha)) {
-      const bool seen = std::any_of(latest.begin(), latest.end(),
-                                    [&](const CommitStatus& s) { return s.context == st.context; });
-      if (!seen) latest.push_back(std::move(st));
-    }
-    return statuses_.emplace(key, std::move(latest)).first->second;
+    return reads_.StatusesOf(*repo_, sha);
   }
-
-  std::string CombinedState(const std::string& sha) {
-    bool fail = false, pending = false;
-    for (const auto& st : StatusesOf(sha)) {
-      fail |= st.state == "failure" || st.state == "error";
-      pending |= st.state == "pending";
-    }
-    return fail ? "FAILURE" : pending ? "PENDING" : "SUCCESS";
-  }
+  std::string CombinedState(const std::string& sha) { return reads_.CombinedState(*repo_, sha); }
 
   json::value CommitField(const std::string& sha, const Selection& sel, const Path& path) {
     const std::string& f = sel.name;
@@ -450,10 +400,9 @@ class Executor {
       NotFound(sel, path, "`" + bounds.bad_cursor + "` does not appear to be a valid cursor.");
       return nullptr;
     }
-    const size_t begin = bounds.begin, end = bounds.end;
     conn.items = std::move(items);
-    conn.begin = begin;
-    conn.end = end;
+    conn.begin = bounds.begin;
+    conn.end = bounds.end;
     return Object(conn, sel, path);
   }
 
@@ -496,17 +445,11 @@ class Executor {
     return empty ? json::value(nullptr) : json::value(Cursor(info.end - 1));  // endCursor
   }
 
-  const Model& model_;
   const int64_t installation_;
   const RateLimitView rate_;
+  ModelReads reads_;  // what this query read, each thing once
   json::array errors_;
   const Repository* repo_ = nullptr;  // the repository being resolved
-  std::deque<Repository> repos_;      // stable addresses
-  std::deque<PullRequest> pulls_;
-  std::map<std::string, std::vector<CheckRun>> runs_;
-  std::map<std::string, std::vector<Comment>> comments_;
-  std::map<std::string, json::array> files_;
-  std::map<std::string, std::vector<CommitStatus>> statuses_;
 };
 
 }  // namespace

@@ -7,13 +7,6 @@
 namespace gatehouse::sim::graphql {
 namespace {
 
-// The string argument `name` of a field, or "" when it has none (validation ran before).
-std::string StringArg(const Selection& field, const std::string& name) {
-  auto it = field.args.find(name);
-  if (it == field.args.end() || !it->second.is_string()) return {};
-  return std::string(it->second.as_string());
-}
-
 // Every `pullRequest` field under `selections`, through fragments, at any depth.
 void PullNumbersIn(const std::vector<Selection>& selections, std::vector<int64_t>* out) {
   for (const Selection& s : selections) {
@@ -32,7 +25,7 @@ void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::s
       continue;
     }
     if (s.name != "repository") continue;
-    const std::string repo = "/repos/" + StringArg(s, "owner") + "/" + StringArg(s, "name");
+    const std::string repo = "/repos/" + s.StringArg("owner") + "/" + s.StringArg("name");
     out->push_back(repo);
     std::vector<int64_t> numbers;
     PullNumbersIn(s.selections, &numbers);
