@@ -37,6 +37,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/status.h"
+#include "bench/bench_format.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
 #include "store/open_store.h"
@@ -46,11 +47,8 @@
 namespace gatehouse {
 namespace {
 
-using Steady = std::chrono::steady_clock;
-
-double SecondsSince(Steady::time_point start) {
-  return std::chrono::duration<double>(Steady::now() - start).count();
-}
+using bench::SecondsSince;
+using bench::Steady;
 
 struct Config {
   std::string url;
@@ -132,7 +130,8 @@ Result<double> MeasureEnqueue(const Config& cfg) {
   for (auto& t : clients) t.join();
   const double seconds = SecondsSince(start);
   if (errors.load() != 0) return Internal("enqueue: " + std::to_string(errors.load()) + " errors");
-  const int64_t signals = static_cast<int64_t>(cfg.enqueue_clients) * cfg.enqueue_signals_per_client;
+  const int64_t signals =
+      static_cast<int64_t>(cfg.enqueue_clients) * cfg.enqueue_signals_per_client;
   GH_ASSIGN_OR_RETURN(Counters counters, store->GetCounters());
   if (counters["work.signals"] != signals) {
     return Internal("enqueue: counter work.signals is " + std::to_string(counters["work.signals"]) +
@@ -201,25 +200,24 @@ Result<double> MeasurePasses(const Config& cfg, size_t workers) {
       PoolOptions(workers), [&done](const PassReport& r) { done.Observe(r); });
   const auto start = Steady::now();
   GH_RETURN_IF_ERROR(pool.Start());
-  const bool drained = WaitUntil([&] { return done.completed.load() >= cfg.keys; },
-                                 std::chrono::seconds(600));
+  const bool drained =
+      WaitUntil([&] { return done.completed.load() >= cfg.keys; }, std::chrono::seconds(600));
   pool.Stop();
   if (!drained || done.not_completed.load() != 0) {
     return Internal("passes: " + std::to_string(done.completed.load()) + " of " +
                     std::to_string(cfg.keys) + " completed, " +
                     std::to_string(done.not_completed.load()) + " not recorded as completed");
   }
-  const double seconds =
-      std::chrono::duration<double>(Steady::time_point(Steady::duration(done.last_nanos.load())) -
-                                    start)
-          .count();
+  const double seconds = std::chrono::duration<double>(
+                             Steady::time_point(Steady::duration(done.last_nanos.load())) - start)
+                             .count();
   GH_ASSIGN_OR_RETURN(Counters counters, store->GetCounters());
   if (counters["work.passes_completed"] != cfg.keys) {
     return Internal("passes: counter work.passes_completed is " +
                     std::to_string(counters["work.passes_completed"]));
   }
-  Progress("passes, " + std::to_string(workers) + " workers: " + std::to_string(cfg.keys) +
-           " in " + std::to_string(seconds) + " s");
+  Progress("passes, " + std::to_string(workers) + " workers: " + std::to_string(cfg.keys) + " in " +
+           std::to_string(seconds) + " s");
   return cfg.keys / seconds;
 }
 
@@ -287,8 +285,10 @@ Result<double> MeasureProcesses(const Config& cfg, int procs) {
   Status status;
   for (int p = 0; p < procs && status.ok(); ++p) {
     Result<Child> child = SpawnDrainChild(cfg, db.url());
-    if (child.ok()) children.push_back(*child);
-    else status = child.status();
+    if (child.ok())
+      children.push_back(*child);
+    else
+      status = child.status();
   }
   for (const Child& c : children) {  // wait for "ready\n"
     char buf[6];
