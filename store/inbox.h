@@ -60,7 +60,13 @@ enum class AcceptOutcome {
 };
 
 enum class InboxState { kAccepted, kUnresolved, kRouted, kIgnored, kDead };
+// The state as both backends store it ("accepted", "unresolved", ...).
 std::string_view InboxStateName(InboxState state);
+// The state stored as `text`; an unknown text is `accepted`, which routing picks up again
+// (a delivery is never lost to a name it cannot read).
+InboxState ParseInboxState(std::string_view text);
+// Routed, ignored or dead: the delivery is done with. Accepted and unresolved are open.
+bool IsTerminal(InboxState state);
 
 // A stored delivery, as routing and the CLI see it.
 struct InboxEntry {

@@ -51,7 +51,6 @@ ActionState ParseActionState(std::string_view s) {
   return ActionState::kIntent;
 }
 
-
 std::string_view WorkStateName(WorkState state) {
   switch (state) {
     case WorkState::kIdle:
@@ -75,6 +74,35 @@ bool ParseWorkState(std::string_view text, WorkState* out) {
     }
   }
   return false;
+}
+
+std::string_view InboxStateName(InboxState state) {
+  switch (state) {
+    case InboxState::kAccepted:
+      return "accepted";
+    case InboxState::kUnresolved:
+      return "unresolved";
+    case InboxState::kRouted:
+      return "routed";
+    case InboxState::kIgnored:
+      return "ignored";
+    case InboxState::kDead:
+      return "dead";
+  }
+  return "accepted";
+}
+
+InboxState ParseInboxState(std::string_view text) {
+  for (InboxState s :
+       {InboxState::kUnresolved, InboxState::kRouted, InboxState::kIgnored, InboxState::kDead}) {
+    if (text == InboxStateName(s)) return s;
+  }
+  return InboxState::kAccepted;
+}
+
+bool IsTerminal(InboxState state) {
+  return state == InboxState::kRouted || state == InboxState::kIgnored ||
+         state == InboxState::kDead;
 }
 
 Status ValidateSignal(const Signal& signal) {

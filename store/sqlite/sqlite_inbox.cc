@@ -10,38 +10,6 @@
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
-namespace {
-
-bool IsTerminal(InboxState s) {
-  return s == InboxState::kRouted || s == InboxState::kIgnored || s == InboxState::kDead;
-}
-
-InboxState ParseInboxState(const std::string& s) {
-  if (s == "unresolved") return InboxState::kUnresolved;
-  if (s == "routed") return InboxState::kRouted;
-  if (s == "ignored") return InboxState::kIgnored;
-  if (s == "dead") return InboxState::kDead;
-  return InboxState::kAccepted;
-}
-
-}  // namespace
-
-std::string_view InboxStateName(InboxState state) {
-  switch (state) {
-    case InboxState::kAccepted:
-      return "accepted";
-    case InboxState::kUnresolved:
-      return "unresolved";
-    case InboxState::kRouted:
-      return "routed";
-    case InboxState::kIgnored:
-      return "ignored";
-    case InboxState::kDead:
-      return "dead";
-  }
-  return "accepted";
-}
-
 Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
     std::span<const Delivery> deliveries, const Counters& rejected, Time now) {
   std::vector<AcceptOutcome> out;
