@@ -3,25 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
 namespace {
-
-std::string TextArray(std::span<const std::string> values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.push_back('"');
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out.push_back('\\');
-      out.push_back(c);
-    }
-    out.push_back('"');
-  }
-  out.push_back('}');
-  return out;
-}
 
 // $1 the keys, $2 now. A pending item that waits for availability is made due now and loses
 // its backoff; a running item is marked woken; nothing else is touched. RETURNING gives the
@@ -61,13 +47,14 @@ Status PgStore::Wake(std::span<const std::string> keys, Time now) {
     }
   }
   if (keys.empty()) return Status::Ok();
+  BinaryArray key_array(BinaryArray::kText);
+  for (const std::string& key : keys) key_array.Add(key);
   int64_t made_due = 0;
   // Recoverable: if lost, the item only waits for the retry_at its last pass chose.
   Status s = Write(Durability::kRecoverable, [&](PgConn& c) -> Status {
     made_due = 0;
-    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("work.wake", kWakeSql,
-                                                   {PgParam::Text(TextArray(keys)),
-                                                    PgParam::At(now)}));
+    GH_ASSIGN_OR_RETURN(
+        PgResult r, c.ExecPrepared("work.wake", kWakeSql, {key_array.Param(), PgParam::At(now)}));
     made_due = r.Int(0, 0);
     const int64_t marked = r.Int(0, 1);
     GH_RETURN_IF_ERROR(Bump(c, "work.woken", made_due + marked));

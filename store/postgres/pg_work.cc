@@ -18,37 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
 namespace gatehouse::postgres {
 namespace {
-
-// A PostgreSQL array literal of text, every element quoted, so that no value (commas, braces,
-// quotes, the word NULL) can change its shape.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.push_back('"');
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out.push_back('\\');
-      out.push_back(c);
-    }
-    out.push_back('"');
-  }
-  out.push_back('}');
-  return out;
-}
-
-std::string IntArray(const std::vector<int64_t>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out += std::to_string(values[i]);
-  }
-  out.push_back('}');
-  return out;
-}
 
 // A count for LIMIT: size_t beyond INT64_MAX means "no limit", never a negative LIMIT.
 PgParam Limit(size_t n) {
@@ -197,11 +171,10 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
                  Duration lease, Time now, std::vector<Lease>* out) {
   if (max_items == 0) return Status::Ok();
   const Time until = now + lease;
-  GH_ASSIGN_OR_RETURN(
-      PgResult r,
-      c.ExecPrepared("work.claim", kClaimSql,
-                     {PgParam::At(now), Limit(max_items),
-                      PgParam::Text(owner), PgParam::At(until), PgParam::Int(counter_shard)}));
+  GH_ASSIGN_OR_RETURN(PgResult r,
+                      c.ExecPrepared("work.claim", kClaimSql,
+                                     {PgParam::At(now), Limit(max_items), PgParam::Text(owner),
+                                      PgParam::At(until), PgParam::Int(counter_shard)}));
   for (int i = 0; i < r.rows(); ++i) {
     Lease l;
     l.key = r.Text(i, 0);
@@ -232,16 +205,14 @@ Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishe
   }
   std::set<std::string> held;  // completed keys whose fence held
   if (!done.empty()) {
-    std::vector<std::string> keys;
-    std::vector<int64_t> fences;
+    BinaryArray keys(BinaryArray::kText), fences(BinaryArray::kInt8);
     for (const auto& [key, fence] : done) {
-      keys.push_back(key);
-      fences.push_back(fence);
+      keys.Add(key);
+      fences.AddInt(fence);
     }
     GH_ASSIGN_OR_RETURN(PgResult r,
                         c.ExecPrepared("work.finish_completed", kFinishCompletedSql,
-                                       {PgParam::Text(TextArray(keys)),
-                                        PgParam::Text(IntArray(fences)), PgParam::At(now)}));
+                                       {keys.Param(), fences.Param(), PgParam::At(now)}));
     for (int i = 0; i < r.rows(); ++i) held.insert(r.Text(i, 0));
   }
   for (const PassFinish& f : finishes) {
@@ -266,11 +237,10 @@ Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishe
       }
       case PassFinish::Kind::kDead: {
         GH_ASSIGN_OR_RETURN(
-            PgResult u,
-            c.ExecPrepared("work.finish_dead", kFinishDeadSql,
-                           {PgParam::Text(f.key), PgParam::Int(f.fence), PgParam::Int(f.attempts),
-                            PgParam::At(f.availability_since), PgParam::Text(f.error),
-                            PgParam::At(now)}));
+            PgResult u, c.ExecPrepared("work.finish_dead", kFinishDeadSql,
+                                       {PgParam::Text(f.key), PgParam::Int(f.fence),
+                                        PgParam::Int(f.attempts), PgParam::At(f.availability_since),
+                                        PgParam::Text(f.error), PgParam::At(now)}));
         ok = u.affected() == 1;
         break;
       }
@@ -319,26 +289,21 @@ Status PgStore::EnqueueInTx(PgConn& c, std::span<const Signal> signals, Time now
     f.reasons.push_back(sig.reason);
     f.due = inserted ? due : std::min(f.due, due);
   }
-  std::vector<std::string> keys, reasons;
-  std::vector<int64_t> counts, dues;
-  keys.reserve(by_key.size());
-  reasons.reserve(by_key.size());
-  counts.reserve(by_key.size());
-  dues.reserve(by_key.size());
+  BinaryArray keys(BinaryArray::kText), counts(BinaryArray::kInt8), reasons(BinaryArray::kText),
+      dues(BinaryArray::kInt8);
   for (const auto& [key, f] : by_key) {
-    keys.push_back(key);
-    counts.push_back(f.count);
-    reasons.push_back(JoinReasons(f.reasons));
-    dues.push_back(ToMicros(f.due));
+    keys.Add(key);
+    counts.AddInt(f.count);
+    reasons.Add(JoinReasons(f.reasons));
+    dues.AddInt(ToMicros(f.due));
   }
   Result<PgResult> r = c.ExecPrepared(
       "work.enqueue", kEnqueueSql,
-      {PgParam::Text(TextArray(keys)), PgParam::Text(IntArray(counts)),
-       PgParam::Text(TextArray(reasons)), PgParam::Text(IntArray(dues)), PgParam::At(now)});
+      {keys.Param(), counts.Param(), reasons.Param(), dues.Param(), PgParam::At(now)});
   if (!r.ok()) {
-    return r.status().WithContext(keys.size() == 1 ? "enqueue " + keys[0]
-                                                   : "enqueue " + std::to_string(keys.size()) +
-                                                         " keys");
+    return r.status().WithContext(by_key.size() == 1
+                                      ? "enqueue " + by_key.begin()->first
+                                      : "enqueue " + std::to_string(by_key.size()) + " keys");
   }
   return Bump(c, "work.signals", static_cast<int64_t>(signals.size()));
 }
@@ -405,20 +370,21 @@ Result<WorkQueue::Cycle> PgStore::FinishAndClaim(std::span<const PassFinish> fin
                                                  Duration lease, Time now) {
   Cycle cycle;
   if (finishes.empty() && max_items == 0) return cycle;
-  Status s = Write(max_items > 0 ? kClaimDurability : Durability::kRecoverable,
-                   [&](PgConn& c) -> Status {
-    cycle.finished.clear();
-    cycle.claimed.clear();
-    cycle.next_due.reset();
-    GH_RETURN_IF_ERROR(FinishInTx(*this, c, finishes, now, &cycle.finished));
-    GH_RETURN_IF_ERROR(ClaimInTx(c, counter_shard_, owner, max_items, lease, now, &cycle.claimed));
-    if (max_items == 0 || cycle.claimed.size() == max_items) return Status::Ok();
-    GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("work.next_due",
-                                                   "SELECT min(due_at) FROM work_items "
-                                                   "WHERE state = 'pending'"));
-    if (r.rows() > 0) cycle.next_due = r.OptTime(0, 0);
-    return Status::Ok();
-  });
+  Status s =
+      Write(max_items > 0 ? kClaimDurability : Durability::kRecoverable, [&](PgConn& c) -> Status {
+        cycle.finished.clear();
+        cycle.claimed.clear();
+        cycle.next_due.reset();
+        GH_RETURN_IF_ERROR(FinishInTx(*this, c, finishes, now, &cycle.finished));
+        GH_RETURN_IF_ERROR(
+            ClaimInTx(c, counter_shard_, owner, max_items, lease, now, &cycle.claimed));
+        if (max_items == 0 || cycle.claimed.size() == max_items) return Status::Ok();
+        GH_ASSIGN_OR_RETURN(PgResult r, c.ExecPrepared("work.next_due",
+                                                       "SELECT min(due_at) FROM work_items "
+                                                       "WHERE state = 'pending'"));
+        if (r.rows() > 0) cycle.next_due = r.OptTime(0, 0);
+        return Status::Ok();
+      });
   if (!s.ok()) return s.WithContext("finishing and claiming");
   return cycle;
 }
