@@ -111,6 +111,11 @@ struct RouteDecision {
   std::vector<AuditEntry> audit;
 };
 
+// What every backend's ApplyRouting checks before it writes anything: each decision moves its
+// delivery out of `accepted`, and its signals, learned repositories, facts and audit lines are
+// well-formed. InvalidArgument naming the first that is not.
+Status ValidateRouteDecisions(std::span<const RouteDecision> decisions);
+
 // The ingress funnel: received = routed + ignored + duplicate + rejected + dead + in_flight.
 // `recovered` is part of `received`: the deliveries that entered through recovery
 // (Delivery::recovered) rather than a webhook request; they then go through the same states.

@@ -105,6 +105,26 @@ bool IsTerminal(InboxState state) {
          state == InboxState::kDead;
 }
 
+Status ValidateRouteDecisions(std::span<const RouteDecision> decisions) {
+  for (const RouteDecision& d : decisions) {
+    for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
+    if (d.state == InboxState::kAccepted) {
+      return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
+                             " out of 'accepted'");
+    }
+    for (const RepoInstallation& r : d.repos) {
+      if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
+    }
+    for (const PrFact& f : d.facts) {
+      if (f.subject.empty() || f.name.empty()) {
+        return InvalidArgument("a pull request fact needs a subject and a name");
+      }
+    }
+    for (const AuditEntry& e : d.audit) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
+  }
+  return Status::Ok();
+}
+
 Status ValidateSignal(const Signal& signal) {
   if (signal.key.empty() || signal.key.size() > 512) {
     return InvalidArgument("signal key must be 1..512 bytes, got " +

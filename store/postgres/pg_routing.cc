@@ -15,26 +15,6 @@
 namespace gatehouse::postgres {
 namespace {
 
-Status ValidateDecisions(std::span<const RouteDecision> decisions) {
-  for (const RouteDecision& d : decisions) {
-    for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
-    if (d.state == InboxState::kAccepted) {
-      return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
-                             " out of 'accepted'");
-    }
-    for (const RepoInstallation& r : d.repos) {
-      if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
-    }
-    for (const PrFact& f : d.facts) {
-      if (f.subject.empty() || f.name.empty()) {
-        return InvalidArgument("a pull request fact needs a subject and a name");
-      }
-    }
-    for (const AuditEntry& e : d.audit) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
-  }
-  return Status::Ok();
-}
-
 // The heads the applied decisions name, as applying them one after another would leave
 // them: per key the last decision's sha wins, and an empty sha forgets the head. One delete
 // and one upsert for the batch, keys in byte order (row locks taken in one order).
@@ -119,7 +99,7 @@ Result<std::unordered_set<int64_t>> CloseDecided(PgConn& c,
 }  // namespace
 
 Status PgStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
-  GH_RETURN_IF_ERROR(ValidateDecisions(decisions));
+  GH_RETURN_IF_ERROR(ValidateRouteDecisions(decisions));
   if (decisions.empty()) return Status::Ok();
   // A seq decided twice in one batch: as applied one by one, the first closes the delivery and
   // the second finds it closed.

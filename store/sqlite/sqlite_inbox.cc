@@ -216,22 +216,7 @@ Result<std::vector<InboxEntry>> SqliteStore::ClaimDeliveries(std::string_view ow
 }
 
 Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time now) {
-  for (const RouteDecision& d : decisions) {
-    for (const Signal& sig : d.signals) GH_RETURN_IF_ERROR(ValidateSignal(sig));
-    if (d.state == InboxState::kAccepted) {
-      return InvalidArgument("routing must move delivery " + std::to_string(d.seq) +
-                             " out of 'accepted'");
-    }
-    for (const RepoInstallation& r : d.repos) {
-      if (r.repo.empty()) return InvalidArgument("a learned repository needs a name");
-    }
-    for (const PrFact& f : d.facts) {
-      if (f.subject.empty() || f.name.empty()) {
-        return InvalidArgument("a pull request fact needs a subject and a name");
-      }
-    }
-    for (const AuditEntry& e : d.audit) GH_RETURN_IF_ERROR(ValidateAuditEntry(e));
-  }
+  GH_RETURN_IF_ERROR(ValidateRouteDecisions(decisions));
   if (decisions.empty()) return Status::Ok();
   bool signalled = false;
   Status s;
