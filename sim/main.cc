@@ -32,7 +32,8 @@ constexpr const char kUsage[] =
 
 Usage:
   gatehouse-sim serve [--listen ADDR] [--webhook-url URL] [options]
-  gatehouse-sim run SCENARIO (--target URL | --wait-for-target) [--listen ADDR] [options]
+  gatehouse-sim run SCENARIO (--target URL | --wait-for-target) [--linger] [--listen ADDR]
+                    [options]
   gatehouse-sim help | --help
 
 run plays a scenario file (docs/SIMULATOR.md) with webhooks sent to URL (gatehouse's webhook
