@@ -234,18 +234,18 @@ int Run(EngineBenchConfig cfg, bool own_dir) {
   Figures figures;
   const Status measured = Measure(cfg, db, &figures);
   RemoveDbFiles(db);
+  if (measured.ok()) {  // before the directory goes: the summary names its filesystem
+    PrintSummary(cfg, figures);
+    PrintDetails(cfg, figures);
+    PrintTargets(figures);
+  } else {
+    std::fprintf(stderr, "engine_bench: %s\n", measured.ToString().c_str());
+  }
   if (own_dir) {
     std::error_code ec;
     std::filesystem::remove_all(cfg.dir, ec);
   }
-  if (!measured.ok()) {
-    std::fprintf(stderr, "engine_bench: %s\n", measured.ToString().c_str());
-    return 1;
-  }
-  PrintSummary(cfg, figures);
-  PrintDetails(cfg, figures);
-  PrintTargets(figures);
-  return 0;
+  return measured.ok() ? 0 : 1;
 }
 
 }  // namespace

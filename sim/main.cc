@@ -42,8 +42,9 @@ endpoint), serving the REST API on --listen meanwhile, and ends with one line
 it prints its listening line, then waits (up to the scenario's timeout_ms, or 60 s) until
 PUT /_sim/webhook-url {"url": ...} names the target, and only then plays the scenario. With
 --linger it keeps serving the REST API after the verdict line (sending no more webhooks: the
-scenario is over) until SIGTERM or SIGINT, then exits with the verdict's status: a harness
-can keep checking its target, which may still read from GitHub, for as long as it needs.
+scenario is over) until SIGTERM or SIGINT (one sent earlier is held until the verdict is out),
+then exits with the verdict's status: a harness can keep checking its target, which may still
+read from GitHub, for as long as it needs.
 
 serve options:
   --listen ADDR              host:port to serve on (default 127.0.0.1:9090; port 0 = any)
@@ -91,6 +92,10 @@ int Serve(int argc, char** argv, bool run) {
   std::string scenario;
   const bool wait_for_target = run && flags.Has("wait-for-target");
   const bool linger = run && flags.Has("linger");
+  if (!run && flags.Has("linger")) {
+    std::fprintf(stderr, "gatehouse-sim serve: --linger is an option of run\n\n%s", kUsage);
+    return kExitUsage;
+  }
   if (run && !flags.Has("help")) {
     if (flags.positional().size() != 1 || (!flags.Has("target") && !wait_for_target)) {
       std::fprintf(stderr,

@@ -92,7 +92,7 @@ class PgStore final : public Store,
   Result<Counters> GetCounters() override;
   Status CheckWritable() override;
 
-  // The inbox: store/postgres/pg_inbox.cc.
+  // The inbox: store/postgres/pg_inbox.cc; ApplyRouting is store/postgres/pg_routing.cc.
   Result<std::vector<AcceptOutcome>> AcceptDeliveries(std::span<const Delivery> deliveries,
                                                       const Counters& rejected, Time now) override;
   Result<std::vector<InboxEntry>> ClaimDeliveries(std::string_view owner, size_t limit, Open which,
@@ -159,8 +159,7 @@ class PgStore final : public Store,
   Result<Entered> Enter(std::string_view queue, const QueueEntryKey& key, int priority,
                         int64_t fence, Time now) override;
   Result<std::vector<QueueEntry>> Leave(std::string_view subject, std::string_view keep_sha,
-                                        std::string_view reason, int64_t fence,
-                                        Time now) override;
+                                        std::string_view reason, int64_t fence, Time now) override;
   Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) override;
   Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) override;
   Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) override;
@@ -200,8 +199,7 @@ class PgStore final : public Store,
   Status CheckFenceInTx(PgConn& c, std::string_view subject, int64_t fence);
   // Applies what routing decisions learned (repos, repos_removed, facts), as applying them
   // one by one in this order would (pg_repos.cc).
-  Status ApplyLearnedInTx(PgConn& c, const std::vector<const RouteDecision*>& decisions,
-                          Time now);
+  Status ApplyLearnedInTx(PgConn& c, const std::vector<const RouteDecision*>& decisions, Time now);
 
   // Appends validated audit entries in one statement, ids increasing along the span, and bumps
   // audit.entries; inside a write transaction (pg_audit.cc).

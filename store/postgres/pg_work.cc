@@ -1,6 +1,6 @@
 // PgStore: the work queue (store/work_queue.h) on PostgreSQL; Wake is in pg_wake.cc.
 //
-// The same rules as SqliteStore (store/sqlite/sqlite_store.cc), statement for statement where
+// The same rules as SqliteStore (store/sqlite/sqlite_work.cc), statement for statement where
 // they can be, with what PostgreSQL adds for many processes on one database:
 //  - Enqueue folds a whole batch in one upsert (INSERT ... SELECT FROM unnest(...) ON CONFLICT
 //    DO UPDATE): the batch is first folded per key in memory (a key may appear once per

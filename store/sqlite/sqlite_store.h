@@ -51,6 +51,7 @@ class SqliteStore final : public Store,
   // In-process only: other processes on the same file find new work by polling.
   Wakeups& wakeups() override { return wakeups_; }
 
+  // The work queue: store/sqlite/sqlite_work.cc (Wake in sqlite_wake.cc).
   Status Enqueue(std::span<const Signal> signals, Time now, Durability durability) override;
   Result<std::vector<Lease>> Claim(std::string_view owner, size_t max_items, Duration lease,
                                    Time now) override;
@@ -134,8 +135,7 @@ class SqliteStore final : public Store,
   Result<Entered> Enter(std::string_view queue, const QueueEntryKey& key, int priority,
                         int64_t fence, Time now) override;
   Result<std::vector<QueueEntry>> Leave(std::string_view subject, std::string_view keep_sha,
-                                        std::string_view reason, int64_t fence,
-                                        Time now) override;
+                                        std::string_view reason, int64_t fence, Time now) override;
   Result<QueueEntry> Step(int64_t id, const EntryStep& step, int64_t fence, Time now) override;
   Result<std::vector<QueueEntry>> ListQueue(std::string_view queue, int ended = 0) override;
   Result<std::vector<QueueEntry>> EntriesOf(std::string_view subject) override;
