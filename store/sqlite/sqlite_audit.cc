@@ -17,6 +17,11 @@ Status SqliteStore::AppendAudit(std::span<const AuditEntry> entries, Durability 
 
 Status SqliteStore::AppendAuditInTx(std::span<const AuditEntry> entries) {
   if (entries.empty()) return Status::Ok();
+  GH_RETURN_IF_ERROR(InsertAuditRowsInTx(entries));
+  return Bump("audit.entries", static_cast<int64_t>(entries.size()));
+}
+
+Status SqliteStore::InsertAuditRowsInTx(std::span<const AuditEntry> entries) {
   for (const AuditEntry& e : entries) {
     GH_ASSIGN_OR_RETURN(auto ins,
                         db_->Prepare("INSERT INTO audit (subject, at, fence, head_sha, kind, "
@@ -25,7 +30,7 @@ Status SqliteStore::AppendAuditInTx(std::span<const AuditEntry> entries) {
     ins->Bind(5, e.kind).Bind(6, e.summary).Bind(7, e.detail);
     GH_RETURN_IF_ERROR(ins->Run());
   }
-  return Bump("audit.entries", static_cast<int64_t>(entries.size()));
+  return Status::Ok();
 }
 
 Result<std::vector<AuditEntry>> SqliteStore::ListAudit(std::string_view subject, size_t limit) {

@@ -226,7 +226,7 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
     // open and is routed again (and signals are idempotent in effect: one more pass at most).
     s = db_->WriteTransaction(Durability::kRecoverable, [&]() REQUIRES(mu_) -> Status {
       signalled = false;
-      int64_t routed = 0, ignored = 0, dead = 0;
+      int64_t routed = 0, ignored = 0, dead = 0, audited = 0;
       for (const RouteDecision& d : decisions) {
         GH_ASSIGN_OR_RETURN(
             auto u, db_->Prepare("UPDATE inbox SET state = ?2, state_reason = ?3, "
@@ -261,11 +261,13 @@ Status SqliteStore::ApplyRouting(std::span<const RouteDecision> decisions, Time 
           GH_RETURN_IF_ERROR(up->Run());
         }
         GH_RETURN_IF_ERROR(ApplyLearnedInTx(d, now));
-        GH_RETURN_IF_ERROR(AppendAuditInTx(d.audit));
+        GH_RETURN_IF_ERROR(InsertAuditRowsInTx(d.audit));
+        audited += static_cast<int64_t>(d.audit.size());
         routed += d.state == InboxState::kRouted;
         ignored += d.state == InboxState::kIgnored;
         dead += d.state == InboxState::kDead;
       }
+      GH_RETURN_IF_ERROR(Bump("audit.entries", audited));
       GH_RETURN_IF_ERROR(Bump("inbox.routed", routed));
       GH_RETURN_IF_ERROR(Bump("inbox.ignored", ignored));
       return Bump("inbox.dead", dead);

@@ -169,6 +169,8 @@ class SqliteStore final : public Store,
   // Appends validated audit entries, in order, and bumps audit.entries; inside a write
   // transaction.
   Status AppendAuditInTx(std::span<const AuditEntry> entries) REQUIRES(mu_);
+  // The rows alone; the caller bumps `audit.entries` (once per transaction, for many).
+  Status InsertAuditRowsInTx(std::span<const AuditEntry> entries) REQUIRES(mu_);
   // kFenceLost unless `subject`'s work item is running under `fence`.
   Status CheckFenceInTx(std::string_view subject, int64_t fence) REQUIRES(mu_);
   // Run `id` as ListRuns reports it (dead derived from its work item); nullopt if unknown.
