@@ -72,6 +72,10 @@ Options:
   --app-login LOGIN      gatehouse's login on GitHub, to recognise its own reviews and
                          comments (default: asked from GitHub by the first pass, GET /app
                          -> <slug>[bot], or GET /user with a personal token)
+  --route-defer-seconds S
+                         while the webhook door is saturated (clients queueing on its
+                         fsync), routing waits up to S seconds so that accepting webhooks
+                         gets the machine, then catches up (default 30; 0: route at once)
   --sweep-interval-seconds S
                          list every installed repository's open PRs this often and give each
                          a pass (default 600; 0 disables the sweep); the first round at
@@ -149,6 +153,7 @@ int RunServe(int argc, char** argv) {
                "autonomy",
                "report",
                "app-login",
+               "route-defer-seconds",
                "sweep-interval-seconds",
                "sweep-full-every",
                "resolve-interval-seconds",
@@ -182,8 +187,9 @@ int RunServe(int argc, char** argv) {
   auto full_every = flags.GetInt("sweep-full-every", 6, 1, 10000);
   auto resolve_s = flags.GetInt("resolve-interval-seconds", 30, 1, 24 * 3600);
   auto recover_s = flags.GetInt("recover-interval-seconds", 60, 0, 24 * 3600);
+  auto defer_s = flags.GetInt("route-defer-seconds", 30, 0, 3600);
   for (const auto* r : {&workers, &lease, &attempts, &grace, &body_limit_mb, &http_threads,
-                        &debounce_ms, &sweep_s, &full_every, &resolve_s, &recover_s}) {
+                        &debounce_ms, &sweep_s, &full_every, &resolve_s, &recover_s, &defer_s}) {
     if (!r->ok()) return UsageError(r->status().message());
   }
   ServerOptions options;
@@ -195,6 +201,7 @@ int RunServe(int argc, char** argv) {
   options.sweep_full_every = static_cast<int>(*full_every);
   options.resolve_interval = std::chrono::seconds(*resolve_s);
   options.recover_interval = std::chrono::seconds(*recover_s);
+  options.route_defer = std::chrono::seconds(*defer_s);
   const std::string reads = flags.Get("github-reads", "graphql");
   if (reads != "graphql" && reads != "rest") {
     return UsageError("--github-reads must be graphql or rest, not \"" + reads + "\"");

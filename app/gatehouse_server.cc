@@ -130,9 +130,13 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
                                           "to the transaction that routed, ignored or refused it.",
                                           {}, metrics::LatencyBounds())
                             .With({});
+  auto pressure = std::make_shared<IngestPressure>();  // the writer records, the router reads
+  router.ingest = pressure;
+  router.defer_while_saturated = s.options_.route_defer;
   s.router_ = std::make_unique<InboxRouter>(st, s.clock_, router, [pool] { pool->Wake(); });
   InboxRouter* routed = s.router_.get();
-  s.inbox_ = std::make_unique<InboxWriter>(st, s.clock_, [routed] { routed->Wake(); });
+  s.inbox_ = std::make_unique<InboxWriter>(
+      st, s.clock_, [routed] { routed->Wake(); }, 512, std::move(pressure));
   if (s.github_) {
     ResolverOptions resolve;
     resolve.interval = s.options_.resolve_interval;

@@ -71,6 +71,9 @@ struct ServerOptions {
   // the first round runs at start-up). Zero: none. App mode only: the deliveries API needs an
   // App JWT.
   Duration recover_interval = std::chrono::seconds(60);
+  // Ingest first (docs/INGRESS.md): while the webhook door is saturated, routing waits up to
+  // this long, so that acceptance gets the machine; zero: route at once.
+  Duration route_defer = std::chrono::seconds(30);
   // A pass reads a PR with one GraphQL query (GitHubClientOptions::graphql_reads); false: REST.
   bool graphql_reads = true;
   ClockPtr clock;  // null: the real clock

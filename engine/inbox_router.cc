@@ -24,6 +24,10 @@ std::string OwnLogin(const std::function<std::optional<std::string>()>& own_logi
   return own_login().value_or("");
 }
 
+int64_t Millis(Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
 std::string DefaultOwner() {
   static std::atomic<int> next{0};
   char host[256] = {0};
@@ -213,8 +217,44 @@ void InboxRouter::RearmRefreshed(const std::vector<std::string>& keys, Time now)
   }
 }
 
+bool InboxRouter::YieldToIngest(Time now, Deferral* deferral) {
+  if (!options_.ingest || options_.defer_while_saturated <= Duration::zero()) return false;
+  const Time saturated_until = options_.ingest->SaturatedUntil();
+  if (saturated_until <= now) {
+    if (deferral->since && !deferral->limit_reached) {
+      Log(LogLevel::kInfo, "router.resumed")
+          .Field("why", "the webhook door is no longer saturated")
+          .Field("held_ms", Millis(now - *deferral->since));
+    }
+    *deferral = Deferral{};
+    return false;
+  }
+  if (deferral->limit_reached) return false;  // routing until caught up
+  if (!deferral->since) {
+    deferral->since = now;
+    Log(LogLevel::kInfo, "router.deferring")
+        .Field("why", "the webhook door is saturated")
+        .Field("limit_ms", Millis(options_.defer_while_saturated));
+  }
+  const Time limit = *deferral->since + options_.defer_while_saturated;
+  if (now >= limit) {
+    deferral->limit_reached = true;
+    Log(LogLevel::kInfo, "router.resumed")
+        .Field("why", "held back as long as allowed; routing until caught up")
+        .Field("held_ms", Millis(now - *deferral->since));
+    return false;
+  }
+  // Each commit wakes the loop to look again; the door's saturation lapsing wakes it here.
+  const Time until = std::min(limit, saturated_until);
+  MutexLock lock(&mu_);
+  while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, until)) {
+  }
+  return true;
+}
+
 void InboxRouter::Loop() {
   Time next_recheck = clock_->Now();
+  Deferral deferral;
   while (true) {
     {
       MutexLock lock(&mu_);
@@ -222,6 +262,7 @@ void InboxRouter::Loop() {
       wake_ = false;
     }
     const Time now = clock_->Now();
+    if (YieldToIngest(now, &deferral)) continue;
     const bool recheck = now >= next_recheck;
     if (recheck) next_recheck = now + options_.unresolved_recheck;
     auto routed = RouteOnce(recheck);
@@ -231,6 +272,8 @@ void InboxRouter::Loop() {
     } else if (*routed == options_.batch && !recheck) {
       continue;  // more are waiting
     }
+    deferral.limit_reached = false;  // caught up: the door may be given the machine again
+    deferral.since.reset();
     const Time poll = clock_->Now() + options_.poll_interval;
     MutexLock lock(&mu_);
     while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, poll)) {

@@ -13,11 +13,16 @@
 // (Inbox::ClaimDeliveries), so none routes a delivery another holds, and a decision applied
 // under a claim that has been superseded changes nothing.
 //
+// Ingest first: while the webhook door is saturated (RouterOptions::ingest), the loop leaves the
+// machine to acceptance for up to `defer_while_saturated`, then routes at full speed until it
+// has caught up (docs/INGRESS.md, "Ingest first").
+//
 // Thread-safe. Start() once; Stop() routes what is still accepted, then joins.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,6 +31,7 @@
 #include "base/metrics.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "engine/ingest_pressure.h"
 #include "engine/router.h"
 #include "store/store.h"
 
@@ -45,6 +51,12 @@ struct RouterOptions {
   // the router at once), measured on the router's Clock.
   std::chrono::milliseconds poll_interval{500};
   Duration unresolved_recheck = std::chrono::seconds(30);
+  // Ingest first: while `ingest` says the front door is saturated, the loop routes nothing for
+  // up to this long (on the router's Clock) from the first batch it held back; then it routes
+  // until a batch comes back short of `batch` (caught up), and may hold back again. The door
+  // going idle ends the wait at once. Unset `ingest` or zero: route at once.
+  std::shared_ptr<const IngestPressure> ingest;
+  Duration defer_while_saturated = Duration::zero();
   // Observer (tests, metrics): runs on the router's thread after each batch its loop routed
   // or tried to, one that found nothing included.
   std::function<void()> on_batch;
@@ -73,6 +85,15 @@ class InboxRouter {
 
  private:
   void Loop();
+  // One ingest-first episode: since when the loop has held routing back, and whether the limit
+  // ended it (then it routes until caught up).
+  struct Deferral {
+    std::optional<Time> since;
+    bool limit_reached = false;
+  };
+  // True when it waited for the door instead of routing (the loop looks again); false when the
+  // loop should route now.
+  bool YieldToIngest(Time now, Deferral* deferral);
   // Adds to `d` a signal for each merge queue watching a commit `r` is about (a check or status
   // on a SHA under test, a push from a head being updated); a check nobody else has resolved
   // is routed to them. `watching` holds the queues already looked up in this batch, by

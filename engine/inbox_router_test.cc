@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
+#include "engine/inbox_writer.h"
+#include "engine/ingest_pressure.h"
 #include "store/store_test_util.h"
 
 namespace gatehouse {
@@ -160,6 +164,149 @@ TEST_F(InboxRouterTest, ARefreshCommandBySomeoneWithWriteAccessRearmsADeadPr) {
   AcceptComment("c-4", "/gatehouse refresh", "alice", "OWNER", kT0 + seconds(3));
   EXPECT_EQ(RouteAll(), 1u);
   EXPECT_EQ(State(pr), WorkState::kPending);
+}
+
+// Ingest first (docs/INGRESS.md): what counts as a saturated door.
+TEST(IngestPressureTest, ThreeFullCommitsInARowSaturateTheDoorForTheHold) {
+  IngestPressure p;
+  const size_t full = IngestPressure::kGroup;
+  for (int i = 0; i < 10; ++i) p.RecordCommit(full - 1, kT0 + seconds(i));
+  EXPECT_EQ(p.SaturatedUntil(), Time{}) << "commits short of a full group never saturate it";
+  p.RecordCommit(full, kT0 + seconds(20));
+  p.RecordCommit(full, kT0 + seconds(21));
+  EXPECT_EQ(p.SaturatedUntil(), Time{}) << "two full commits are a burst, not a queue";
+  p.RecordCommit(full, kT0 + seconds(22));
+  EXPECT_EQ(p.SaturatedUntil(), kT0 + seconds(22) + IngestPressure::kHold);
+  p.RecordCommit(full * 4, kT0 + seconds(23));
+  EXPECT_EQ(p.SaturatedUntil(), kT0 + seconds(23) + IngestPressure::kHold);
+  // A short commit ends the run but not the hold already granted; a new run must be full again.
+  p.RecordCommit(1, kT0 + seconds(24));
+  p.RecordCommit(full, kT0 + seconds(25));
+  p.RecordCommit(full, kT0 + seconds(26));
+  EXPECT_EQ(p.SaturatedUntil(), kT0 + seconds(23) + IngestPressure::kHold);
+  p.RecordCommit(full, kT0 + seconds(27));
+  EXPECT_EQ(p.SaturatedUntil(), kT0 + seconds(27) + IngestPressure::kHold);
+}
+
+class IngestFirstTest : public InboxRouterTest {
+ protected:
+  // Runs the router's loop over the store, holding back while `pressure_` says so, for up to
+  // `limit`.
+  void StartRouter(Duration limit) {
+    RouterOptions options;
+    options.ingest = pressure_;
+    options.defer_while_saturated = limit;
+    options.on_batch = [this] {
+      std::lock_guard<std::mutex> lock(batch_mu_);
+      ++batches_;
+      batch_cv_.notify_all();
+    };
+    router_ = std::make_unique<InboxRouter>(*store_, clock_, options);
+    router_->Start();
+  }
+  int64_t Routed() {
+    auto f = store_->inbox().GetFunnel();
+    EXPECT_TRUE(f.ok());
+    return f.ok() ? f->routed : -1;
+  }
+  // Waits (in real time, bounded) until the router has routed `n` deliveries.
+  bool AwaitRouted(int64_t n) {
+    std::unique_lock<std::mutex> lock(batch_mu_);
+    return batch_cv_.wait_for(lock, std::chrono::seconds(30), [&] {
+      lock.unlock();
+      const bool done = Routed() >= n;
+      lock.lock();
+      return done;
+    });
+  }
+  void TearDown() override {
+    if (router_) router_->Stop();
+  }
+  // Saturated from now until `until` (three full group commits at until - kHold).
+  void SaturateUntil(Time until) {
+    for (int i = 0; i < IngestPressure::kRun; ++i) {
+      pressure_->RecordCommit(IngestPressure::kGroup, until - IngestPressure::kHold);
+    }
+  }
+
+  std::shared_ptr<IngestPressure> pressure_ = std::make_shared<IngestPressure>();
+  std::unique_ptr<InboxRouter> router_;
+  std::mutex batch_mu_;
+  std::condition_variable batch_cv_;
+  int batches_ = 0;
+};
+
+TEST_F(IngestFirstTest, RoutingWaitsForASaturatedDoorUpToTheLimitThenCatchesUp) {
+  const Time start = clock_->Now();
+  SaturateUntil(start + seconds(60));  // longer than the limit
+  Accept("d-1", "pull_request", "pull_request/reopened.payload.json", start);
+  Accept("d-2", "pull_request", "pull_request/closed.payload.json", start);
+  StartRouter(seconds(30));
+  clock_->AwaitWaiters(1);
+  EXPECT_EQ(Routed(), 0) << "the door is saturated: routing waits";
+  clock_->Advance(seconds(29));
+  router_->Wake();  // as the writer's next commit would
+  clock_->AwaitWaiters(1);
+  EXPECT_EQ(Routed(), 0) << "still within the limit";
+  clock_->Advance(seconds(1));
+  EXPECT_TRUE(AwaitRouted(2)) << "the limit reached, it routes although the door is busy";
+}
+
+TEST_F(IngestFirstTest, TheDoorGoingIdleEndsTheWaitAtOnce) {
+  const Time start = clock_->Now();
+  SaturateUntil(start + IngestPressure::kHold);
+  Accept("d-1", "pull_request", "pull_request/reopened.payload.json", start);
+  StartRouter(seconds(30));
+  clock_->AwaitWaiters(1);
+  EXPECT_EQ(Routed(), 0);
+  clock_->Advance(IngestPressure::kHold);  // no full commit since: the door is idle
+  EXPECT_TRUE(AwaitRouted(1));
+  EXPECT_LT(clock_->Now() - start, seconds(30)) << "routed before the limit";
+}
+
+TEST_F(IngestFirstTest, AZeroLimitRoutesAtOnceWhateverTheDoor) {
+  SaturateUntil(clock_->Now() + seconds(60));
+  Accept("d-1", "pull_request", "pull_request/reopened.payload.json", clock_->Now());
+  StartRouter(Duration::zero());
+  EXPECT_TRUE(AwaitRouted(1)) << "no clock movement needed";
+}
+
+// The writer tells the pressure what each group commit carried.
+TEST_F(InboxRouterTest, TheInboxWriterReportsEachGroupCommitToThePressure) {
+  for (size_t max_batch : {IngestPressure::kGroup - 1, IngestPressure::kGroup}) {
+    SCOPED_TRACE("max_batch " + std::to_string(max_batch));
+    auto pressure = std::make_shared<IngestPressure>();
+    InboxWriter writer(*store_, clock_, nullptr, max_batch, pressure);
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t answered = 0;
+    const size_t n = IngestPressure::kGroup * IngestPressure::kRun;
+    for (size_t i = 0; i < n; ++i) {  // queued before Start: commits of max_batch each
+      Delivery d;
+      d.delivery_id = "w-" + std::to_string(max_batch) + "-" + std::to_string(i);
+      d.event = "ping";
+      d.body = "{}";
+      d.body_sha256 = d.delivery_id;
+      d.received_at = clock_->Now();
+      writer.Accept(std::move(d), [&](Result<AcceptOutcome> r) {
+        EXPECT_TRUE(r.ok());
+        std::lock_guard<std::mutex> lock(mu);
+        ++answered;
+        cv.notify_all();
+      });
+    }
+    writer.Start();
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return answered == n; }));
+    }
+    writer.Stop();
+    if (max_batch < IngestPressure::kGroup) {
+      EXPECT_EQ(pressure->SaturatedUntil(), Time{});
+    } else {
+      EXPECT_EQ(pressure->SaturatedUntil(), clock_->Now() + IngestPressure::kHold);
+    }
+  }
 }
 
 }  // namespace

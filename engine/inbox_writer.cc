@@ -9,11 +9,12 @@
 namespace gatehouse {
 
 InboxWriter::InboxWriter(Store& store, ClockPtr clock, std::function<void()> on_accepted,
-                         size_t max_batch)
+                         size_t max_batch, std::shared_ptr<IngestPressure> pressure)
     : store_(store),
       clock_(std::move(clock)),
       on_accepted_(std::move(on_accepted)),
-      max_batch_(max_batch == 0 ? 1 : max_batch) {}
+      max_batch_(max_batch == 0 ? 1 : max_batch),
+      pressure_(std::move(pressure)) {}
 
 InboxWriter::~InboxWriter() { Stop(); }
 
@@ -92,6 +93,7 @@ void InboxWriter::Loop() {
     deliveries.reserve(batch.size());
     for (Pending& p : batch) deliveries.push_back(std::move(p.delivery));
     auto outcomes = store_.inbox().AcceptDeliveries(deliveries, rejected, clock_->Now());
+    if (pressure_ && !batch.empty()) pressure_->RecordCommit(batch.size(), clock_->Now());
     bool any_new = false;
     {
       MutexLock lock(&mu_);

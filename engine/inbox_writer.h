@@ -15,21 +15,24 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <thread>
 
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "engine/inbox.h"
+#include "engine/ingest_pressure.h"
 
 namespace gatehouse {
 
 class InboxWriter final : public DeliverySink {
  public:
   // `on_accepted` runs after each commit that stored at least one new delivery (the app
-  // wires it to the router's Wake()).
+  // wires it to the router's Wake()). `pressure`, if set, learns each commit's size (the
+  // router reads it: RouterOptions::ingest).
   InboxWriter(Store& store, ClockPtr clock, std::function<void()> on_accepted,
-              size_t max_batch = 512);
+              size_t max_batch = 512, std::shared_ptr<IngestPressure> pressure = nullptr);
   ~InboxWriter() override;
 
   void Start();
@@ -53,6 +56,7 @@ class InboxWriter final : public DeliverySink {
   ClockPtr clock_;
   std::function<void()> on_accepted_;
   const size_t max_batch_;
+  const std::shared_ptr<IngestPressure> pressure_;
 
   mutable Mutex mu_;
   CondVar cv_;
