@@ -269,11 +269,13 @@ void InboxRouter::Loop() {
     if (options_.on_batch) options_.on_batch();
     if (!routed.ok()) {
       Log(LogLevel::kWarn, "router.failed").Field("error", routed.status().ToString());
-    } else if (*routed == options_.batch && !recheck) {
-      continue;  // more are waiting
+    } else if (*routed == options_.batch) {
+      // More may be waiting. A full recheck batch may be unresolved deliveries alone, so it
+      // does not loop by itself, unless routing is catching up after a hold.
+      if (!recheck || deferral.limit_reached) continue;
+    } else {
+      deferral = Deferral{};  // caught up: the door may be given the machine again
     }
-    deferral.limit_reached = false;  // caught up: the door may be given the machine again
-    deferral.since.reset();
     const Time poll = clock_->Now() + options_.poll_interval;
     MutexLock lock(&mu_);
     while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, poll)) {

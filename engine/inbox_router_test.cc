@@ -192,8 +192,9 @@ class IngestFirstTest : public InboxRouterTest {
  protected:
   // Runs the router's loop over the store, holding back while `pressure_` says so, for up to
   // `limit`.
-  void StartRouter(Duration limit) {
+  void StartRouter(Duration limit, size_t batch = 256) {
     RouterOptions options;
+    options.batch = batch;
     options.ingest = pressure_;
     options.defer_while_saturated = limit;
     options.on_batch = [this] {
@@ -212,12 +213,7 @@ class IngestFirstTest : public InboxRouterTest {
   // Waits (in real time, bounded) until the router has routed `n` deliveries.
   bool AwaitRouted(int64_t n) {
     std::unique_lock<std::mutex> lock(batch_mu_);
-    return batch_cv_.wait_for(lock, std::chrono::seconds(30), [&] {
-      lock.unlock();
-      const bool done = Routed() >= n;
-      lock.lock();
-      return done;
-    });
+    return batch_cv_.wait_for(lock, std::chrono::seconds(30), [&] { return Routed() >= n; });
   }
   void TearDown() override {
     if (router_) router_->Stop();
@@ -245,11 +241,24 @@ TEST_F(IngestFirstTest, RoutingWaitsForASaturatedDoorUpToTheLimitThenCatchesUp) 
   clock_->AwaitWaiters(1);
   EXPECT_EQ(Routed(), 0) << "the door is saturated: routing waits";
   clock_->Advance(seconds(29));
-  router_->Wake();  // as the writer's next commit would
-  clock_->AwaitWaiters(1);
   EXPECT_EQ(Routed(), 0) << "still within the limit";
   clock_->Advance(seconds(1));
   EXPECT_TRUE(AwaitRouted(2)) << "the limit reached, it routes although the door is busy";
+}
+
+// After the limit it routes until a batch comes back short, batch after batch, without
+// holding back again in between (here three batches of one; the door stays saturated).
+TEST_F(IngestFirstTest, AfterTheLimitItRoutesFullBatchesUntilCaughtUp) {
+  const Time start = clock_->Now();
+  SaturateUntil(start + seconds(600));
+  Accept("d-1", "pull_request", "pull_request/reopened.payload.json", start);
+  Accept("d-2", "pull_request", "pull_request/closed.payload.json", start);
+  Accept("d-3", "pull_request", "pull_request/synchronize.payload.json", start);
+  StartRouter(seconds(30), /*batch=*/1);
+  clock_->AwaitWaiters(1);
+  EXPECT_EQ(Routed(), 0);
+  clock_->Advance(seconds(30));
+  EXPECT_TRUE(AwaitRouted(3)) << "caught up with no further clock movement";
 }
 
 TEST_F(IngestFirstTest, TheDoorGoingIdleEndsTheWaitAtOnce) {
@@ -260,8 +269,7 @@ TEST_F(IngestFirstTest, TheDoorGoingIdleEndsTheWaitAtOnce) {
   clock_->AwaitWaiters(1);
   EXPECT_EQ(Routed(), 0);
   clock_->Advance(IngestPressure::kHold);  // no full commit since: the door is idle
-  EXPECT_TRUE(AwaitRouted(1));
-  EXPECT_LT(clock_->Now() - start, seconds(30)) << "routed before the limit";
+  EXPECT_TRUE(AwaitRouted(1)) << "routed with the clock 100 ms on, far short of the limit";
 }
 
 TEST_F(IngestFirstTest, AZeroLimitRoutesAtOnceWhateverTheDoor) {

@@ -6,7 +6,8 @@
 #
 # Needs build/gatehouse (ninja -C build gatehouse) and wrk (scripts/install-deps.sh).
 # GATEHOUSE_BIN=path runs another build instead (an older commit's, to compare; the same
-# machine, one after the other).
+# machine, one after the other). GATEHOUSE_SERVE_FLAGS adds flags to `gatehouse serve` (e.g.
+# "--route-defer-seconds 0" to route while the door is saturated; docs/INGRESS.md).
 # The database goes to build/bench-ingress/ on the project's disk, not /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,7 +37,8 @@ export GATEHOUSE_WEBHOOK_SECRET="bench-$(openssl rand -hex 16)"
 export GATEHOUSE_BENCH_BODY="$dir/body.json"
 export GATEHOUSE_BENCH_SIGNATURE="sha256=$(openssl dgst -sha256 -hmac "$GATEHOUSE_WEBHOOK_SECRET" -r < "$dir/body.json" | cut -d' ' -f1)"
 
-"$gh" serve --db "$dir/g.db" --listen 127.0.0.1:0 --log-level warn \
+# shellcheck disable=SC2086  # GATEHOUSE_SERVE_FLAGS is a list of flags
+"$gh" serve --db "$dir/g.db" --listen 127.0.0.1:0 --log-level warn ${GATEHOUSE_SERVE_FLAGS:-} \
   > "$dir/serve.out" 2> "$dir/serve.err" &
 serve=$!
 trap 'kill $serve 2>/dev/null || true' EXIT
@@ -45,6 +47,10 @@ url=$(sed -n 's#^gatehouse: listening on \(http://[^ ]*\)$#\1#p' "$dir/serve.out
 base=${url%/webhook}
 echo "ingress bench: $(wc -c < "$dir/body.json") byte payload, $connections connections, ${seconds}s, $(nproc) cores, $url"
 wrk -t2 -c"$connections" -d"${seconds}s" --latency -s bench/ingress/post.lua "$base" | tail -n 1
+# A clean stop routes what is still open first: with routing held back during the run
+# (docs/INGRESS.md, "Ingest first"), that is the run's backlog.
+stop_start=$(date +%s.%N)
 kill -TERM $serve && wait $serve || true
+echo "serve stopped $(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$stop_start" "$(date +%s.%N)") s after wrk ended (a clean stop routes every open delivery first)"
 trap - EXIT
 "$gh" status --db "$dir/g.db" | head -9
