@@ -133,6 +133,16 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
   auto pressure = std::make_shared<IngestPressure>();  // the writer records, the router reads
   router.ingest = pressure;
   router.defer_while_saturated = s.options_.route_defer;
+  router.held = &s.registry_
+                     .AddGauge("gatehouse_routing_held",
+                               "1 while routing is held back because the webhook door is "
+                               "saturated (--route-defer-seconds), else 0.",
+                               {})
+                     .With({});
+  router.holds = &s.registry_
+                      .AddCounter("gatehouse_routing_holds_total",
+                                  "Times routing was held back for a saturated webhook door.", {})
+                      .With({});
   s.router_ = std::make_unique<InboxRouter>(st, s.clock_, router, [pool] { pool->Wake(); });
   InboxRouter* routed = s.router_.get();
   s.inbox_ = std::make_unique<InboxWriter>(

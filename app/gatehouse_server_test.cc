@@ -141,6 +141,8 @@ TEST_F(GatehouseServerTest, ASignedWebhookOverLoopbackEndsInAPassThatActsOnThePu
   EXPECT_THAT(scrape,
               ::testing::HasSubstr("# TYPE gatehouse_github_rate_limit_waits_total counter"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_routing_lag_seconds_count 1"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_routing_held 0\n"));
+  EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_routing_holds_total 0\n"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_passes_started_total{kind=\"pr\"} 1"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_signals_per_pass 1\n"));
   EXPECT_THAT(scrape, ::testing::HasSubstr("gatehouse_store_transaction_duration_seconds_count{"

@@ -217,6 +217,10 @@ void InboxRouter::RearmRefreshed(const std::vector<std::string>& keys, Time now)
   }
 }
 
+void InboxRouter::SetHeld(bool held) {
+  if (options_.held != nullptr) options_.held->Set(held ? 1.0 : 0.0);
+}
+
 bool InboxRouter::YieldToIngest(Time now, Deferral* deferral) {
   if (!options_.ingest || options_.defer_while_saturated <= Duration::zero()) return false;
   const Time saturated_until = options_.ingest->SaturatedUntil();
@@ -225,6 +229,7 @@ bool InboxRouter::YieldToIngest(Time now, Deferral* deferral) {
       Log(LogLevel::kInfo, "router.resumed")
           .Field("why", "the webhook door is no longer saturated")
           .Field("held_ms", Millis(now - *deferral->since));
+      SetHeld(false);
     }
     *deferral = Deferral{};
     return false;
@@ -235,6 +240,8 @@ bool InboxRouter::YieldToIngest(Time now, Deferral* deferral) {
     Log(LogLevel::kInfo, "router.deferring")
         .Field("why", "the webhook door is saturated")
         .Field("limit_ms", Millis(options_.defer_while_saturated));
+    SetHeld(true);
+    if (options_.holds != nullptr) options_.holds->Inc();
   }
   const Time limit = *deferral->since + options_.defer_while_saturated;
   if (now >= limit) {
@@ -242,6 +249,7 @@ bool InboxRouter::YieldToIngest(Time now, Deferral* deferral) {
     Log(LogLevel::kInfo, "router.resumed")
         .Field("why", "held back as long as allowed; routing until caught up")
         .Field("held_ms", Millis(now - *deferral->since));
+    SetHeld(false);
     return false;
   }
   // Each commit wakes the loop to look again; the door's saturation lapsing wakes it here.
@@ -281,6 +289,7 @@ void InboxRouter::Loop() {
     while (!wake_ && !stopping_ && clock_->WaitUntil(&mu_, &cv_, poll)) {
     }
   }
+  SetHeld(false);  // a stop during a hold
   // Route what was accepted before the stop (the inbox writer drains first), so a clean
   // shutdown leaves nothing in flight. Bounded: a store error ends it; the rest waits in
   // the inbox for the next start.

@@ -57,6 +57,10 @@ struct RouterOptions {
   // going idle ends the wait at once. Unset `ingest` or zero: route at once.
   std::shared_ptr<const IngestPressure> ingest;
   Duration defer_while_saturated = Duration::zero();
+  // Metrics (docs/METRICS.md), optional: 1 while routing is held back for the door, else 0;
+  // holds begun.
+  metrics::Gauge* held = nullptr;
+  metrics::Counter* holds = nullptr;
   // Observer (tests, metrics): runs on the router's thread after each batch its loop routed
   // or tried to, one that found nothing included.
   std::function<void()> on_batch;
@@ -94,6 +98,7 @@ class InboxRouter {
   // True when it waited for the door instead of routing (the loop looks again); false when the
   // loop should route now.
   bool YieldToIngest(Time now, Deferral* deferral);
+  void SetHeld(bool held);
   // Adds to `d` a signal for each merge queue watching a commit `r` is about (a check or status
   // on a SHA under test, a push from a head being updated); a check nobody else has resolved
   // is routed to them. `watching` holds the queues already looked up in this batch, by

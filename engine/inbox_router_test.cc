@@ -197,6 +197,8 @@ class IngestFirstTest : public InboxRouterTest {
     options.batch = batch;
     options.ingest = pressure_;
     options.defer_while_saturated = limit;
+    options.held = &held_;
+    options.holds = &holds_;
     options.on_batch = [this] {
       std::lock_guard<std::mutex> lock(batch_mu_);
       ++batches_;
@@ -226,6 +228,8 @@ class IngestFirstTest : public InboxRouterTest {
   }
 
   std::shared_ptr<IngestPressure> pressure_ = std::make_shared<IngestPressure>();
+  metrics::Gauge held_;
+  metrics::Counter holds_;
   std::unique_ptr<InboxRouter> router_;
   std::mutex batch_mu_;
   std::condition_variable batch_cv_;
@@ -240,10 +244,14 @@ TEST_F(IngestFirstTest, RoutingWaitsForASaturatedDoorUpToTheLimitThenCatchesUp) 
   StartRouter(seconds(30));
   clock_->AwaitWaiters(1);
   EXPECT_EQ(Routed(), 0) << "the door is saturated: routing waits";
+  EXPECT_EQ(held_.Value(), 1.0);
+  EXPECT_EQ(holds_.Value(), 1);
   clock_->Advance(seconds(29));
   EXPECT_EQ(Routed(), 0) << "still within the limit";
   clock_->Advance(seconds(1));
   EXPECT_TRUE(AwaitRouted(2)) << "the limit reached, it routes although the door is busy";
+  EXPECT_EQ(held_.Value(), 0.0);
+  EXPECT_EQ(holds_.Value(), 1);
 }
 
 // After the limit it routes until a batch comes back short, batch after batch, without
