@@ -16,6 +16,8 @@
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "bench/bench_format.h"
+#include "bench/enqueue_storm.h"
+#include "bench/error_sink.h"
 #include "bench/sqlite_disk.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
@@ -27,32 +29,6 @@ void Progress(const std::string& line) {
   std::fprintf(stderr, "[engine_bench] %s\n", line.c_str());
 }
 
-namespace {
-
-std::string RepoKey(int n) { return "acme/repo#" + std::to_string(n); }
-
-// The first error seen by any thread of a phase; later ones are only counted.
-class ErrorSink {
- public:
-  void Record(const Status& s) {
-    MutexLock lock(&mu_);
-    if (count_++ == 0) first_ = s;
-  }
-  Status Summary(std::string_view phase) const {
-    MutexLock lock(&mu_);
-    if (count_ == 0) return Status::Ok();
-    return Status(first_.code(), std::string(phase) + ": " + std::to_string(count_) +
-                                     " errors, first: " + first_.message());
-  }
-
- private:
-  mutable Mutex mu_;
-  int64_t count_ GUARDED_BY(mu_) = 0;
-  Status first_ GUARDED_BY(mu_);
-};
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------------------
 // enqueue: signals/s through the group-committing Enqueuer.
 
@@ -62,33 +38,11 @@ Result<EnqueueResult> MeasureEnqueue(const std::string& path, Durability durabil
   GH_ASSIGN_OR_RETURN(StorePtr sqlite_store, OpenSqliteStore(path));
   CountingStore store(*sqlite_store);
   Enqueuer enqueuer(store, std::make_shared<RealClock>(), durability);
-  ErrorSink errors;
-  std::latch ready(cfg.enqueue_clients + 1);
-  std::vector<std::thread> clients;
-  for (int c = 0; c < cfg.enqueue_clients; ++c) {
-    clients.emplace_back([&, c] {
-      std::mt19937 rng(static_cast<uint32_t>(1000 + c));
-      std::uniform_int_distribution<int> pick(0, cfg.enqueue_keys - 1);
-      ready.arrive_and_wait();
-      for (int i = 0; i < cfg.enqueue_signals_per_client; ++i) {
-        Status s = enqueuer.Enqueue(Signal{RepoKey(pick(rng)), "pushed", Duration(0)});
-        if (!s.ok()) errors.Record(s);
-      }
-    });
-  }
-  ready.arrive_and_wait();
-  const auto start = Steady::now();
-  for (auto& t : clients) t.join();
+  const EnqueueStorm storm{cfg.enqueue_clients, cfg.enqueue_signals_per_client, cfg.enqueue_keys};
   EnqueueResult result;
-  result.seconds = SecondsSince(start);
-  result.signals = static_cast<int64_t>(cfg.enqueue_clients) * cfg.enqueue_signals_per_client;
+  GH_ASSIGN_OR_RETURN(result.seconds, RunEnqueueStorm(enqueuer, store, storm));
+  result.signals = storm.signals();
   result.commits = enqueuer.commits();
-  GH_RETURN_IF_ERROR(errors.Summary("enqueue"));
-  GH_ASSIGN_OR_RETURN(Counters counters, store.GetCounters());
-  if (counters["work.signals"] != result.signals) {
-    return Internal("enqueue: counter work.signals is " + std::to_string(counters["work.signals"]) +
-                    ", expected " + std::to_string(result.signals));
-  }
   stats.calls = store.counts().enqueue.calls.load();
   stats.items = store.counts().enqueue.items.load();
   stats.nanos = store.counts().enqueue.nanos.load();

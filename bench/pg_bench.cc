@@ -38,6 +38,7 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "bench/bench_format.h"
+#include "bench/enqueue_storm.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
 #include "store/open_store.h"
@@ -47,6 +48,7 @@
 namespace gatehouse {
 namespace {
 
+using bench::RepoKey;
 using bench::SecondsSince;
 using bench::Steady;
 
@@ -69,8 +71,6 @@ void PrintResult(const std::string& name, double value) {
   std::printf("RESULT %s %.1f\n", name.c_str(), value);
   std::fflush(stdout);
 }
-
-std::string RepoKey(int n) { return "acme/repo#" + std::to_string(n); }
 
 StoreOptions OptionsFor(const Config& cfg, size_t workers) {
   StoreOptions options;
@@ -111,32 +111,10 @@ Result<double> MeasureEnqueue(const Config& cfg) {
   GH_ASSIGN_OR_RETURN(PhaseDatabase db, PhaseDatabase::Create(cfg.url));
   GH_ASSIGN_OR_RETURN(StorePtr store, OpenStore(db.url(), OptionsFor(cfg, 8)));
   Enqueuer enqueuer(*store, std::make_shared<RealClock>(), Durability::kRecoverable);
-  std::atomic<int> errors{0};
-  std::latch ready(cfg.enqueue_clients + 1);
-  std::vector<std::thread> clients;
-  for (int c = 0; c < cfg.enqueue_clients; ++c) {
-    clients.emplace_back([&, c] {
-      std::mt19937 rng(static_cast<uint32_t>(1000 + c));
-      std::uniform_int_distribution<int> pick(0, cfg.enqueue_keys - 1);
-      ready.arrive_and_wait();
-      for (int i = 0; i < cfg.enqueue_signals_per_client; ++i) {
-        Status s = enqueuer.Enqueue(Signal{RepoKey(pick(rng)), "pushed", Duration(0)});
-        if (!s.ok() && errors.fetch_add(1) == 0) Progress("enqueue: " + s.ToString());
-      }
-    });
-  }
-  ready.arrive_and_wait();
-  const auto start = Steady::now();
-  for (auto& t : clients) t.join();
-  const double seconds = SecondsSince(start);
-  if (errors.load() != 0) return Internal("enqueue: " + std::to_string(errors.load()) + " errors");
-  const int64_t signals =
-      static_cast<int64_t>(cfg.enqueue_clients) * cfg.enqueue_signals_per_client;
-  GH_ASSIGN_OR_RETURN(Counters counters, store->GetCounters());
-  if (counters["work.signals"] != signals) {
-    return Internal("enqueue: counter work.signals is " + std::to_string(counters["work.signals"]) +
-                    ", expected " + std::to_string(signals));
-  }
+  const bench::EnqueueStorm storm{cfg.enqueue_clients, cfg.enqueue_signals_per_client,
+                                  cfg.enqueue_keys};
+  GH_ASSIGN_OR_RETURN(const double seconds, bench::RunEnqueueStorm(enqueuer, *store, storm));
+  const int64_t signals = storm.signals();
   Progress("enqueue: " + std::to_string(signals) + " signals in " + std::to_string(seconds) +
            " s over " + std::to_string(enqueuer.commits()) + " commits");
   return static_cast<double>(signals) / seconds;

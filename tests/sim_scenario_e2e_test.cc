@@ -201,26 +201,23 @@ TEST_F(SimScenarioE2eTest, RunWaitsForItsTargetThenPlays) {
 // `run --linger` prints its verdict, then keeps serving GitHub's API (the PR it made is still
 // there to read) until SIGTERM, and exits with the verdict's status: 0 for ok, 1 for FAIL.
 TEST_F(SimScenarioE2eTest, RunWithLingerServesAfterItsVerdictUntilStopped) {
+  // One PR opened at once; the scenario expects it in `state` within `timeout_ms`.
+  auto scenario = [](const std::string& state, int timeout_ms) {
+    return R"({"setup": [{"call": "POST /_sim/repos",
+                          "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
+               "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
+                             "body": {"title": "x"}}],
+               "expect": [{"pull": "acme/app#1", "state": ")" +
+           state + R"("}], "timeout_ms": )" + std::to_string(timeout_ms) + R"(, "settle_ms": 0})";
+  };
   struct Case {
-    const char* scenario;
+    std::string scenario;
     const char* verdict;
     int exit_code;
   };
   const Case cases[] = {
-      {R"({"setup": [{"call": "POST /_sim/repos",
-                      "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
-           "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
-                         "body": {"title": "x"}}],
-           "expect": [{"pull": "acme/app#1", "state": "open"}],
-           "timeout_ms": 2000, "settle_ms": 0})",
-       "verdict: ok ", 0},
-      {R"({"setup": [{"call": "POST /_sim/repos",
-                      "body": {"owner": "acme", "name": "app", "installation_id": 7}}],
-           "timeline": [{"at_ms": 0, "call": "POST /_sim/repos/acme/app/pulls",
-                         "body": {"title": "x"}}],
-           "expect": [{"pull": "acme/app#1", "state": "merged"}],
-           "timeout_ms": 200, "settle_ms": 0})",
-       "verdict: FAIL ", 1},
+      {scenario("open", 2000), "verdict: ok ", 0},
+      {scenario("merged", 200), "verdict: FAIL ", 1},
   };
   for (const Case& c : cases) {
     const std::string path = dir_.File("linger.json");
