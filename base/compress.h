@@ -10,7 +10,7 @@
 
 namespace gatehouse {
 
-// zlib stream (RFC 1950) at the fastest level.
+// zlib stream (RFC 1950) at the fastest level (libdeflate's level 1, which zlib reads back).
 std::string ZlibCompress(std::string_view data);
 // Inverse of ZlibCompress. InvalidArgument on corrupt input or output over `max_size`.
 Result<std::string> ZlibDecompress(std::string_view data, size_t max_size = 64 << 20);

@@ -16,7 +16,7 @@
 //   - the group commit the inbox writer makes: Inbox::AcceptDeliveries of --group compressed
 //     deliveries into a fresh SQLite file in DIR with serve's durable settings (an fsync'd
 //     commit), per delivery: the writer thread's CPU, and the wall time (CPU plus the wait
-//     for the disk).
+//     for the disk). The file is removed afterwards.
 // Nothing is asserted; the figures are for BENCHMARKS.md.
 #include <time.h>
 
@@ -178,6 +178,8 @@ Result<CommitCost> TimeGroupCommit(const std::string& body, const std::string& s
     wall.push_back(elapsed * 1e6 / deliveries);
     rate.push_back(static_cast<double>(commits) / elapsed);
   }
+  store.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   return CommitCost{Median(cpu), Median(wall), Median(rate)};
 }
 

@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev sqlite3
   libssl-dev
   zlib1g-dev
+  libdeflate-dev         # base/compress.cc: ZlibCompress (zlib's format, 1.4x faster than zlib)
   libgoogle-perftools-dev  # tcmalloc_minimal, the server binaries' allocator (cmake/GatehouseAllocator.cmake)
   libcurl4-openssl-dev
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev

@@ -15,7 +15,7 @@ without its "*_url" fields, as bench/ingress/run.sh makes them):
    every server thread (/proc/PID/task/*/stat), of wrk, and of the whole machine (/proc/stat),
    and divides by the requests served in that window.
 
-Prints, per body, the CPU per request by thread group for the floor and for serve, wrk's, the
+Works in BUILD/bench-door/budget.XXXX, removed at the end. Prints, per body, the CPU per request by thread group for the floor and for serve, wrk's, the
 machine's busy share, and the stage table: what the floor does not do, microsecond by
 microsecond. Nothing is asserted.
 
@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -218,6 +219,8 @@ def main():
                         dict(os.environ, GATEHOUSE_WEBHOOK_SECRET=SECRET), body, args.seconds,
                         args.connections, work)
         report(kind, os.path.getsize(body), floor, serve, stages)
+    # The runs' databases hold every request served (gigabytes); the figures are printed.
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
