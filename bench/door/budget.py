@@ -25,7 +25,6 @@ usage: budget.py [--seconds S] [--connections N] [--build DIR] [--body small|ful
 compare builds one after the other on the same machine.
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -36,28 +35,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
 from benchkit import start  # noqa: E402
+from webhook_body import make_body  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 FIXTURE = os.path.join(ROOT, "..", "shared", "fixtures", "github-webhooks", "pull_request",
                        "synchronize.payload.json")
 TICK = os.sysconf("SC_CLK_TCK")
 SECRET = "door-budget-secret"
-
-
-def make_body(kind, path):
-    """The fixture minified ("full"), or without its URL fields ("small"), as ingress/run.sh."""
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items() if not (k.endswith("_url") or k == "url")}
-        if isinstance(o, list):
-            return [strip(x) for x in o]
-        return o
-    payload = json.load(open(FIXTURE))
-    if kind == "small":
-        payload = strip(payload)
-    with open(path, "w") as f:
-        json.dump(payload, f, separators=(",", ":"))
-    return path
 
 
 def thread_ticks(pid):
@@ -203,7 +187,7 @@ def main():
     os.makedirs(os.path.join(args.build, "bench-door"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="budget.", dir=os.path.join(args.build, "bench-door"))
     kinds = ["small", "full"] if args.body == "both" else [args.body]
-    bodies = {k: make_body(k, os.path.join(work, f"{k}.json")) for k in kinds}
+    bodies = {k: make_body(FIXTURE, os.path.join(work, f"{k}.json"), k) for k in kinds}
     print(f"budget: {os.cpu_count()} cores, {os.uname().release}, wrk -t2 -c{args.connections} "
           f"-d{args.seconds}s; work in {work}", flush=True)
     for kind, body in bodies.items():

@@ -20,19 +20,7 @@ rm -rf "$dir" && mkdir -p "$dir"
 
 # The real payload, minified as GitHub sends it (about 23 KB). GATEHOUSE_BENCH_PAYLOAD=small
 # drops its "*_url" fields instead (about 5.4 KB: the ~6 KB payload the issue's target names).
-python3 - "$fixture" "$dir/body.json" "${GATEHOUSE_BENCH_PAYLOAD:-full}" <<'PY'
-import json, sys
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if not (k.endswith("_url") or k == "url")}
-    if isinstance(o, list):
-        return [strip(x) for x in o]
-    return o
-payload = json.load(open(sys.argv[1]))
-if sys.argv[3] == "small":
-    payload = strip(payload)
-json.dump(payload, open(sys.argv[2], "w"), separators=(",", ":"))
-PY
+python3 bench/pylib/webhook_body.py "$fixture" "$dir/body.json" "${GATEHOUSE_BENCH_PAYLOAD:-full}"
 export GATEHOUSE_WEBHOOK_SECRET="bench-$(openssl rand -hex 16)"
 export GATEHOUSE_BENCH_BODY="$dir/body.json"
 export GATEHOUSE_BENCH_SIGNATURE="sha256=$(openssl dgst -sha256 -hmac "$GATEHOUSE_WEBHOOK_SECRET" -r < "$dir/body.json" | cut -d' ' -f1)"
