@@ -8,9 +8,9 @@
 namespace gatehouse {
 namespace {
 
-// libdeflate compresses a whole buffer about 1.4x faster than zlib's streaming deflate at the
-// same level and writes the same format (RFC 1950), which zlib's inflate reads back; bodies
-// are always whole buffers here. Its compressor state (a few hundred KiB) is allocated once
+// libdeflate compresses a whole buffer faster than zlib's streaming deflate at the same level
+// (docs/BENCHMARKS.md, "libdeflate for the compression") and writes the same format
+// (RFC 1950), which zlib's inflate reads back; bodies are always whole buffers here. Its compressor state (a few hundred KiB) is allocated once
 // per thread: allocating it per call made glibc mmap and munmap it every time.
 class ThreadCompressor {
  public:

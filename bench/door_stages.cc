@@ -1,7 +1,8 @@
 // door_stages: where an accepted webhook's microseconds go at the front door, stage by stage,
 // on one thread with nothing else running (issue 15, point 4; docs/BENCHMARKS.md, "The front
-// door's budget"). bench/door/budget.sh runs it next to the door under wrk, whose per-thread
-// CPU it splits.
+// door's budget"). bench/door/budget.py runs it next to the door under wrk, whose per-thread
+// CPU it splits. Every figure is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), as the
+// per-thread figures of the door under load are, except the commit's wall time.
 //
 //   door_stages --body FILE [--body FILE ...] [--dir DIR] [--group N] [--rounds N]
 //
@@ -70,18 +71,19 @@ double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Microseconds per call of `op`, the median of `rounds` rounds of at least 0.2 s each.
+// Microseconds of this thread's CPU per call of `op`, the median of `rounds` rounds of at
+// least 0.2 s of CPU each.
 double MicrosPerCall(int rounds, const std::function<void()>& op) {
   for (int i = 0; i < 50; ++i) op();  // warm the caches and the allocator
   std::vector<double> per_round;
   for (int r = 0; r < rounds; ++r) {
     int64_t calls = 0;
-    const auto start = Steady::now();
+    const double start = ThreadCpuSeconds();
     double elapsed = 0;
     do {
       for (int i = 0; i < 64; ++i) op();
       calls += 64;
-      elapsed = SecondsSince(start);
+      elapsed = ThreadCpuSeconds() - start;
     } while (elapsed < 0.2);
     per_round.push_back(elapsed * 1e6 / static_cast<double>(calls));
   }

@@ -103,7 +103,8 @@ void DeliveryRecovery::Recover(const std::string& guid, int64_t attempt_id, Reco
   d.body_sha256 = Sha256Hex(d.body);
   d.received_at = clock_->Now();
   d.recovered = true;
-  if (std::string packed = ZlibCompress(d.body); packed.size() < d.body.size()) {
+  // An empty result means the compressor failed (out of memory): store the raw body then.
+  if (std::string packed = ZlibCompress(d.body); !packed.empty() && packed.size() < d.body.size()) {
     d.body = std::move(packed);
     d.encoding = Delivery::Encoding::kZlib;
   }

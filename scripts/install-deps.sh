@@ -10,7 +10,7 @@ packages=(
   libsqlite3-dev sqlite3
   libssl-dev
   zlib1g-dev
-  libdeflate-dev         # base/compress.cc: ZlibCompress (zlib's format, 1.4x faster than zlib)
+  libdeflate-dev         # base/compress.cc: ZlibCompress (zlib's format, faster than zlib's deflate)
   libgoogle-perftools-dev  # tcmalloc_minimal, the server binaries' allocator (cmake/GatehouseAllocator.cmake)
   libcurl4-openssl-dev
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev

@@ -10,14 +10,13 @@ without its "*_url" fields, as bench/ingress/run.sh makes them):
    fsync'd group commit (its CPU and its wall time per delivery).
 2. The HTTP floor (`http_floor`: gatehouse's HTTP server answering 202, no work) and then
    `gatehouse serve` (durable, as shipped, on a fresh SQLite file) each take wrk's load
-   (-t2, CONNECTIONS connections, SECONDS seconds, bench/ingress/post.lua). Over the steady
-   part of each run (from the 2nd second to one second before the end) it reads the CPU of
-   every server thread (/proc/PID/task/*/stat), of wrk, and of the whole machine (/proc/stat),
-   and divides by the requests served in that window.
+   (-t2, CONNECTIONS connections, SECONDS seconds, bench/ingress/post.lua). Over wrk's whole
+   run it reads the CPU of every server thread (/proc/PID/task/*/stat), of wrk (its rusage)
+   and of the whole machine (/proc/stat), and divides by the requests wrk counted.
 
-Works in BUILD/bench-door/budget.XXXX, removed at the end. Prints, per body, the CPU per request by thread group for the floor and for serve, wrk's, the
-machine's busy share, and the stage table: what the floor does not do, microsecond by
-microsecond. Nothing is asserted.
+Works in BUILD/bench-door/budget.XXXX, removed at the end. Prints, per body, the CPU per
+request by thread group for the floor and for serve, wrk's, the machine's busy share, and the
+stage table: what the floor does not do, microsecond by microsecond. Nothing is asserted.
 
 usage: budget.py [--seconds S] [--connections N] [--build DIR] [--body small|full|both]
                  [--gatehouse BIN]
@@ -82,41 +81,47 @@ def group_of(name):
 
 
 def measure(argv, prefix, env, body, seconds, connections, work):
-    """Runs the server under wrk; returns the rate, p99 and the per-request CPU figures."""
+    """Runs the server under wrk; returns the rate, p99 and the per-request CPU figures, all
+    over wrk's whole run: the server's threads and the machine from just before wrk starts to
+    just after it exits, wrk's own CPU from its rusage, divided by the requests wrk counted."""
     log = os.path.join(work, prefix + ".log")
     server, url = start(argv, log, env=env, prefix=prefix)
-    base = url[:-len("/webhook")] if url.endswith("/webhook") else url
-    wenv = dict(os.environ, GATEHOUSE_BENCH_BODY=body,
-                GATEHOUSE_BENCH_SIGNATURE=signature_of(body))
-    wrk = subprocess.Popen(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
-                            "-s", os.path.join(ROOT, "bench", "ingress", "post.lua"), base],
-                           stdout=subprocess.PIPE, text=True, env=wenv)
-    time.sleep(2)
-    s0, w0, m0 = thread_ticks(server.pid), process_ticks(wrk.pid), machine_ticks()
-    t0 = time.monotonic()
-    time.sleep(seconds - 3)
-    s1, w1, m1 = thread_ticks(server.pid), process_ticks(wrk.pid), machine_ticks()
-    window = time.monotonic() - t0
-    out = wrk.communicate()[0]
-    server.terminate()
+    wrk = None
     try:
-        server.wait(timeout=600)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    m = re.search(r"requests (\d+) in ([\d.]+) s: (\d+)/s; latency p50 ([\d.]+) ms, p90 [\d.]+ ms, "
-                  r"p99 ([\d.]+) ms.*non-2xx (\d+)", out)
+        base = url[:-len("/webhook")] if url.endswith("/webhook") else url
+        wenv = dict(os.environ, GATEHOUSE_BENCH_BODY=body,
+                    GATEHOUSE_BENCH_SIGNATURE=signature_of(body))
+        s0, m0 = thread_ticks(server.pid), machine_ticks()
+        wrk = subprocess.Popen(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
+                                "-s", os.path.join(ROOT, "bench", "ingress", "post.lua"), base],
+                               stdout=subprocess.PIPE, text=True, env=wenv)
+        out = wrk.stdout.read()  # until wrk exits
+        _, _, usage = os.wait4(wrk.pid, 0)
+        wrk.returncode = 0  # reaped here, not by Popen
+        s1, m1 = thread_ticks(server.pid), machine_ticks()
+    finally:
+        if wrk is not None and wrk.returncode is None:
+            wrk.kill()
+        server.terminate()
+        try:
+            server.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    m = re.search(r"requests (\d+) in ([\d.]+) s: (\d+)/s; latency p50 ([\d.]+) ms, "
+                  r"p90 [\d.]+ ms, p99 ([\d.]+) ms.*non-2xx (\d+)", out)
     if not m:
         sys.exit(f"budget: wrk printed no summary:\n{out}")
-    rate, p99, non2xx = float(m.group(3)), float(m.group(5)), int(m.group(6))
-    requests = rate * window
-    per_req = lambda ticks: ticks / TICK * 1e6 / requests  # noqa: E731
+    requests, rate = int(m.group(1)), float(m.group(3))
+    p99, non2xx = float(m.group(5)), int(m.group(6))
+    per_req = lambda seconds_of_cpu: seconds_of_cpu * 1e6 / requests  # noqa: E731
     groups = {}
-    for name, ticks in s1.items():
-        groups[group_of(name)] = groups.get(group_of(name), 0) + ticks - s0.get(name, 0)
+    for name in set(s0) | set(s1):  # a thread gone by s1 lost its ticks with it: rare, small
+        delta = s1.get(name, s0.get(name, 0)) - s0.get(name, 0)
+        groups[group_of(name)] = groups.get(group_of(name), 0) + delta
     return {
         "rate": rate, "p99": p99, "non2xx": non2xx,
-        "server": {g: per_req(t) for g, t in groups.items()},
-        "wrk": per_req(w1 - w0),
+        "server": {g: per_req(t / TICK) for g, t in groups.items()},
+        "wrk": per_req(usage.ru_utime + usage.ru_stime),
         "busy": (m1[0] - m0[0]) / max(1, m1[1] - m0[1]),
     }
 
@@ -178,14 +183,22 @@ def main():
     ap.add_argument("--body", choices=["small", "full", "both"], default="both")
     ap.add_argument("--gatehouse", help="the gatehouse binary (default BUILD/gatehouse)")
     args = ap.parse_args()
-    if args.seconds < 5:
-        sys.exit("budget: --seconds must be at least 5 (2 s of warm-up, 1 s of tail)")
+    if args.seconds < 2:
+        sys.exit("budget: --seconds must be at least 2")
     for b in ("gatehouse", "http_floor", "door_stages"):
         if not os.access(os.path.join(args.build, b), os.X_OK):
             sys.exit(f"budget: {args.build}/{b} is missing (ninja -C {args.build} gatehouse "
                      "http_floor door_stages)")
     os.makedirs(os.path.join(args.build, "bench-door"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="budget.", dir=os.path.join(args.build, "bench-door"))
+    try:
+        run(args, work)
+    finally:
+        # The runs' databases hold every request served (gigabytes); the figures are printed.
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, work):
     kinds = ["small", "full"] if args.body == "both" else [args.body]
     bodies = {k: make_body(FIXTURE, os.path.join(work, f"{k}.json"), k) for k in kinds}
     print(f"budget: {os.cpu_count()} cores, {os.uname().release}, wrk -t2 -c{args.connections} "
@@ -198,14 +211,15 @@ def main():
         floor = measure([os.path.join(args.build, "http_floor")], "http_floor", None, body,
                         args.seconds, args.connections, work)
         db = os.path.join(work, f"{kind}.db")
-        serve = measure([args.gatehouse or os.path.join(args.build, "gatehouse"), "serve", "--db", db, "--listen",
-                         "127.0.0.1:0", "--log-level", "warn"], "gatehouse",
+        gatehouse = args.gatehouse or os.path.join(args.build, "gatehouse")
+        serve = measure([gatehouse, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                         "--log-level", "warn"], "gatehouse",
                         dict(os.environ, GATEHOUSE_WEBHOOK_SECRET=SECRET), body, args.seconds,
                         args.connections, work)
+        for suffix in ("", "-wal", "-shm"):  # every request served: gigabytes
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
         report(kind, os.path.getsize(body), floor, serve, stages)
-    # The runs' databases hold every request served (gigabytes); the figures are printed.
-    shutil.rmtree(work, ignore_errors=True)
-
 
 if __name__ == "__main__":
     main()
