@@ -18,6 +18,7 @@
 #include "bench/bench_format.h"
 #include "bench/enqueue_storm.h"
 #include "bench/error_sink.h"
+#include "bench/pool_options.h"
 #include "bench/sqlite_disk.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
@@ -107,14 +108,6 @@ class CompletionCounter {
   Steady::time_point last_ GUARDED_BY(mu_);
   std::map<std::string, int> per_key_ GUARDED_BY(mu_);
 };
-
-EngineOptions PoolOptions(size_t workers) {
-  EngineOptions options;
-  options.workers = workers;
-  options.lease = std::chrono::seconds(30);
-  options.poll_interval = std::chrono::milliseconds(5);
-  return options;
-}
 
 }  // namespace
 

@@ -39,6 +39,7 @@
 #include "base/status.h"
 #include "bench/bench_format.h"
 #include "bench/enqueue_storm.h"
+#include "bench/pool_options.h"
 #include "engine/enqueuer.h"
 #include "engine/worker_pool.h"
 #include "store/open_store.h"
@@ -48,6 +49,7 @@
 namespace gatehouse {
 namespace {
 
+using bench::PoolOptions;
 using bench::RepoKey;
 using bench::SecondsSince;
 using bench::Steady;
@@ -134,14 +136,6 @@ Status FillBacklog(Store& store, int keys) {
     GH_RETURN_IF_ERROR(store.work().Enqueue(batch, clock->Now(), Durability::kRecoverable));
   }
   return Status::Ok();
-}
-
-EngineOptions PoolOptions(size_t workers) {
-  EngineOptions options;
-  options.workers = workers;
-  options.lease = std::chrono::seconds(30);
-  options.poll_interval = std::chrono::milliseconds(5);
-  return options;
 }
 
 // Completed passes as the pool records them, and when the last one was seen.
