@@ -30,7 +30,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
 from benchkit import start  # noqa: E402
@@ -55,11 +54,6 @@ def thread_ticks(pid):
         fields = stat[stat.rindex(")") + 2:].split()
         out[name] = out.get(name, 0) + int(fields[11]) + int(fields[12])
     return out
-
-
-def process_ticks(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
 
 
 def machine_ticks():
