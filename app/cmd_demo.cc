@@ -358,7 +358,7 @@ int RunDemo(int argc, char** argv) {
       static_cast<long long>(github.errors), per(github.requests, passes),
       per(github.costing, passes), per(github.costing, webhooks), static_cast<long long>(passes),
       static_cast<long long>(webhooks));
-  for (size_t i = 0; i < github.costing_by_endpoint.size() && i < 8; ++i) {
+  for (size_t i = 0; i < github.costing_by_endpoint.size(); ++i) {
     const auto& [endpoint, n] = github.costing_by_endpoint[i];
     std::printf("%-28s %5lld %s\n", i == 0 ? "  costing, by endpoint" : "",
                 static_cast<long long>(n), endpoint.c_str());
@@ -419,8 +419,8 @@ int RunDemo(int argc, char** argv) {
     problems.push_back("a gatehouse serve node exited with " + std::to_string(serve_exit));
   for (const std::string& p : problems) std::printf("  problem: %s\n", p.c_str());
   const bool ok = problems.empty() && checks.duplicate_effects == 0 && checks.stale_effects == 0 &&
-                  checks.untested_merges == 0 &&
-                  lost == 0 && player.step_failures() == 0 && reviews_seen.duplicate_reviews == 0;
+                  checks.untested_merges == 0 && lost == 0 && player.step_failures() == 0 &&
+                  reviews_seen.duplicate_reviews == 0;
   std::printf(
       "\nverdict: %s deliveries=%lld passes=%lld actions=%lld duplicate_effects=%lld "
       "stale_effects=%lld lost=%lld review_runs=%lld duplicate_reviews=%lld nodes=%lld "
