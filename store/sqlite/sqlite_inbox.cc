@@ -22,34 +22,14 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
       out.clear();
       int64_t accepted = 0, duplicate = 0, conflict = 0, refused = 0, recovered = 0;
       for (const Delivery& d : deliveries) {
-        GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT body_sha256, recovered FROM inbox "
-                                                 "WHERE delivery_id = ?1"));
-        q->Bind(1, d.delivery_id);
-        GH_ASSIGN_OR_RETURN(bool exists, q->Step());
-        if (exists) {
-          // A recovered body is a re-serialization: its hash says nothing (Delivery::recovered).
-          const bool same = q->Text(0) == d.body_sha256 || q->Int(1) != 0 || d.recovered;
-          q.reset();
-          if (same) {
-            ++duplicate;
-            out.push_back(AcceptOutcome::kDuplicate);
-            continue;
-          }
-          GH_ASSIGN_OR_RETURN(auto c,
-                              db_->Prepare("INSERT INTO inbox_conflicts (delivery_id, "
-                                           "body_sha256, received_at) VALUES (?1, ?2, ?3)"));
-          c->Bind(1, d.delivery_id).Bind(2, d.body_sha256).Bind(3, now);
-          GH_RETURN_IF_ERROR(c->Run());
-          ++conflict;
-          out.push_back(AcceptOutcome::kConflict);
-          continue;
-        }
-        q.reset();
+        // Insert first and look only when the id is taken: a new delivery (nearly every one)
+        // costs one statement, not a lookup and then an insert.
         GH_ASSIGN_OR_RETURN(
             auto ins,
             db_->Prepare("INSERT INTO inbox (delivery_id, event, action, installation_id, body, "
                          "body_encoding, body_sha256, received_at, state, recovered, headers) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted', ?9, ?10)"));
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, 'accepted', ?9, ?10) "
+                         "ON CONFLICT (delivery_id) DO NOTHING"));
         ins->Bind(1, d.delivery_id).Bind(2, d.event).Bind(3, d.action);
         if (d.installation_id) {
           ins->Bind(4, *d.installation_id);
@@ -61,9 +41,33 @@ Result<std::vector<AcceptOutcome>> SqliteStore::AcceptDeliveries(
         ins->Bind(9, static_cast<int64_t>(d.recovered ? 1 : 0));
         ins->Bind(10, FormatHeaderLines(d.headers));
         GH_RETURN_IF_ERROR(ins->Run().WithContext("storing delivery " + d.delivery_id));
-        ++accepted;
-        if (d.recovered) ++recovered;
-        out.push_back(AcceptOutcome::kAccepted);
+        ins.reset();
+        if (sqlite3_changes(db_->raw()) == 1) {
+          ++accepted;
+          if (d.recovered) ++recovered;
+          out.push_back(AcceptOutcome::kAccepted);
+          continue;
+        }
+        // The id is taken (by an earlier batch, or earlier in this one).
+        GH_ASSIGN_OR_RETURN(auto q, db_->Prepare("SELECT body_sha256, recovered FROM inbox "
+                                                 "WHERE delivery_id = ?1"));
+        q->Bind(1, d.delivery_id);
+        GH_ASSIGN_OR_RETURN(bool exists, q->Step());
+        if (!exists) return Internal("delivery " + d.delivery_id + ": taken, yet not found");
+        // A recovered body is a re-serialization: its hash says nothing (Delivery::recovered).
+        const bool same = q->Text(0) == d.body_sha256 || q->Int(1) != 0 || d.recovered;
+        q.reset();
+        if (same) {
+          ++duplicate;
+          out.push_back(AcceptOutcome::kDuplicate);
+          continue;
+        }
+        GH_ASSIGN_OR_RETURN(auto c, db_->Prepare("INSERT INTO inbox_conflicts (delivery_id, "
+                                                 "body_sha256, received_at) VALUES (?1, ?2, ?3)"));
+        c->Bind(1, d.delivery_id).Bind(2, d.body_sha256).Bind(3, now);
+        GH_RETURN_IF_ERROR(c->Run());
+        ++conflict;
+        out.push_back(AcceptOutcome::kConflict);
       }
       for (const auto& [reason, n] : rejected) {
         refused += n;
