@@ -358,6 +358,17 @@ int RunDemo(int argc, char** argv) {
       static_cast<long long>(github.errors), per(github.requests, passes),
       per(github.costing, passes), per(github.costing, webhooks), static_cast<long long>(passes),
       static_cast<long long>(webhooks));
+  // Reads are GETs and the pass's GraphQL queries (gatehouse sends no GraphQL mutation).
+  int64_t reads = 0;
+  for (const auto& [endpoint, n] : github.costing_by_endpoint) {
+    if (endpoint.starts_with("GET ") || endpoint == "POST /graphql") reads += n;
+  }
+  std::printf(
+      "%-28s %lld reads, %lld writes by %lld of the %lld passes; were each pass's writes one "
+      "request: %.2f per pass\n",
+      "  costing, reads and writes", static_cast<long long>(reads),
+      static_cast<long long>(github.costing - reads), static_cast<long long>(ledger.writing_passes),
+      static_cast<long long>(passes), per(reads + ledger.writing_passes, passes));
   for (size_t i = 0; i < github.costing_by_endpoint.size(); ++i) {
     const auto& [endpoint, n] = github.costing_by_endpoint[i];
     std::printf("%-28s %5lld %s\n", i == 0 ? "  costing, by endpoint" : "",

@@ -65,6 +65,9 @@ LedgerSummary SummarizeLedger(Store& store) {
     s.problems.push_back("cannot list gatehouse's work items: " + items.status().ToString());
     return s;
   }
+  // The actions whose effect is gatehouse's own state, not a GitHub call (act/action_call.cc).
+  const std::set<std::string, std::less<>> local = {"review_run", "queue_enter", "queue_leave"};
+  std::set<std::pair<std::string, int64_t>> writing;
   for (const WorkItem& w : *items) {
     if (w.state == WorkState::kDead) {
       ++s.dead_items;
@@ -76,6 +79,7 @@ LedgerSummary SummarizeLedger(Store& store) {
       if (a.state == ActionState::kDone) {
         ++s.actions;
         ++s.done_by_kind[a.key.kind];
+        if (!local.contains(a.key.kind)) writing.emplace(w.key, a.fence);
       } else if (a.state == ActionState::kSuperseded) {
         ++s.superseded;
       } else if (a.state == ActionState::kIntent) {
@@ -83,15 +87,15 @@ LedgerSummary SummarizeLedger(Store& store) {
       }
     }
   }
+  s.writing_passes = static_cast<int64_t>(writing.size());
   return s;
 }
 
 WorldChecks CheckWorld(SimControl& sim, const DemoWorld& world) {
   // The invariants first, then one state expectation per PR, in the world's order.
-  json::array expect{json::object{{"no_duplicate_effects", true}},
-                     json::object{{"no_duplicate_summaries", true}},
-                     json::object{{"no_stale_effects", true}},
-                     json::object{{"no_untested_merges", true}}};
+  json::array expect{
+      json::object{{"no_duplicate_effects", true}}, json::object{{"no_duplicate_summaries", true}},
+      json::object{{"no_stale_effects", true}}, json::object{{"no_untested_merges", true}}};
   for (const DemoPr& pr : world.prs) {
     expect.push_back(json::object{{"pull", DemoSubjectKey(pr)}, {"state", pr.expected_state}});
   }
@@ -174,7 +178,8 @@ std::vector<QueueSummary> SummarizeQueues(Store& store, const DemoWorld& world) 
         states.insert(line.summary.substr(at + kTesting.size(), 12));
         const size_t entry = line.summary.find("entry ");
         if (entry != std::string::npos) {
-          entries_tested.insert(line.summary.substr(entry, line.summary.find(' ', entry + 6) - entry));
+          entries_tested.insert(
+              line.summary.substr(entry, line.summary.find(' ', entry + 6) - entry));
         }
       }
     }

@@ -26,6 +26,9 @@ struct LedgerSummary {
   int64_t open_intents = 0;
   int64_t dead_items = 0;
   std::map<std::string, int64_t> done_by_kind;
+  // Passes (a work item's key and the fence of its claim) that made at least one GitHub write
+  // the ledger recorded done: the least number of write requests, were each pass's writes one.
+  int64_t writing_passes = 0;
   std::vector<std::string> problems;  // one per dead work item
 };
 
