@@ -358,7 +358,8 @@ int RunDemo(int argc, char** argv) {
       static_cast<long long>(github.errors), per(github.requests, passes),
       per(github.costing, passes), per(github.costing, webhooks), static_cast<long long>(passes),
       static_cast<long long>(webhooks));
-  // Reads are GETs and the pass's GraphQL queries (gatehouse sends no GraphQL mutation).
+  // Reads are GETs and the pass's GraphQL queries (gatehouse sends no GraphQL mutation);
+  // every other costing request is a write, the App's redelivery requests included.
   int64_t reads = 0;
   for (const auto& [endpoint, n] : github.costing_by_endpoint) {
     if (endpoint.starts_with("GET ") || endpoint == "POST /graphql") reads += n;

@@ -26,8 +26,10 @@ struct LedgerSummary {
   int64_t open_intents = 0;
   int64_t dead_items = 0;
   std::map<std::string, int64_t> done_by_kind;
-  // Passes (a work item's key and the fence of its claim) that made at least one GitHub write
-  // the ledger recorded done: the least number of write requests, were each pass's writes one.
+  // Passes (a work item's key and the fence of its claim) with at least one GitHub write the
+  // ledger recorded done: about the number of write requests, were each pass's writes one. An
+  // estimate: the queue's branch writes and refused calls are not in the ledger, and an intent
+  // a later pass reconciled as done carries that pass's fence.
   int64_t writing_passes = 0;
   std::vector<std::string> problems;  // one per dead work item
 };
