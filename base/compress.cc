@@ -10,8 +10,9 @@ namespace {
 
 // libdeflate compresses a whole buffer faster than zlib's streaming deflate at the same level
 // (docs/BENCHMARKS.md, "libdeflate for the compression") and writes the same format
-// (RFC 1950), which zlib's inflate reads back; bodies are always whole buffers here. Its compressor state (a few hundred KiB) is allocated once
-// per thread: allocating it per call made glibc mmap and munmap it every time.
+// (RFC 1950), which zlib's inflate reads back; bodies are always whole buffers here. Its
+// compressor state (a few hundred KiB) is allocated once per thread: allocating it per call
+// made glibc mmap and munmap it every time.
 class ThreadCompressor {
  public:
   ThreadCompressor() : compressor_(libdeflate_alloc_compressor(1)) {}
