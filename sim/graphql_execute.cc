@@ -164,6 +164,21 @@ class Executor {
     if (f == "nameWithOwner") return Str(r.full_name());
     if (f == "url") return Str("https://github.com/" + r.full_name());
     if (f == "owner") return Object(ActorObj(r.owner, "User"), sel, path);
+    if (f == "pullRequests") {
+      // states: one enum literal or a list of them (GitHub coerces the one into a list).
+      std::vector<std::string> states;
+      if (auto st = sel.args.find("states"); st != sel.args.end()) {
+        if (st->second.is_string()) states.emplace_back(st->second.as_string());
+        if (const auto* list = st->second.if_array()) {
+          for (const json::value& v : *list)
+            if (v.is_string()) states.emplace_back(v.as_string());
+        }
+      }
+      std::vector<Obj> items;
+      for (const PullRequest* p : reads_.Pulls(r, states))
+        items.push_back(Obj{.type = "PullRequest", .pr = p});
+      return Page("PullRequestConnection", std::move(items), sel, path);
+    }
     // pullRequest(number)
     auto it = sel.args.find("number");
     const int64_t number =

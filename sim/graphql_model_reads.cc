@@ -22,6 +22,19 @@ const PullRequest* ModelReads::Pull(const Repository& repo, int64_t number) {
   return &pulls_.back();
 }
 
+std::vector<const PullRequest*> ModelReads::Pulls(const Repository& repo,
+                                                  const std::vector<std::string>& states) {
+  std::vector<PullRequest> listed = model_.ListPulls(repo.full_name(), "all");  // newest first
+  std::vector<const PullRequest*> out;
+  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
+    const std::string state = it->merged ? "MERGED" : it->state == "open" ? "OPEN" : "CLOSED";
+    if (!states.empty() && std::find(states.begin(), states.end(), state) == states.end()) continue;
+    pulls_.push_back(std::move(*it));
+    out.push_back(&pulls_.back());
+  }
+  return out;
+}
+
 const boost::json::array& ModelReads::FilesOf(const Repository& repo, const PullRequest& pr) {
   const std::string key = repo.full_name() + " #" + std::to_string(pr.number);
   auto it = files_.find(key);

@@ -31,6 +31,10 @@ class ModelReads {
   // The pull request `number` of `repo`, or null when there is none.
   const PullRequest* Pull(const Repository& repo, int64_t number);
 
+  // The repository's pull requests whose GraphQL state (OPEN, CLOSED or MERGED) is one of
+  // `states` (every one when empty), oldest first: Repository.pullRequests' default order.
+  std::vector<const PullRequest*> Pulls(const Repository& repo,
+                                        const std::vector<std::string>& states);
   // The PR's changed files, as GET /pulls/{n}/files lists them.
   const boost::json::array& FilesOf(const Repository& repo, const PullRequest& pr);
   // The PR's conversation comments, oldest first (as GET /issues/{n}/comments).

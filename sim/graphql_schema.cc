@@ -83,7 +83,12 @@ std::vector<TypeDef> BuildSchema() {
         {"nameWithOwner", "String"},
         {"owner", "RepositoryOwner"},
         {"url", "URI"},
-        {"pullRequest", "PullRequest", {"number"}, {"number"}}}},
+        {"pullRequest", "PullRequest", {"number"}, {"number"}},
+        {"pullRequests",
+         "PullRequestConnection",
+         {"first", "last", "after", "before", "states"},
+         {},
+         true}}},
       {"PullRequest",
        TypeKind::kObject,
        node,
@@ -211,6 +216,7 @@ std::vector<TypeDef> BuildSchema() {
   };
   for (auto [conn, edge, of] :
        {std::tuple{"LabelConnection", "LabelEdge", "Label"},
+        std::tuple{"PullRequestConnection", "PullRequestEdge", "PullRequest"},
         std::tuple{"PullRequestReviewConnection", "PullRequestReviewEdge", "PullRequestReview"},
         std::tuple{"IssueCommentConnection", "IssueCommentEdge", "IssueComment"},
         std::tuple{"PullRequestChangedFileConnection", "PullRequestChangedFileEdge",

@@ -180,6 +180,36 @@ TEST_F(SimGraphqlTest, CursorsPageThroughAConnection) {
   EXPECT_EQ(page2.at("pageInfo").at("hasNextPage"), false);
 }
 
+TEST_F(SimGraphqlTest, ARepositorysPullRequestsPageByStateOldestFirst) {
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(Call("POST", "/_sim/repos/acme/app/pulls", R"({"author":"alice"})").status, 201);
+  }
+  ASSERT_EQ(Call("PATCH", "/repos/acme/app/pulls/2", R"({"state":"closed"})").status, 200);
+  const std::string query = R"(query($after: String) { repository(owner: "acme", name: "app") {
+      pullRequests(states: [OPEN], first: 1, after: $after) {
+        totalCount pageInfo { hasNextPage endCursor } nodes { number headRefOid state } } } })";
+  json::object first = Body(Query(query));
+  const json::object& page1 = first.at("data").at("repository").at("pullRequests").as_object();
+  EXPECT_EQ(page1.at("totalCount"), 2);
+  EXPECT_EQ(page1.at("nodes").as_array()[0].at("number"), 1);
+  EXPECT_EQ(page1.at("nodes").as_array()[0].at("headRefOid").as_string(), Head());
+  ASSERT_EQ(page1.at("pageInfo").at("hasNextPage"), true);
+  json::object second = Body(Query(query, {{"after", page1.at("pageInfo").at("endCursor")}}));
+  const json::object& page2 = second.at("data").at("repository").at("pullRequests").as_object();
+  EXPECT_EQ(json::serialize(page2.at("nodes").as_array()[0].at("number")), "3");
+  EXPECT_EQ(page2.at("pageInfo").at("hasNextPage"), false);
+
+  // One enum literal stands for a list of one; CLOSED finds the closed one.
+  json::object closed = Body(Query(R"({ repository(owner: "acme", name: "app") {
+      pullRequests(states: CLOSED, first: 10) { nodes { number state } } } })"));
+  EXPECT_EQ(json::serialize(closed.at("data").at("repository").at("pullRequests").at("nodes")),
+            R"([{"number":2,"state":"CLOSED"}])");
+  // Like every connection it needs first or last.
+  HttpResponse unbounded = Query(
+      R"({ repository(owner: "acme", name: "app") { pullRequests(states: OPEN) { totalCount } } })");
+  EXPECT_FALSE(Body(unbounded).contains("data")) << unbounded.body;
+}
+
 TEST(SimGraphqlCursorTest, PagesSelectWhatFirstLastAfterAndBeforeSayAndForeignCursorsAreNamed) {
   using graphql::Cursor;
   using graphql::PageOf;

@@ -1,0 +1,141 @@
+#include "github/graphql_open_pulls.h"
+
+#include <cctype>
+#include <utility>
+
+#include "github/json_read.h"
+
+namespace gatehouse {
+namespace json = boost::json;
+using json_read::Int;
+using json_read::Str;
+using json_read::Sub;
+
+namespace open_pulls {  // named: the unity build shares a translation unit with PullState's
+
+constexpr std::string_view kOpenPullsQuery =
+    R"(query OpenPulls($owner: String!, $name: String!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequests(states: [OPEN], first: 100, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes {
+        number headRefOid baseRefOid updatedAt mergeStateStatus
+        commits(last: 1) {
+          nodes {
+            commit {
+              oid
+              status { contexts { context state } }
+              statusCheckRollup {
+                contexts(first: 100) {
+                  pageInfo { hasNextPage }
+                  nodes { __typename ... on CheckRun { name status conclusion } }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+})";
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool HasNextPage(const json::value& connection) {
+  const auto* more = Sub(Sub(connection, "pageInfo"), "hasNextPage").if_bool();
+  return more != nullptr && *more;
+}
+
+// One open PR's node: its row and, when the answer holds its head commit, that commit's checks.
+OpenPullChecks ParsePull(const json::value& node) {
+  OpenPullChecks out;
+  out.pr.number = Int(node, "number");
+  out.pr.state = "open";
+  out.pr.head_sha = Str(node, "headRefOid");
+  out.pr.base_sha = Str(node, "baseRefOid");
+  out.pr.updated_at = Str(node, "updatedAt");
+  out.pr.mergeable_state = Lower(Str(node, "mergeStateStatus"));
+  const auto* commits = Sub(Sub(node, "commits"), "nodes").if_array();
+  const json::value& commit =
+      commits != nullptr && !commits->empty() ? Sub(commits->back(), "commit") : json::value();
+  if (Str(commit, "oid") != out.pr.head_sha) {
+    out.checks_complete = false;  // the head moved between the answer's parts
+    return out;
+  }
+  if (const auto* contexts = Sub(Sub(commit, "status"), "contexts").if_array()) {
+    for (const auto& c : *contexts) {
+      out.statuses.push_back(CommitStatus{Str(c, "context"), Lower(Str(c, "state"))});
+    }
+  }
+  const json::value& rollup = Sub(Sub(commit, "statusCheckRollup"), "contexts");
+  if (HasNextPage(rollup)) out.checks_complete = false;
+  if (const auto* nodes = Sub(rollup, "nodes").if_array()) {
+    for (const auto& n : *nodes) {
+      if (Str(n, "__typename") != "CheckRun") continue;
+      CheckRun run;
+      run.name = Str(n, "name");
+      run.status = Lower(Str(n, "status"));
+      run.conclusion = Lower(Str(n, "conclusion"));
+      run.head_sha = out.pr.head_sha;
+      out.check_runs.push_back(std::move(run));
+    }
+  }
+  return out;
+}
+
+GitHubError AnswerError(const json::array& errors, Time reset) {
+  const json::value& first = errors.front();
+  const std::string type = Str(first, "type");
+  std::string message = "POST /graphql (OpenPulls): " + Str(first, "message");
+  if (type == "NOT_FOUND") return GitHubError{GitHubErrorKind::kNotFound, 200, {}, message};
+  if (type == "RATE_LIMITED") {
+    return GitHubError{GitHubErrorKind::kRateLimited, 200, reset, message};
+  }
+  return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
+}
+
+}  // namespace open_pulls
+
+const std::string& OpenPullsQuery() {
+  static const std::string query(open_pulls::kOpenPullsQuery);
+  return query;
+}
+
+json::object OpenPullsRequest(const RepoRef& repo, const std::optional<std::string>& after) {
+  json::object variables{{"owner", repo.owner}, {"name", repo.name}};
+  variables["after"] = after ? json::value(*after) : json::value(nullptr);
+  return json::object{
+      {"query", OpenPullsQuery()}, {"operationName", "OpenPulls"}, {"variables", variables}};
+}
+
+GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const json::value& body, Time reset) {
+  if (const auto* errors = Sub(body, "errors").if_array(); errors != nullptr && !errors->empty()) {
+    return open_pulls::AnswerError(*errors, reset);
+  }
+  const json::value& pulls = Sub(Sub(Sub(body, "data"), "repository"), "pullRequests");
+  const auto* nodes = Sub(pulls, "nodes").if_array();
+  if (nodes == nullptr) {
+    return GitHubError{GitHubErrorKind::kPermanent,
+                       200,
+                       {},
+                       "POST /graphql (OpenPulls): the answer holds no pullRequests"};
+  }
+  OpenPullsPage page;
+  page.pulls.reserve(nodes->size());
+  for (const auto& n : *nodes) page.pulls.push_back(open_pulls::ParsePull(n));
+  if (open_pulls::HasNextPage(pulls)) {
+    page.next = Str(Sub(pulls, "pageInfo"), "endCursor");
+    if (page.next->empty()) {
+      return GitHubError{GitHubErrorKind::kPermanent,
+                         200,
+                         {},
+                         "POST /graphql (OpenPulls): a next page without a cursor"};
+    }
+  }
+  return page;
+}
+
+}  // namespace gatehouse
