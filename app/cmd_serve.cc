@@ -92,7 +92,9 @@ Options:
                          this often (default 60; 0 turns recovery off; App mode only)
   --github-reads HOW     how a pass reads a PR: graphql (default: one GraphQL query for the
                          PR, its reviews, checks and statuses) or rest (four REST reads, each
-                         conditional on its ETag); docs/GITHUB.md "One query per pass"
+                         conditional on its ETag); docs/GITHUB.md "One query per pass".
+                         The sweep's full round lists open PRs with their checks the
+                         same way (graphql), or passes every open PR (rest)
   --reviewers FILE       the reviewers (AI agents, linters, scripts) review runs are
                          dispatched to, their roles, executors, concurrency and timeouts
                          (docs/REVIEWERS.md; checked by `gatehouse config check --reviewers`)

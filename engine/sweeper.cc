@@ -2,6 +2,7 @@
 #include "engine/sweeper.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "base/log.h"
 #include "base/subject.h"
 #include "base/thread_name.h"
+#include "decide/planner.h"
 #include "decide/reasons.h"
 #include "engine/router.h"
 
@@ -94,16 +96,42 @@ std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallati
   return {installations.begin(), installations.end()};
 }
 
+namespace {
+
+// What a full round compares of one open PR beyond its listing row: GitHub's merge state (a
+// moved base changes it) and its head's checks, one line each, sorted, gatehouse's own check
+// runs left out (they are what its passes wrote, not what they read).
+std::string ChecksPrint(const OpenPullChecks& p) {
+  std::vector<std::string> lines;
+  for (const CheckRun& r : p.check_runs) {
+    if (r.name == decide::kCheckRunName || r.name.starts_with(decide::kQueueCheckRunName)) continue;
+    lines.push_back("run " + r.name + ' ' + r.status + ' ' + r.conclusion);
+  }
+  for (const CommitStatus& st : p.statuses)
+    lines.push_back("status " + st.context + ' ' + st.state);
+  std::sort(lines.begin(), lines.end());
+  std::string out = p.pr.mergeable_state;
+  for (const std::string& l : lines) out += '\n' + l;
+  return out;
+}
+
+}  // namespace
+
 bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   const std::string key = AsciiLower(target.repo.FullName());
   CallContext ctx{target.installation_id, /*background=*/true};
+  if (stats.full) {
+    auto checked = github_.ListOpenPullChecks(ctx, target.repo);
+    if (checked.ok()) return SweepChecked(target, *checked, stats);
+    // Without the listing with checks, the full round passes every PR, as it always could.
+    Log(LogLevel::kDebug, "sweep.checked_listing")
+        .Field("repo", target.repo.FullName())
+        .Field("error", checked.error().ToStatus().ToString());
+  }
   auto prs = github_.ListOpenPullRequests(ctx, target.repo);
   if (!prs.ok()) {
     ++stats.skipped;
-    {
-      MutexLock lock(&mu_);
-      listings_.erase(key);  // the next round signals all of it
-    }
+    Forget(key);  // the next round signals all of it
     Log(LogLevel::kWarn, "sweep.repo")
         .Field("repo", target.repo.FullName())
         .Field("error", prs.error().ToStatus().ToString());
@@ -134,12 +162,52 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
           Signal{subject->key(), std::string(decide::kReasonSwept), options_.debounce});
     }
   }
+  // A full round over REST passed every PR: the next one with checks compares with nothing.
+  std::optional<RepoListing> checked;
+  if (stats.full) checked.emplace();
+  return Commit(key, signals, std::move(listing), std::move(checked), stats);
+}
+
+bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullChecks>& pulls,
+                           SweepStats& stats) {
+  const std::string key = AsciiLower(target.repo.FullName());
+  ++stats.repos;
+  RepoListing listing, checked;
+  std::vector<Signal> signals;
+  {
+    MutexLock lock(&mu_);
+    const auto before = checked_.find(key);
+    for (const OpenPullChecks& p : pulls) {
+      const PullRequest& pr = p.pr;
+      auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
+      if (!subject) continue;
+      Fingerprint print = pr.head_sha + ' ' + pr.base_sha + ' ' + pr.updated_at;
+      Fingerprint full = print + '\n' + ChecksPrint(p);
+      bool unchanged = false;
+      if (p.checks_complete && before != checked_.end()) {
+        auto it = before->second.find(pr.number);
+        unchanged = it != before->second.end() && it->second == full;
+      }
+      listing.emplace(pr.number, std::move(print));
+      if (p.checks_complete) checked.emplace(pr.number, std::move(full));
+      if (unchanged) {
+        ++stats.unchanged;
+        continue;
+      }
+      signals.push_back(
+          Signal{subject->key(), std::string(decide::kReasonSwept), options_.debounce});
+    }
+  }
+  return Commit(key, signals, std::move(listing), std::move(checked), stats);
+}
+
+bool Sweeper::Commit(const std::string& key, const std::vector<Signal>& signals,
+                     RepoListing listing, std::optional<RepoListing> checked, SweepStats& stats) {
   if (!signals.empty()) {
     Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable);
     if (!s.ok()) {
       ++stats.skipped;
-      MutexLock lock(&mu_);
-      listings_.erase(key);
+      Forget(key);
       Log(LogLevel::kWarn, "sweep.enqueue").Field("error", s.ToString());
       return false;
     }
@@ -148,7 +216,14 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   }
   MutexLock lock(&mu_);
   listings_[key] = std::move(listing);
+  if (checked) checked_[key] = std::move(*checked);
   return true;
+}
+
+void Sweeper::Forget(const std::string& key) {
+  MutexLock lock(&mu_);
+  listings_.erase(key);
+  checked_.erase(key);
 }
 
 bool Sweeper::BeginRound() {

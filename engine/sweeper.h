@@ -9,13 +9,17 @@
 // new or changed — the same items webhooks signal, so a sweep and a webhook at the same
 // instant share one pass.
 //
-// What a round signals (docs/PASS.md, "The sweeper"): a *full* round signals every open PR;
-// a *changes* round only the PRs whose listing row (head SHA, `updated_at`, state) differs
-// from the previous round's, or that the previous round did not see — so a sweep of an
-// unchanged world costs one (usually free, 304) listing per repository and no pass. The first
-// round after start is full, as is every `full_every`-th round after it (a check run or a
-// status does not move a PR's `updated_at`; webhooks and delivery recovery carry those, and
-// the full round catches what both missed).
+// What a round signals (docs/PASS.md, "The sweeper"): a *changes* round only the PRs whose
+// listing row (head SHA, base SHA, `updated_at`) differs from the previous round's, or that the
+// previous round did not see — so a sweep of an unchanged world costs one (usually free, 304)
+// listing per repository and no pass. A check run or a status does not move a PR's `updated_at`;
+// webhooks and delivery recovery carry those, and the *full* round (the first after start, and
+// every `full_every`-th after it) is the net under both: it lists each repository's open PRs
+// with their heads' checks and merge state (GitHub::ListOpenPullChecks, one GraphQL request per
+// 100 PRs) and signals those whose row, merge state or checks moved since the previous full
+// round's, or that it did not see. The first round after start has nothing to compare with and
+// signals every open PR; so does a full round whose listing with checks cannot be had (no
+// GraphQL), over the REST listing.
 //
 // The first round after start runs back to back (catching up after downtime as fast as the
 // rate limit allows); later rounds spread their repositories evenly over the interval. Every
@@ -37,6 +41,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,8 +117,18 @@ class Sweeper {
   // Starts a round: whether it is full (and counts it).
   bool BeginRound();
   void EndRound(const SweepStats& stats, Time started);
-  // Lists one repository and signals its PRs: every one in a full round (stats.full).
+  // Lists one repository and signals its PRs: in a changes round those whose listing row moved
+  // since the previous round's; in a full round (stats.full) those whose row, merge state or
+  // head checks moved since the previous full round's (GitHub::ListOpenPullChecks), or every
+  // one when that listing is not to be had.
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
+  bool SweepChecked(const RepoTarget& target, const std::vector<OpenPullChecks>& pulls,
+                    SweepStats& stats);
+  // Enqueues `signals` and remembers the listings (`checked` when the round had one); on a
+  // failed enqueue forgets the repository instead, so that the next round signals all of it.
+  bool Commit(const std::string& key, const std::vector<Signal>& signals, RepoListing listing,
+              std::optional<RepoListing> checked, SweepStats& stats);
+  void Forget(const std::string& key);
   void Loop();
 
   Store& store_;
@@ -127,6 +142,9 @@ class Sweeper {
   int64_t rounds_ GUARDED_BY(mu_) = 0;  // rounds begun since start
   // The previous listing of each repository (lower-case full name), as far as it was signalled.
   std::map<std::string, RepoListing> listings_ GUARDED_BY(mu_);
+  // The previous full round's listing with checks of each repository, as far as it was
+  // signalled: row, merge state and head checks per PR (ChecksPrint in sweeper.cc).
+  std::map<std::string, RepoListing> checked_ GUARDED_BY(mu_);
 
   LoopThread loop_;  // last: stopped (in ~Sweeper) before the members its loop uses go
 };

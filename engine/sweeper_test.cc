@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "decide/planner.h"
 #include "engine/engine_test_util.h"
 #include "engine/sim_github_test_util.h"
 #include "github/app_client.h"
@@ -123,14 +124,76 @@ TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFul
   EXPECT_EQ(third.prs, 1);
   EXPECT_EQ(Item("acme/app#3")->requested_gen, 2);
 
-  // The fourth round is full again: every open PR, changed or not.
+  // The fourth round is full: it lists every PR with its head's checks and signals those whose
+  // row, merge state or checks moved since the first round's (pushed #1, new #4, reopened #3).
   clock_->Advance(seconds(5));
   SweepStats fourth = sweeper.SweepOnce();
   EXPECT_TRUE(fourth.full);
-  EXPECT_EQ(fourth.prs, 5);
-  EXPECT_EQ(fourth.unchanged, 0);
+  EXPECT_EQ(fourth.prs, 3);
+  EXPECT_EQ(fourth.unchanged, 2);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
+}
+
+// A check run or a status on a PR's head does not move its `updated_at`: changes rounds cannot
+// see one whose webhook was lost, and the next full round signals that PR, and only it.
+// gatehouse's own check runs are what its passes wrote, and do not count.
+TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
+  Repo("acme", "app", kInstallation);
+  ASSERT_EQ(NewPull("acme/app", "one"), 1);
+  ASSERT_EQ(NewPull("acme/app", "two"), 2);
+  ASSERT_EQ(NewPull("acme/app", "three"), 3);
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.full_every = 2;
+  Sweeper sweeper = MakeSweeper(options);
+  ASSERT_EQ(sweeper.SweepOnce().prs, 3);  // the first round: every PR
+
+  auto head = [&](int n) { return model_->GetPull("acme/app", n)->head_sha; };
+  sim::CheckRun ci;
+  ci.name = "ci";
+  ci.head_sha = head(1);
+  ci.status = "completed";
+  ci.conclusion = "success";
+  ASSERT_TRUE(model_->UpsertCheckRun("ci-bot", "acme/app", ci, nullptr).ok());
+  sim::CommitStatus deploy;
+  deploy.sha = head(2);
+  deploy.context = "deploy";
+  deploy.state = "success";
+  ASSERT_TRUE(model_->SetStatus("ci-bot", "acme/app", deploy, nullptr).ok());
+  sim::CheckRun own;
+  own.name = std::string(decide::kCheckRunName);
+  own.head_sha = head(3);
+  own.status = "completed";
+  own.conclusion = "neutral";
+  ASSERT_TRUE(model_->UpsertCheckRun("installation:7", "acme/app", own, nullptr).ok());
+
+  clock_->Advance(seconds(5));
+  SweepStats changes = sweeper.SweepOnce();
+  EXPECT_FALSE(changes.full);
+  EXPECT_EQ(changes.prs, 0) << "nothing moved a listing row";
+
+  clock_->Advance(seconds(5));
+  SweepStats full = sweeper.SweepOnce();
+  EXPECT_TRUE(full.full);
+  EXPECT_EQ(full.prs, 2);
+  EXPECT_EQ(full.unchanged, 1);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
   EXPECT_EQ(Item("acme/app#2")->requested_gen, 2);
-  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/app#3")->requested_gen, 1);
+
+  // Nothing moved since: the next full round signals nothing, at one costing request (its
+  // GraphQL query) for the repository.
+  clock_->Advance(seconds(5));
+  ASSERT_EQ(sweeper.SweepOnce().prs, 0);
+  clock_->Advance(seconds(5));
+  handler_->requests().RenderAndReset();
+  SweepStats quiet = sweeper.SweepOnce();
+  EXPECT_TRUE(quiet.full);
+  EXPECT_EQ(quiet.prs, 0);
+  EXPECT_EQ(quiet.unchanged, 3);
+  const boost::json::object counted = handler_->requests().RenderAndReset();
+  EXPECT_EQ(counted.at("total").at("costing"), 1) << boost::json::serialize(counted);
 }
 
 // In App mode a fresh database knows no installation; GET /app/installations names them, so
@@ -206,33 +269,37 @@ TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterR
   NewPull("acme/app", "two");
   NewPull("acme/lib", "one");
   Learn("acme/app", kInstallation);
+  Sweeper sweeper = MakeSweeper();
+  ASSERT_EQ(sweeper.SweepOnce().prs, 3);  // the first round (full) reads over GraphQL
+
   // The simulator lists acme/app before acme/lib; lib's PR listing meets the limit.
   arming_->ArmOn("/repos/acme/lib/pulls",
                  R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
-
-  Sweeper sweeper = MakeSweeper();
+  ASSERT_TRUE(model_->Push("alice", "acme/app", 1, "").ok());
+  ASSERT_TRUE(model_->Push("alice", "acme/lib", 1, "").ok());
+  clock_->Advance(seconds(1));
   SweepStats stats = sweeper.SweepOnce();
   EXPECT_EQ(arming_->fired(), 1);
   EXPECT_EQ(stats.skipped, 1);
   EXPECT_EQ(stats.repos, 1);
-  EXPECT_EQ(stats.prs, 2);
-  EXPECT_TRUE(Signalled("acme/app#1", "swept"));
-  EXPECT_TRUE(Signalled("acme/app#2", "swept"));
-  EXPECT_FALSE(Item("acme/lib#1").has_value()) << "nothing enqueued for the skipped repository";
+  EXPECT_EQ(stats.prs, 1);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1) << "nothing enqueued for the skipped repository";
 
   // Within Retry-After the installation's calls are refused locally: everything is skipped.
   clock_->Advance(seconds(10));
   SweepStats early = sweeper.SweepOnce();
   EXPECT_EQ(early.repos, 0);
   EXPECT_EQ(early.skipped, 2);
-  EXPECT_FALSE(Item("acme/lib#1").has_value());
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
 
+  // The skipped repositories were forgotten: each of their PRs is new to the next round.
   clock_->Advance(seconds(21));
   SweepStats next = sweeper.SweepOnce();
   EXPECT_EQ(next.skipped, 0);
   EXPECT_EQ(next.repos, 2);
   EXPECT_EQ(next.prs, 3);
-  EXPECT_TRUE(Signalled("acme/lib#1", "swept"));
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 2);
 }
 
 // --- The background loop ---
@@ -249,7 +316,7 @@ TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheI
   Learn("acme/app", kInstallation);
   SweepOptions options;
   options.interval = std::chrono::minutes(10);  // two repositories: one every 5 minutes
-  options.full_every = 1;                       // every round signals every open PR
+  options.full_every = 1;                       // every round is full
   testing::EventCount sweeps;
   Sweeper sweeper(*store_, *client_, clock_, options, [&sweeps] { sweeps.Add(); });
   sweeper.Start();
@@ -260,6 +327,9 @@ TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheI
   EXPECT_EQ(Item("acme/app#1")->requested_gen, 1);
   EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
 
+  // New heads, so that the full rounds below have something to signal.
+  ASSERT_TRUE(model_->Push("alice", "acme/app", 1, "").ok());
+  ASSERT_TRUE(model_->Push("alice", "acme/lib", 1, "").ok());
   clock_->Advance(std::chrono::minutes(10));
   ASSERT_TRUE(sweeps.AwaitAtLeast(3));
   EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);

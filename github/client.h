@@ -98,6 +98,10 @@ class GitHubClient final : public GitHub {
   // itself (then for the rest of the process, with a warning), the REST reads answer instead.
   GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                         PullStateParts parts = {}) override;
+  // One GraphQL query per 100 open PRs (github/graphql_open_pulls.h); refused as the default
+  // when GraphQL reads are off or GitHub refused the PullState query.
+  GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
+                                                               const RepoRef& repo) override;
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".

@@ -1,8 +1,10 @@
-// GitHubClient::ReadPullState: the pass's read as one GraphQL query (github/graphql_pull_state.h).
+// GitHubClient's GraphQL reads: the pass's read as one query (github/graphql_pull_state.h), and
+// the sweep's listing of open PRs with their checks (github/graphql_open_pulls.h).
 #include <utility>
 
 #include "base/log.h"
 #include "github/client.h"
+#include "github/graphql_open_pulls.h"
 #include "github/graphql_pull_state.h"
 
 namespace gatehouse {
@@ -86,6 +88,40 @@ GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, cons
     if (!checks.ok()) return checks.error();
   }
   return state;
+}
+
+GitHubResult<std::vector<OpenPullChecks>> GitHubClient::ListOpenPullChecks(const CallContext& ctx,
+                                                                           const RepoRef& repo) {
+  if (!options_.graphql_reads || graphql_refused_.load()) {
+    return GitHub::ListOpenPullChecks(ctx, repo);
+  }
+  std::vector<OpenPullChecks> out;
+  std::optional<std::string> after;
+  for (int page = 0; page < options_.max_pages; ++page) {
+    auto response = Request(ctx, "POST", options_.graphql_target, OpenPullsRequest(repo, after),
+                            Window::kGraphql);
+    if (!response.ok()) return response.error();
+    auto answer =
+        ParseOpenPullsAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset);
+    if (!answer.ok()) {
+      const GitHubError& error = answer.error();
+      if (error.kind == GitHubErrorKind::kRateLimited) {
+        MutexLock lock(&mutex_);
+        RateLimitState& s = graphql_limits_[ctx.installation_id];
+        s.blocked_until = std::max(s.blocked_until, error.until);
+        s.remaining = 0;
+      }
+      return error;
+    }
+    for (OpenPullChecks& p : answer->pulls) out.push_back(std::move(p));
+    if (!answer->next) return out;
+    after = std::move(answer->next);
+  }
+  return GitHubError{GitHubErrorKind::kPermanent,
+                     0,
+                     {},
+                     "POST /graphql (OpenPulls): " + repo.FullName() + " has more than " +
+                         std::to_string(options_.max_pages) + " pages of open PRs"};
 }
 
 }  // namespace gatehouse

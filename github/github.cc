@@ -19,6 +19,14 @@ GitHubResult<PullState> GitHub::ReadPullState(const CallContext& ctx, const Repo
   return out;
 }
 
+GitHubResult<std::vector<OpenPullChecks>> GitHub::ListOpenPullChecks(const CallContext& /*ctx*/,
+                                                                     const RepoRef& repo) {
+  return GitHubError{GitHubErrorKind::kPermanent,
+                     0,
+                     {},
+                     "listing " + repo.FullName() + "'s open PRs with their checks needs GraphQL"};
+}
+
 GitHubResult<GitHubOk> GitHub::ReadHeadChecks(const CallContext& ctx, const RepoRef& repo,
                                               PullState& state) {
   auto runs = ListCheckRuns(ctx, repo, state.pr.head_sha);

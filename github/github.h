@@ -184,6 +184,16 @@ struct PullState {
   std::optional<std::vector<std::string>> files;
 };
 
+// One open PR as GitHub::ListOpenPullChecks lists it: its listing row and its head's checks.
+struct OpenPullChecks {
+  PullRequest pr;  // number, state, head_sha, base_sha, updated_at, mergeable_state
+  std::vector<CheckRun> check_runs;    // on pr.head_sha: name, status, conclusion
+  std::vector<CommitStatus> statuses;  // on pr.head_sha: the latest per context
+  // False when the answer did not hold every check of the head (more than one page of check
+  // runs, or a head other than the PR's: it moved between the answer's parts).
+  bool checks_complete = true;
+};
+
 class GitHub {
  public:
   virtual ~GitHub() = default;
@@ -242,6 +252,14 @@ class GitHub {
   // repository) is not there.
   virtual GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
                                                 int64_t number, PullStateParts parts = {});
+
+  // A repository's open PRs, each with its head's check runs and statuses, in as few requests
+  // as GitHub allows (the sweep's full round, engine/sweeper.h). GitHubClient answers it with
+  // one GraphQL query per 100 PRs (github/graphql_open_pulls.h). The default refuses
+  // (kPermanent): a client without GraphQL has no request cheaper than reading each PR, and
+  // the caller then passes every PR instead.
+  virtual GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
+                                                                       const RepoRef& repo);
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,
