@@ -98,19 +98,25 @@ std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallati
 
 namespace {
 
-// What a full round compares of one open PR beyond its listing row: GitHub's merge state (a
-// moved base changes it) and its head's checks, one line each, sorted, gatehouse's own check
-// runs left out (they are what its passes wrote, not what they read).
+// What a full round compares of one open PR beyond its listing row: whether its head conflicts
+// with its base or is behind it (a base that moved shows there), and its head's checks, one
+// line each, sorted. Not the rest of GitHub's merge state: it follows every check, gatehouse's
+// own among them, and reads UNKNOWN for a while after each push. gatehouse's own check runs are
+// left out too: they are what its passes wrote, not what they read.
 std::string ChecksPrint(const OpenPullChecks& p) {
   std::vector<std::string> lines;
   for (const CheckRun& r : p.check_runs) {
-    if (r.name == decide::kCheckRunName || r.name.starts_with(decide::kQueueCheckRunName)) continue;
+    if (r.name == decide::kCheckRunName || r.name.starts_with(decide::kQueueCheckRunName)) {
+      continue;
+    }
     lines.push_back("run " + r.name + ' ' + r.status + ' ' + r.conclusion);
   }
-  for (const CommitStatus& st : p.statuses)
+  for (const CommitStatus& st : p.statuses) {
     lines.push_back("status " + st.context + ' ' + st.state);
+  }
   std::sort(lines.begin(), lines.end());
-  std::string out = p.pr.mergeable_state;
+  const std::string& merge = p.pr.mergeable_state;
+  std::string out = merge == "dirty" || merge == "behind" ? merge : "";
   for (const std::string& l : lines) out += '\n' + l;
   return out;
 }
