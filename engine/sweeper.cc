@@ -103,6 +103,13 @@ namespace {
 // line each, sorted. Not the rest of GitHub's merge state: it follows every check, gatehouse's
 // own among them, and reads UNKNOWN for a while after each push. gatehouse's own check runs are
 // left out too: they are what its passes wrote, not what they read.
+// What both rounds compare of one open PR's listing row: its head SHA and `updated_at`, which
+// REST and GraphQL spell alike. Not the base SHA: GraphQL's `baseRefOid` is the base branch's
+// tip, REST's `base.sha` the base as of the PR's last update, so the two listings would
+// disagree on every PR whose base moved since; a base that moved shows in a full round's merge
+// state (behind, dirty) instead, and retargeting a PR moves its `updated_at`.
+std::string RowPrint(const PullRequest& pr) { return pr.head_sha + ' ' + pr.updated_at; }
+
 std::string ChecksPrint(const OpenPullChecks& p) {
   std::vector<std::string> lines;
   for (const CheckRun& r : p.check_runs) {
@@ -153,7 +160,7 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
       if (pr.state != "open") continue;
       auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
       if (!subject) continue;
-      Fingerprint print = pr.head_sha + ' ' + pr.base_sha + ' ' + pr.updated_at;
+      Fingerprint print = RowPrint(pr);
       bool unchanged = false;
       if (!stats.full && before != listings_.end()) {
         auto it = before->second.find(pr.number);
@@ -187,7 +194,7 @@ bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullC
       const PullRequest& pr = p.pr;
       auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
       if (!subject) continue;
-      Fingerprint print = pr.head_sha + ' ' + pr.base_sha + ' ' + pr.updated_at;
+      Fingerprint print = RowPrint(pr);
       Fingerprint full = print + '\n' + ChecksPrint(p);
       bool unchanged = false;
       if (p.checks_complete && before != checked_.end()) {

@@ -10,16 +10,17 @@
 // instant share one pass.
 //
 // What a round signals (docs/PASS.md, "The sweeper"): a *changes* round only the PRs whose
-// listing row (head SHA, base SHA, `updated_at`) differs from the previous round's, or that the
-// previous round did not see — so a sweep of an unchanged world costs one (usually free, 304)
-// listing per repository and no pass. A check run or a status does not move a PR's `updated_at`;
-// webhooks and delivery recovery carry those, and the *full* round (the first after start, and
-// every `full_every`-th after it) is the net under both: it lists each repository's open PRs
-// with their heads' checks and merge state (GitHub::ListOpenPullChecks, one GraphQL request per
-// 100 PRs) and signals those whose row, merge state or checks moved since the previous full
-// round's, or that it did not see. The first round after start has nothing to compare with and
-// signals every open PR; so does a full round whose listing with checks cannot be had (no
-// GraphQL), over the REST listing.
+// listing row (head SHA, `updated_at`) differs from the previous round's, or that the previous
+// round did not see, so a sweep of an unchanged world costs one (usually free, 304) listing per
+// repository and no pass. A check run, a status or a moved base does not move a PR's
+// `updated_at`; webhooks and delivery recovery carry those, and the *full* round (the first
+// after start, and every `full_every`-th after it) is the net under both. It lists each
+// repository's open PRs with their heads' checks and whether each is behind its base or
+// conflicts with it (GitHub::ListOpenPullChecks, one GraphQL request per 100 PRs), and signals
+// those whose row, behind/conflicting state or checks moved since the previous full round's, or
+// that it did not see. The first round after start has nothing to compare with and signals
+// every open PR; so does a full round whose listing with checks cannot be had (no GraphQL),
+// over the REST listing.
 //
 // The first round after start runs back to back (catching up after downtime as fast as the
 // rate limit allows); later rounds spread their repositories evenly over the interval. Every

@@ -135,19 +135,20 @@ TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFul
   EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
 }
 
-// A check run or a status on a PR's head does not move its `updated_at`: changes rounds cannot
-// see one whose webhook was lost, and the next full round signals that PR, and only it.
-// gatehouse's own check runs are what its passes wrote, and do not count.
+// A check run or a status on a PR's head, or a base that moved, does not move its `updated_at`:
+// changes rounds cannot see one whose webhook was lost, and the next full round signals that
+// PR, and only it. gatehouse's own check runs are what its passes wrote, and do not count.
 TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   Repo("acme", "app", kInstallation);
   ASSERT_EQ(NewPull("acme/app", "one"), 1);
   ASSERT_EQ(NewPull("acme/app", "two"), 2);
   ASSERT_EQ(NewPull("acme/app", "three"), 3);
+  ASSERT_EQ(NewPull("acme/app", "four"), 4);
   Learn("acme/app", kInstallation);
   SweepOptions options;
   options.full_every = 2;
   Sweeper sweeper = MakeSweeper(options);
-  ASSERT_EQ(sweeper.SweepOnce().prs, 3);  // the first round: every PR
+  ASSERT_EQ(sweeper.SweepOnce().prs, 4);  // the first round: every PR
 
   auto head = [&](int n) { return model_->GetPull("acme/app", n)->head_sha; };
   sim::CheckRun ci;
@@ -167,6 +168,7 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   own.status = "completed";
   own.conclusion = "neutral";
   ASSERT_TRUE(model_->UpsertCheckRun("installation:7", "acme/app", own, nullptr).ok());
+  ASSERT_TRUE(model_->MoveBase("acme/app", 4, /*conflicted=*/false).ok());  // #4 is behind
 
   clock_->Advance(seconds(5));
   SweepStats changes = sweeper.SweepOnce();
@@ -176,11 +178,12 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   clock_->Advance(seconds(5));
   SweepStats full = sweeper.SweepOnce();
   EXPECT_TRUE(full.full);
-  EXPECT_EQ(full.prs, 2);
+  EXPECT_EQ(full.prs, 3);
   EXPECT_EQ(full.unchanged, 1);
   EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
   EXPECT_EQ(Item("acme/app#2")->requested_gen, 2);
   EXPECT_EQ(Item("acme/app#3")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/app#4")->requested_gen, 2);
 
   // Nothing moved since: the next full round signals nothing, at one costing request (its
   // GraphQL query) for the repository.
@@ -191,7 +194,7 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   SweepStats quiet = sweeper.SweepOnce();
   EXPECT_TRUE(quiet.full);
   EXPECT_EQ(quiet.prs, 0);
-  EXPECT_EQ(quiet.unchanged, 3);
+  EXPECT_EQ(quiet.unchanged, 4);
   const boost::json::object counted = handler_->requests().RenderAndReset();
   EXPECT_EQ(counted.at("total").at("costing"), 1) << boost::json::serialize(counted);
 }
