@@ -98,28 +98,31 @@ std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallati
 
 namespace {
 
-// What a full round compares of one open PR beyond its listing row: whether its head conflicts
-// with its base or is behind it (a base that moved shows there), and its head's checks, one
-// line each, sorted. Not the rest of GitHub's merge state: it follows every check, gatehouse's
-// own among them, and reads UNKNOWN for a while after each push. gatehouse's own check runs are
-// left out too: they are what its passes wrote, not what they read.
 // What both rounds compare of one open PR's listing row: its head SHA and `updated_at`, which
 // REST and GraphQL spell alike. Not the base SHA: GraphQL's `baseRefOid` is the base branch's
 // tip, REST's `base.sha` the base as of the PR's last update, so the two listings would
-// disagree on every PR whose base moved since; a base that moved shows in a full round's merge
-// state (behind, dirty) instead, and retargeting a PR moves its `updated_at`.
+// disagree on every PR whose base moved since. A base that moved shows in a full round's merge
+// state when the PR conflicts or is behind it, and retargeting a PR moves its `updated_at`.
 std::string RowPrint(const PullRequest& pr) { return pr.head_sha + ' ' + pr.updated_at; }
 
+// What a full round compares of one open PR beyond its row: whether its head conflicts with its
+// base or is behind it, and its head's checks, one line each, sorted, each check run by its id
+// and each status by when it was posted, so that a check that went elsewhere and came back (a
+// re-run, a status posted again) is a change. Not the rest of GitHub's merge state: it follows
+// every check, gatehouse's own among them, and reads UNKNOWN for a while after each push.
+// gatehouse's own check runs are left out too: they are what its passes wrote, not what they
+// read.
 std::string ChecksPrint(const OpenPullChecks& p) {
   std::vector<std::string> lines;
   for (const CheckRun& r : p.check_runs) {
     if (r.name == decide::kCheckRunName || r.name.starts_with(decide::kQueueCheckRunName)) {
       continue;
     }
-    lines.push_back("run " + r.name + ' ' + r.status + ' ' + r.conclusion);
+    lines.push_back("run " + r.name + ' ' + std::to_string(r.id) + ' ' + r.status + ' ' +
+                    r.conclusion);
   }
-  for (const CommitStatus& st : p.statuses) {
-    lines.push_back("status " + st.context + ' ' + st.state);
+  for (const OpenPullChecks::Status& st : p.statuses) {
+    lines.push_back("status " + st.context + ' ' + st.state + ' ' + st.created_at);
   }
   std::sort(lines.begin(), lines.end());
   const std::string& merge = p.pr.mergeable_state;
@@ -133,18 +136,25 @@ std::string ChecksPrint(const OpenPullChecks& p) {
 bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   const std::string key = AsciiLower(target.repo.FullName());
   CallContext ctx{target.installation_id, /*background=*/true};
-  if (stats.full) {
+  if (stats.full && github_.ListsOpenPullChecks()) {
     auto checked = github_.ListOpenPullChecks(ctx, target.repo);
     if (checked.ok()) return SweepChecked(target, *checked, stats);
-    // Without the listing with checks, the full round passes every PR, as it always could.
-    Log(LogLevel::kDebug, "sweep.checked_listing")
-        .Field("repo", target.repo.FullName())
-        .Field("error", checked.error().ToStatus().ToString());
+    if (github_.ListsOpenPullChecks()) {
+      // A rate limit, the background reserve, a transient failure, a repository gone: left to
+      // the next round, with what the last full round saw kept to compare with.
+      ++stats.skipped;
+      Log(LogLevel::kWarn, "sweep.repo")
+          .Field("repo", target.repo.FullName())
+          .Field("error", checked.error().ToStatus().ToString());
+      return false;
+    }
+    // GitHub refused the query itself (logged once by the client): from now on the full round
+    // passes every PR, over the REST listing, as a client without GraphQL does.
   }
   auto prs = github_.ListOpenPullRequests(ctx, target.repo);
   if (!prs.ok()) {
     ++stats.skipped;
-    Forget(key);  // the next round signals all of it
+    Forget(key);  // the next changes round signals all of it
     Log(LogLevel::kWarn, "sweep.repo")
         .Field("repo", target.repo.FullName())
         .Field("error", prs.error().ToStatus().ToString());
@@ -217,7 +227,10 @@ bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullC
 bool Sweeper::Commit(const std::string& key, const std::vector<Signal>& signals,
                      RepoListing listing, std::optional<RepoListing> checked, SweepStats& stats) {
   if (!signals.empty()) {
-    Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kRecoverable);
+    // Acknowledged: the listings remembered below say these PRs were signalled, and no later
+    // round would signal them again were the signals lost (a database server that crashed
+    // while this node ran on).
+    Status s = store_.work().Enqueue(signals, clock_->Now(), Durability::kAcknowledged);
     if (!s.ok()) {
       ++stats.skipped;
       Forget(key);
@@ -236,7 +249,6 @@ bool Sweeper::Commit(const std::string& key, const std::vector<Signal>& signals,
 void Sweeper::Forget(const std::string& key) {
   MutexLock lock(&mu_);
   listings_.erase(key);
-  checked_.erase(key);
 }
 
 bool Sweeper::BeginRound() {

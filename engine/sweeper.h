@@ -126,9 +126,12 @@ class Sweeper {
   bool SweepChecked(const RepoTarget& target, const std::vector<OpenPullChecks>& pulls,
                     SweepStats& stats);
   // Enqueues `signals` and remembers the listings (`checked` when the round had one); on a
-  // failed enqueue forgets the repository instead, so that the next round signals all of it.
+  // failed enqueue forgets the repository's row listing instead (Forget).
   bool Commit(const std::string& key, const std::vector<Signal>& signals, RepoListing listing,
               std::optional<RepoListing> checked, SweepStats& stats);
+  // Forgets the repository's row listing, so that the next changes round signals all of it.
+  // What the last full round saw is kept: the next full round compares with it, and so sees
+  // every change since, whatever happened in between.
   void Forget(const std::string& key);
   void Loop();
 

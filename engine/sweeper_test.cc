@@ -197,6 +197,57 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   EXPECT_EQ(quiet.unchanged, 4);
   const boost::json::object counted = handler_->requests().RenderAndReset();
   EXPECT_EQ(counted.at("total").at("costing"), 1) << boost::json::serialize(counted);
+
+  // A status posted again with the state the last full round saw is a new one: between the two
+  // it may have been pending, and the webhook that said it came back may be the one lost.
+  clock_->Advance(seconds(5));
+  deploy.state = "pending";
+  ASSERT_TRUE(model_->SetStatus("ci-bot", "acme/app", deploy, nullptr).ok());
+  clock_->Advance(seconds(5));
+  deploy.state = "success";
+  ASSERT_TRUE(model_->SetStatus("ci-bot", "acme/app", deploy, nullptr).ok());
+  ASSERT_EQ(sweeper.SweepOnce().prs, 0);  // a changes round
+  clock_->Advance(seconds(5));
+  SweepStats again = sweeper.SweepOnce();
+  EXPECT_TRUE(again.full);
+  EXPECT_EQ(again.prs, 1);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 3);
+}
+
+// A full round whose GraphQL listing fails (here a secondary rate limit) skips the repository
+// and keeps what the last full round saw: it does not fall back to passing every PR, and the
+// next full round compares with the old listing.
+TEST_F(SweeperTest, AFullRoundThatCannotListChecksSkipsTheRepositoryAndPassesNothing) {
+  Repo("acme", "app", kInstallation);
+  Repo("acme", "lib", kInstallation);
+  NewPull("acme/app", "one");
+  NewPull("acme/lib", "one");
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.full_every = 2;
+  Sweeper sweeper = MakeSweeper(options);
+  ASSERT_EQ(sweeper.SweepOnce().prs, 2);
+  clock_->Advance(seconds(5));
+  ASSERT_EQ(sweeper.SweepOnce().prs, 0);  // a changes round
+
+  arming_->ArmOn("/graphql", R"({"secondary_rate_limits":1,"retry_after_seconds":30})");
+  clock_->Advance(seconds(5));
+  SweepStats limited = sweeper.SweepOnce();
+  EXPECT_TRUE(limited.full);
+  EXPECT_EQ(arming_->fired(), 1);
+  EXPECT_EQ(limited.skipped, 2);  // the second repository is refused locally, within Retry-After
+  EXPECT_EQ(limited.prs, 0);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
+
+  clock_->Advance(seconds(31));
+  ASSERT_FALSE(sweeper.SweepOnce().full);
+  clock_->Advance(seconds(5));
+  SweepStats next = sweeper.SweepOnce();
+  EXPECT_TRUE(next.full);
+  EXPECT_EQ(next.skipped, 0);
+  EXPECT_EQ(next.prs, 0);
+  EXPECT_EQ(next.unchanged, 2);
 }
 
 // In App mode a fresh database knows no installation; GET /app/installations names them, so

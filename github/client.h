@@ -102,6 +102,9 @@ class GitHubClient final : public GitHub {
   // when GraphQL reads are off or GitHub refused the PullState query.
   GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
                                                                const RepoRef& repo) override;
+  bool ListsOpenPullChecks() const override {
+    return options_.graphql_reads && !graphql_refused_.load();
+  }
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase".
@@ -224,7 +227,9 @@ class GitHubClient final : public GitHub {
   std::map<int64_t, int64_t> refusals_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> graphql_limits_ GUARDED_BY(mutex_);
-  // Logs (once) that the PullState query was refused, sets graphql_refused_, and reads over REST.
+  // Logs (once) that GitHub refused GraphQL query `query`, and sets graphql_refused_.
+  void RefuseGraphqlQuery(std::string_view query, const GitHubError& error);
+  // RefuseGraphqlQuery for the PullState query, then reads over REST.
   GitHubResult<PullState> RefuseGraphql(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                         const GitHubError& error);
   // Set when GitHub refused the PullState query itself: ReadPullState uses REST from then on.

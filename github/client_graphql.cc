@@ -20,14 +20,20 @@ std::string GraphqlTargetFor(std::string_view api_url) {
   return "/graphql";
 }
 
-GitHubResult<PullState> GitHubClient::RefuseGraphql(const CallContext& ctx, const RepoRef& repo,
-                                                    int64_t number, const GitHubError& error) {
+void GitHubClient::RefuseGraphqlQuery(std::string_view query, const GitHubError& error) {
   if (!graphql_refused_.exchange(true)) {
     Log(LogLevel::kWarn, "github.graphql_refused")
+        .Field("query", query)
         .Field("error", error.ToString())
         .Field("note",
-               "GitHub refused gatehouse's PullState query; passes read over REST from now on");
+               "GitHub refused a gatehouse GraphQL query; passes read over REST and the sweep's "
+               "full rounds pass every open PR from now on");
   }
+}
+
+GitHubResult<PullState> GitHubClient::RefuseGraphql(const CallContext& ctx, const RepoRef& repo,
+                                                    int64_t number, const GitHubError& error) {
+  RefuseGraphqlQuery("PullState", error);
   return GitHub::ReadPullState(ctx, repo, number);
 }
 
@@ -100,7 +106,14 @@ GitHubResult<std::vector<OpenPullChecks>> GitHubClient::ListOpenPullChecks(const
   for (int page = 0; page < options_.max_pages; ++page) {
     auto response = Request(ctx, "POST", options_.graphql_target, OpenPullsRequest(repo, after),
                             Window::kGraphql);
-    if (!response.ok()) return response.error();
+    if (!response.ok()) {
+      const GitHubError& error = response.error();
+      // The endpoint itself said no, as in ReadPullState: GraphQL is off from now on.
+      if (error.kind == GitHubErrorKind::kNotFound || error.kind == GitHubErrorKind::kPermanent) {
+        RefuseGraphqlQuery("OpenPulls", error);
+      }
+      return error;
+    }
     auto answer =
         ParseOpenPullsAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset);
     if (!answer.ok()) {
@@ -111,6 +124,7 @@ GitHubResult<std::vector<OpenPullChecks>> GitHubClient::ListOpenPullChecks(const
         s.blocked_until = std::max(s.blocked_until, error.until);
         s.remaining = 0;
       }
+      if (error.kind == GitHubErrorKind::kPermanent) RefuseGraphqlQuery("OpenPulls", error);
       return error;
     }
     for (OpenPullChecks& p : answer->pulls) out.push_back(std::move(p));

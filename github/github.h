@@ -186,9 +186,16 @@ struct PullState {
 
 // One open PR as GitHub::ListOpenPullChecks lists it: its listing row and its head's checks.
 struct OpenPullChecks {
+  // A commit status as the listing shows it: the latest per context, and when it was posted
+  // (a status posted again with the same state is a new one).
+  struct Status {
+    std::string context;
+    std::string state;  // error, failure, pending, success
+    std::string created_at;
+  };
   PullRequest pr;  // number, state, head_sha, base_sha, updated_at, mergeable_state
-  std::vector<CheckRun> check_runs;    // on pr.head_sha: name, status, conclusion
-  std::vector<CommitStatus> statuses;  // on pr.head_sha: the latest per context
+  std::vector<CheckRun> check_runs;  // on pr.head_sha: id, name, status, conclusion
+  std::vector<Status> statuses;      // on pr.head_sha
   // False when the answer did not hold every check of the head (more than one page of check
   // runs, or a head other than the PR's: it moved between the answer's parts).
   bool checks_complete = true;
@@ -257,9 +264,11 @@ class GitHub {
   // as GitHub allows (the sweep's full round, engine/sweeper.h). GitHubClient answers it with
   // one GraphQL query per 100 PRs (github/graphql_open_pulls.h). The default refuses
   // (kPermanent): a client without GraphQL has no request cheaper than reading each PR, and
-  // the caller then passes every PR instead.
+  // the caller then passes every PR instead. ListsOpenPullChecks says whether it can answer:
+  // false from the start without GraphQL, and from when GitHub refused the query.
   virtual GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
                                                                        const RepoRef& repo);
+  virtual bool ListsOpenPullChecks() const { return false; }
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---
   // merge_method: "merge", "squash" or "rebase". HeadModified when the head is not `sha`,

@@ -24,11 +24,11 @@ constexpr std::string_view kOpenPullsQuery =
           nodes {
             commit {
               oid
-              status { contexts { context state } }
+              status { contexts { context state createdAt } }
               statusCheckRollup {
                 contexts(first: 100) {
                   pageInfo { hasNextPage }
-                  nodes { __typename ... on CheckRun { name status conclusion } }
+                  nodes { __typename ... on CheckRun { databaseId name status conclusion } }
                 }
               }
             }
@@ -67,7 +67,8 @@ OpenPullChecks ParsePull(const json::value& node) {
   }
   if (const auto* contexts = Sub(Sub(commit, "status"), "contexts").if_array()) {
     for (const auto& c : *contexts) {
-      out.statuses.push_back(CommitStatus{Str(c, "context"), Lower(Str(c, "state"))});
+      out.statuses.push_back(
+          OpenPullChecks::Status{Str(c, "context"), Lower(Str(c, "state")), Str(c, "createdAt")});
     }
   }
   const json::value& rollup = Sub(Sub(commit, "statusCheckRollup"), "contexts");
@@ -76,6 +77,7 @@ OpenPullChecks ParsePull(const json::value& node) {
     for (const auto& n : *nodes) {
       if (Str(n, "__typename") != "CheckRun") continue;
       CheckRun run;
+      run.id = Int(n, "databaseId");
       run.name = Str(n, "name");
       run.status = Lower(Str(n, "status"));
       run.conclusion = Lower(Str(n, "conclusion"));
