@@ -9,19 +9,28 @@ namespace gatehouse::act {
 PolicySource::PolicySource(GitHub& github, Options options)
     : github_(github), options_(std::move(options)) {}
 
+std::string OverridePolicyPath(const std::string& override_dir, const RepoRef& repo) {
+  return override_dir + "/" + repo.owner + "/" + repo.name + ".yml";
+}
+
+std::optional<std::string> ReadOverridePolicy(const std::string& override_dir,
+                                              const RepoRef& repo) {
+  if (override_dir.empty()) return std::nullopt;
+  std::ifstream in(OverridePolicyPath(override_dir, repo), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
 GitHubResult<LoadedPolicy> PolicySource::Load(const CallContext& call, const RepoRef& repo) {
   std::string source;
   std::string text;
   bool found = false;
-  if (!options_.override_dir.empty()) {
-    source = options_.override_dir + "/" + repo.owner + "/" + repo.name + ".yml";
-    std::ifstream in(source, std::ios::binary);
-    if (in) {
-      std::ostringstream buf;
-      buf << in.rdbuf();
-      text = buf.str();
-      found = true;
-    }
+  if (auto local = ReadOverridePolicy(options_.override_dir, repo)) {
+    source = OverridePolicyPath(options_.override_dir, repo);
+    text = std::move(*local);
+    found = true;
   }
   if (!found) {
     auto file = github_.GetFileContents(call, repo, options_.policy_path, "");

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/mutex.h"
@@ -19,6 +20,11 @@
 #include "github/github.h"
 
 namespace gatehouse::act {
+
+// The operator override file of `repo` under `override_dir`, and its text (nullopt when there
+// is none, or no `override_dir`).
+std::string OverridePolicyPath(const std::string& override_dir, const RepoRef& repo);
+std::optional<std::string> ReadOverridePolicy(const std::string& override_dir, const RepoRef& repo);
 
 struct LoadedPolicy {
   decide::Policy policy;  // what the pass decides by (the defaults when `error` is set)

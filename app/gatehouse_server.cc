@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "act/policy_source.h"
 #include "admin/store_metrics.h"
 #include "base/log.h"
 #include "base/process_metrics.h"
@@ -161,6 +162,12 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
       sweep.app_mode = s.options_.github->app_mode();
       sweep.full_every = s.options_.sweep_full_every;
       sweep.installations = s.app_client_.get();
+      sweep.policy_path = s.options_.pass.policy_path;
+      if (!s.options_.pass.override_dir.empty()) {
+        sweep.local_policy = [dir = s.options_.pass.override_dir](const RepoRef& repo) {
+          return act::ReadOverridePolicy(dir, repo).value_or("");
+        };
+      }
       s.sweeper_ =
           std::make_unique<Sweeper>(st, *s.github_, s.clock_, sweep, [pool] { pool->Wake(); });
       s.sweeper_->RegisterMetrics(s.registry_);

@@ -137,8 +137,14 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
   const std::string key = AsciiLower(target.repo.FullName());
   CallContext ctx{target.installation_id, /*background=*/true};
   if (stats.full && github_.ListsOpenPullChecks()) {
-    auto checked = github_.ListOpenPullChecks(ctx, target.repo);
-    if (checked.ok()) return SweepChecked(target, *checked, stats);
+    auto checked = github_.ListOpenPullChecks(ctx, target.repo, options_.policy_path);
+    if (checked.ok()) {
+      // The policy every PR of the repository is judged by, as part of each PR's print: when it
+      // changed, every PR is signalled.
+      std::string policy = "policy " + checked->watched_oid;
+      if (options_.local_policy) policy += ' ' + options_.local_policy(target.repo);
+      return SweepChecked(target, checked->pulls, policy, stats);
+    }
     if (github_.ListsOpenPullChecks()) {
       // A rate limit, the background reserve, a transient failure, a repository gone: left to
       // the next round, with what the last full round saw kept to compare with.
@@ -192,7 +198,7 @@ bool Sweeper::SweepRepo(const RepoTarget& target, SweepStats& stats) {
 }
 
 bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullChecks>& pulls,
-                           SweepStats& stats) {
+                           const std::string& policy, SweepStats& stats) {
   const std::string key = AsciiLower(target.repo.FullName());
   ++stats.repos;
   RepoListing listing, checked;
@@ -205,7 +211,7 @@ bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullC
       auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
       if (!subject) continue;
       Fingerprint print = RowPrint(pr);
-      Fingerprint full = print + '\n' + ChecksPrint(p);
+      Fingerprint full = print + '\n' + policy + '\n' + ChecksPrint(p);
       bool unchanged = false;
       if (p.checks_complete && before != checked_.end()) {
         auto it = before->second.find(pr.number);

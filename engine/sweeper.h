@@ -69,6 +69,13 @@ struct SweepOptions {
   // App mode: the App's installation listing (GET /app/installations), asked each round; null
   // to sweep only the installations learned from webhooks. Must outlive the sweeper.
   AppInstallations* installations = nullptr;
+  // The policy file on each repository's default branch (act::PolicySource's policy_path): a
+  // full round lists its object id, and signals every open PR of a repository whose file
+  // changed since the previous full round (its push is not a webhook gatehouse routes).
+  std::string policy_path = ".github/gatehouse.yml";
+  // What else a repository's policy comes from, as text that changes when it does (the
+  // operator's override file's content, "" without one); null when nothing else.
+  std::function<std::string(const RepoRef&)> local_policy = nullptr;
 };
 
 struct SweepStats {
@@ -124,7 +131,7 @@ class Sweeper {
   // one when that listing is not to be had.
   bool SweepRepo(const RepoTarget& target, SweepStats& stats);
   bool SweepChecked(const RepoTarget& target, const std::vector<OpenPullChecks>& pulls,
-                    SweepStats& stats);
+                    const std::string& policy, SweepStats& stats);
   // Enqueues `signals` and remembers the listings (`checked` when the round had one); on a
   // failed enqueue forgets the repository's row listing instead (Forget).
   bool Commit(const std::string& key, const std::vector<Signal>& signals, RepoListing listing,

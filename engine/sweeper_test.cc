@@ -214,6 +214,47 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
   EXPECT_EQ(Item("acme/app#2")->requested_gen, 3);
 }
 
+// A push that changes the policy file is not a webhook gatehouse routes: the next full round
+// sees the file's new object id and signals every open PR of that repository, and of no other.
+TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged) {
+  Repo("acme", "app", kInstallation);
+  Repo("acme", "lib", kInstallation);
+  NewPull("acme/app", "one");
+  NewPull("acme/app", "two");
+  NewPull("acme/lib", "one");
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.full_every = 1;
+  Sweeper sweeper = MakeSweeper(options);
+  ASSERT_EQ(sweeper.SweepOnce().prs, 3);
+  clock_->Advance(seconds(5));
+  ASSERT_EQ(sweeper.SweepOnce().prs, 0);
+
+  ASSERT_TRUE(
+      model_->PutDefaultBranchFile("acme/app", ".github/gatehouse.yml", "autonomy: observe\n")
+          .ok());
+  clock_->Advance(seconds(5));
+  SweepStats moved = sweeper.SweepOnce();
+  EXPECT_EQ(moved.prs, 2);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 1);
+  clock_->Advance(seconds(5));
+  EXPECT_EQ(sweeper.SweepOnce().prs, 0);
+
+  // So does the operator's override file, through SweepOptions::local_policy.
+  std::string override_text = "a";
+  options.local_policy = [&override_text](const RepoRef& repo) {
+    return repo.name == "lib" ? override_text : std::string();
+  };
+  Sweeper local = MakeSweeper(options);
+  ASSERT_EQ(local.SweepOnce().prs, 3);
+  override_text = "b";
+  clock_->Advance(seconds(5));
+  EXPECT_EQ(local.SweepOnce().prs, 1);
+  EXPECT_EQ(Item("acme/lib#1")->requested_gen, 3);
+}
+
 // A full round whose GraphQL listing fails (here a secondary rate limit) skips the repository
 // and keeps what the last full round saw: it does not fall back to passing every PR, and the
 // next full round compares with the old listing.

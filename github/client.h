@@ -100,8 +100,8 @@ class GitHubClient final : public GitHub {
                                         PullStateParts parts = {}) override;
   // One GraphQL query per 100 open PRs (github/graphql_open_pulls.h); refused as the default
   // when GraphQL reads are off or GitHub refused the PullState query.
-  GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
-                                                               const RepoRef& repo) override;
+  GitHubResult<OpenPullListing> ListOpenPullChecks(const CallContext& ctx, const RepoRef& repo,
+                                                   const std::string& watch_path) override;
   bool ListsOpenPullChecks() const override {
     return options_.graphql_reads && !graphql_refused_.load();
   }

@@ -96,16 +96,17 @@ GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, cons
   return state;
 }
 
-GitHubResult<std::vector<OpenPullChecks>> GitHubClient::ListOpenPullChecks(const CallContext& ctx,
-                                                                           const RepoRef& repo) {
+GitHubResult<OpenPullListing> GitHubClient::ListOpenPullChecks(const CallContext& ctx,
+                                                               const RepoRef& repo,
+                                                               const std::string& watch_path) {
   if (!options_.graphql_reads || graphql_refused_.load()) {
-    return GitHub::ListOpenPullChecks(ctx, repo);
+    return GitHub::ListOpenPullChecks(ctx, repo, watch_path);
   }
-  std::vector<OpenPullChecks> out;
+  OpenPullListing out;
   std::optional<std::string> after;
   for (int page = 0; page < options_.max_pages; ++page) {
-    auto response = Request(ctx, "POST", options_.graphql_target, OpenPullsRequest(repo, after),
-                            Window::kGraphql);
+    auto response = Request(ctx, "POST", options_.graphql_target,
+                            OpenPullsRequest(repo, watch_path, after), Window::kGraphql);
     if (!response.ok()) {
       const GitHubError& error = response.error();
       // The endpoint itself said no, as in ReadPullState: GraphQL is off from now on.
@@ -127,7 +128,8 @@ GitHubResult<std::vector<OpenPullChecks>> GitHubClient::ListOpenPullChecks(const
       if (error.kind == GitHubErrorKind::kPermanent) RefuseGraphqlQuery("OpenPulls", error);
       return error;
     }
-    for (OpenPullChecks& p : answer->pulls) out.push_back(std::move(p));
+    for (OpenPullChecks& p : answer->pulls) out.pulls.push_back(std::move(p));
+    if (page == 0) out.watched_oid = std::move(answer->watched_oid);
     if (!answer->next) return out;
     after = std::move(answer->next);
   }

@@ -19,8 +19,9 @@ GitHubResult<PullState> GitHub::ReadPullState(const CallContext& ctx, const Repo
   return out;
 }
 
-GitHubResult<std::vector<OpenPullChecks>> GitHub::ListOpenPullChecks(const CallContext& /*ctx*/,
-                                                                     const RepoRef& repo) {
+GitHubResult<OpenPullListing> GitHub::ListOpenPullChecks(const CallContext& /*ctx*/,
+                                                         const RepoRef& repo,
+                                                         const std::string& /*watch_path*/) {
   return GitHubError{GitHubErrorKind::kPermanent,
                      0,
                      {},

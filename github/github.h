@@ -201,6 +201,13 @@ struct OpenPullChecks {
   bool checks_complete = true;
 };
 
+// A repository's open PRs with their checks (GitHub::ListOpenPullChecks), and the object id of
+// one file of its default branch ("" when there is none), to tell when it changed.
+struct OpenPullListing {
+  std::vector<OpenPullChecks> pulls;
+  std::string watched_oid;
+};
+
 class GitHub {
  public:
   virtual ~GitHub() = default;
@@ -266,8 +273,11 @@ class GitHub {
   // (kPermanent): a client without GraphQL has no request cheaper than reading each PR, and
   // the caller then passes every PR instead. ListsOpenPullChecks says whether it can answer:
   // false from the start without GraphQL, and from when GitHub refused the query.
-  virtual GitHubResult<std::vector<OpenPullChecks>> ListOpenPullChecks(const CallContext& ctx,
-                                                                       const RepoRef& repo);
+  // `watch_path` is a file of the default branch (the policy file) whose object id the
+  // listing carries too.
+  virtual GitHubResult<OpenPullListing> ListOpenPullChecks(const CallContext& ctx,
+                                                           const RepoRef& repo,
+                                                           const std::string& watch_path);
   virtual bool ListsOpenPullChecks() const { return false; }
 
   // --- writes (each bound to a head SHA where GitHub allows it) ---

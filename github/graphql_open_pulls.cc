@@ -14,8 +14,9 @@ using json_read::Sub;
 namespace open_pulls {  // named: the unity build shares a translation unit with PullState's
 
 constexpr std::string_view kOpenPullsQuery =
-    R"(query OpenPulls($owner: String!, $name: String!, $after: String) {
+    R"(query OpenPulls($owner: String!, $name: String!, $watch: String!, $after: String) {
   repository(owner: $owner, name: $name) {
+    watched: object(expression: $watch) { oid }
     pullRequests(states: [OPEN], first: 100, after: $after) {
       pageInfo { hasNextPage endCursor }
       nodes {
@@ -106,8 +107,10 @@ const std::string& OpenPullsQuery() {
   return query;
 }
 
-json::object OpenPullsRequest(const RepoRef& repo, const std::optional<std::string>& after) {
-  json::object variables{{"owner", repo.owner}, {"name", repo.name}};
+json::object OpenPullsRequest(const RepoRef& repo, const std::string& watch_path,
+                              const std::optional<std::string>& after) {
+  json::object variables{
+      {"owner", repo.owner}, {"name", repo.name}, {"watch", "HEAD:" + watch_path}};
   variables["after"] = after ? json::value(*after) : json::value(nullptr);
   return json::object{
       {"query", OpenPullsQuery()}, {"operationName", "OpenPulls"}, {"variables", variables}};
@@ -126,6 +129,7 @@ GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const json::value& body, Time r
                        "POST /graphql (OpenPulls): the answer holds no pullRequests"};
   }
   OpenPullsPage page;
+  page.watched_oid = Str(Sub(Sub(Sub(body, "data"), "repository"), "watched"), "oid");
   page.pulls.reserve(nodes->size());
   for (const auto& n : *nodes) page.pulls.push_back(open_pulls::ParsePull(n));
   if (open_pulls::HasNextPage(pulls)) {

@@ -19,14 +19,17 @@
 
 namespace gatehouse {
 
-// The query document (one operation, `OpenPulls`, with variables owner, name, after).
+// The query document (one operation, `OpenPulls`, with variables owner, name, watch, after).
 const std::string& OpenPullsQuery();
 
-// The POST /graphql body for `repo`'s open PRs after cursor `after` (none: the first page).
-boost::json::object OpenPullsRequest(const RepoRef& repo, const std::optional<std::string>& after);
+// The POST /graphql body for `repo`'s open PRs after cursor `after` (none: the first page),
+// with the object id of file `watch_path` of its default branch.
+boost::json::object OpenPullsRequest(const RepoRef& repo, const std::string& watch_path,
+                                     const std::optional<std::string>& after);
 
 struct OpenPullsPage {
   std::vector<OpenPullChecks> pulls;
+  std::string watched_oid;          // "" when the default branch has no such file
   std::optional<std::string> next;  // the cursor of the next page, when there is one
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "github/base64.h"
+#include "github/signature.h"
 #include "sim/app_identity.h"
 #include "sim/graphql_cursor.h"
 #include "sim/graphql_model_reads.h"
@@ -127,6 +128,7 @@ class Executor {
     if (t == "CheckRun") return CheckRunField(*o.run, sel, path);
     if (t == "CheckSuite") return CheckSuiteField(*o.run, sel, path);
     if (t == "App") return AppField(o.text, sel);
+    if (t == "Blob") return BlobField(o.text, sel);
     if (t == "PageInfo") return PageInfoField(o, sel);
     if (t.ends_with("Connection")) return ConnectionField(o, sel, path);
     if (t.ends_with("Edge")) return EdgeField(o, sel, path);
@@ -164,6 +166,18 @@ class Executor {
     if (f == "nameWithOwner") return Str(r.full_name());
     if (f == "url") return Str("https://github.com/" + r.full_name());
     if (f == "owner") return Object(ActorObj(r.owner, "User"), sel, path);
+    if (f == "object") {
+      // object(expression: "HEAD:path" or "<default branch>:path"): a file of the default
+      // branch as a Blob whose oid follows its content; null when there is none (as GitHub).
+      const std::string expr = sel.StringArg("expression");
+      const size_t colon = expr.find(':');
+      if (colon == std::string::npos) return nullptr;
+      const std::string rev = expr.substr(0, colon);
+      if (rev != "HEAD" && rev != r.default_branch) return nullptr;
+      auto file = r.files.find(expr.substr(colon + 1));
+      if (file == r.files.end()) return nullptr;
+      return Object(Obj{.type = "Blob", .text = file->second}, sel, path);
+    }
     if (f == "pullRequests") {
       // states: one enum literal or a list of them (GitHub coerces the one into a list).
       std::vector<std::string> states;
@@ -404,6 +418,17 @@ class Executor {
     if (sel.name == "name") return Str(slug);
     if (sel.name == "databaseId") return StableUserId(slug);
     return NodeId("A", StableUserId(slug));  // id
+  }
+
+  // A file's content as a Blob: its oid is git's (SHA-1 would do; a SHA-256 prefix changes with
+  // the content all the same).
+  static json::value BlobField(const std::string& content, const Selection& sel) {
+    const std::string oid =
+        Sha256Hex("blob " + std::to_string(content.size()) + '\0' + content).substr(0, 40);
+    if (sel.name == "oid") return Str(oid);
+    if (sel.name == "byteSize") return static_cast<int64_t>(content.size());
+    if (sel.name == "text") return Str(content);
+    return Str("B_" + Base64Encode(oid));  // id
   }
 
   // A connection over `items`, paged by first/last/after/before (validated).

@@ -1,7 +1,8 @@
 // The part of GitHub's GraphQL schema the simulator serves (docs/SIMULATOR.md "GraphQL"):
-// a repository's pull request (or its pull requests, paged, by state) with its labels, reviews, commits, the commits' combined
-// status and check rollup (check runs and status contexts, with each run's suite and App),
-// and `rateLimit`. Types, fields and arguments carry GitHub's names; enums are GitHub's
+// a repository's pull request (or its pull requests, paged, by state; or a file of its default
+// branch as a Blob, `object(expression: "HEAD:path")`) with its labels, reviews, commits, the
+// commits' combined status and check rollup (check runs and status contexts, with each run's suite
+// and App), and `rateLimit`. Types, fields and arguments carry GitHub's names; enums are GitHub's
 // upper-case values.
 //
 // Validate checks a parsed document against it before anything runs, as GitHub does: an

@@ -298,6 +298,17 @@ void Model::HeadMovedLocked(RepoState& rs, PullRequest& pr, const std::string& b
   }
 }
 
+Outcome Model::PutDefaultBranchFile(const std::string& repo, const std::string& path,
+                                    const std::string& content) {
+  MutexLock lock(&mu_);
+  RepoState* rs = FindLocked(repo);
+  if (rs == nullptr) return {404, "Not Found"};
+  rs->repo.files[path] = content;
+  rs->repo.default_sha = NewShaLocked();
+  rs->commits.Commit(rs->repo.default_sha);
+  return {200, ""};
+}
+
 Outcome Model::MoveBase(const std::string& repo, int number, bool conflicted) {
   MutexLock lock(&mu_);
   RepoState* rs;

@@ -57,6 +57,11 @@ class Model {
   Outcome Push(const std::string& who, const std::string& repo, int number, std::string sha,
                std::optional<std::vector<std::string>> files = std::nullopt,
                std::map<std::string, FileChange> changes = {});
+  // A commit on the default branch that writes `content` to file `path` (the policy file, say),
+  // as a push or a merged change would; the open PRs are not marked behind. 404 without the
+  // repository.
+  Outcome PutDefaultBranchFile(const std::string& repo, const std::string& path,
+                               const std::string& content);
   // The base branch moved: the PR is behind; `conflicted` makes it unmergeable.
   Outcome MoveBase(const std::string& repo, int number, bool conflicted);
 
