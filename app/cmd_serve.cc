@@ -77,12 +77,15 @@ Options:
                          fsync), routing waits up to S seconds so that accepting webhooks
                          gets the machine, then catches up (default 30; 0: route at once)
   --sweep-interval-seconds S
-                         list every installed repository's open PRs this often and give each
-                         a pass (default 600; 0 disables the sweep); the first round at
-                         start-up runs back to back, later ones spread over the interval
-  --sweep-full-every N   every Nth round gives every open PR a pass (default 6); the rounds
-                         between only pass PRs that are new or changed since the last round
-                         (head, base, updated_at), which costs one listing per repository
+                         list every installed repository's open PRs this often and pass the
+                         new or changed ones (default 600; 0 disables the sweep); the first
+                         round at start-up passes every open PR, back to back; later ones
+                         spread over the interval
+  --sweep-full-every N   every Nth round is full (default 6): one GraphQL query per 100 open
+                         PRs lists their head checks and the policy file too, and passes the
+                         PRs whose checks, row or policy moved since the last full round; the
+                         rounds between pass PRs whose head or updated_at moved (one listing
+                         per repository, usually a free 304)
   --resolve-interval-seconds S
                          ask GitHub which PRs contain the commits of unresolved deliveries
                          this often (default 30)

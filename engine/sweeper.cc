@@ -284,8 +284,9 @@ void Sweeper::EndRound(const SweepStats& stats, Time started) {
 
 void Sweeper::RegisterMetrics(metrics::Registry& registry) {
   metrics_.rounds = &registry.AddCounter("gatehouse_sweep_rounds_total",
-                                         "Sweep rounds finished, by kind: full (every open PR "
-                                         "signalled) or changes (only new or changed PRs).",
+                                         "Sweep rounds finished, by kind: full (checks and "
+                                         "policy compared too) or changes (only new or "
+                                         "changed PR rows).",
                                          {"kind"});
   metrics_.prs = &registry.AddCounter(
       "gatehouse_sweep_prs_total",

@@ -63,8 +63,8 @@ struct SweepOptions {
   // App mode: repositories are listed per installation. Personal-token mode: only the
   // repositories learned from webhooks are swept, all under installation 0.
   bool app_mode = true;
-  // Every how many rounds a round is full (signals every open PR); 1 = every round. The first
-  // round after start is always full. Must be positive.
+  // Every how many rounds a round is full (compares checks and the policy file too); 1 = every
+  // round. The first round after start is always full. Must be positive.
   int full_every = 6;
   // App mode: the App's installation listing (GET /app/installations), asked each round; null
   // to sweep only the installations learned from webhooks. Must outlive the sweeper.
@@ -79,7 +79,7 @@ struct SweepOptions {
 };
 
 struct SweepStats {
-  bool full = false;      // a full round (every open PR signalled)
+  bool full = false;      // a full round (checks and the policy file compared too)
   int64_t repos = 0;      // repositories whose open PRs were listed
   int64_t skipped = 0;    // repositories left to the next round (rate limit, errors)
   int64_t prs = 0;        // open PRs signalled

@@ -86,7 +86,7 @@ TEST_F(SweeperTest, SweepSignalsEveryOpenPrOfEveryRepositoryOfAKnownInstallation
 }
 
 // Between full rounds only what the listing shows as new or changed is signalled: a push (new
-// head), a new PR, a reopened one; every `full_every`-th round signals every open PR again.
+// head), a new PR, a reopened one; every `full_every`-th round is full (the tests below).
 TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFull) {
   Repo("acme", "app", kInstallation);
   Repo("acme", "lib", kInstallation);
