@@ -188,6 +188,14 @@ class Executor {
             if (v.is_string()) states.emplace_back(v.as_string());
         }
       }
+      for (const std::string& st : states) {
+        if (st != "OPEN" && st != "CLOSED" && st != "MERGED") {
+          NotFound(sel, path,
+                   "Argument 'states' on Field 'pullRequests' has an invalid value (" + st +
+                       "). Expected type '[PullRequestState!]'.");
+          return nullptr;
+        }
+      }
       std::vector<Obj> items;
       for (const PullRequest* p : reads_.Pulls(r, states))
         items.push_back(Obj{.type = "PullRequest", .pr = p});

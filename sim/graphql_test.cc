@@ -204,10 +204,33 @@ TEST_F(SimGraphqlTest, ARepositorysPullRequestsPageByStateOldestFirst) {
       pullRequests(states: CLOSED, first: 10) { nodes { number state } } } })"));
   EXPECT_EQ(json::serialize(closed.at("data").at("repository").at("pullRequests").at("nodes")),
             R"([{"number":2,"state":"CLOSED"}])");
+  // A state that is not one fails the field, as GitHub refuses the document.
+  json::object typo = Body(Query(R"({ repository(owner: "acme", name: "app") {
+      pullRequests(states: [OPNE], first: 10) { totalCount } } })"));
+  EXPECT_TRUE(typo.contains("errors")) << json::serialize(typo);
+  EXPECT_TRUE(typo.at("data").at("repository").at("pullRequests").is_null());
   // Like every connection it needs first or last.
   HttpResponse unbounded = Query(
       R"({ repository(owner: "acme", name: "app") { pullRequests(states: OPEN) { totalCount } } })");
   EXPECT_FALSE(Body(unbounded).contains("data")) << unbounded.body;
+}
+
+TEST_F(SimGraphqlTest, AFileOfTheDefaultBranchIsABlobWhoseOidFollowsItsContent) {
+  const std::string query = R"({ repository(owner: "acme", name: "app") {
+      policy: object(expression: "HEAD:.github/gatehouse.yml") { oid ... on Blob { byteSize } }
+      missing: object(expression: "HEAD:nothing.txt") { oid } } })";
+  json::object none = Body(Query(query));
+  EXPECT_TRUE(none.at("data").at("repository").at("policy").is_null()) << json::serialize(none);
+  ASSERT_TRUE(model_.PutDefaultBranchFile("acme/app", ".github/gatehouse.yml", "a: 1\n").ok());
+  json::object first = Body(Query(query));
+  const json::value& blob = first.at("data").at("repository").at("policy");
+  ASSERT_TRUE(blob.is_object()) << json::serialize(first);
+  EXPECT_EQ(blob.at("byteSize"), 5);
+  EXPECT_EQ(blob.at("oid").as_string().size(), 40u);
+  EXPECT_TRUE(first.at("data").at("repository").at("missing").is_null());
+  ASSERT_TRUE(model_.PutDefaultBranchFile("acme/app", ".github/gatehouse.yml", "a: 2\n").ok());
+  json::object second = Body(Query(query));
+  EXPECT_NE(second.at("data").at("repository").at("policy").at("oid"), blob.at("oid"));
 }
 
 TEST(SimGraphqlCursorTest, PagesSelectWhatFirstLastAfterAndBeforeSayAndForeignCursorsAreNamed) {
