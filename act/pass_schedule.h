@@ -37,7 +37,7 @@ PassOutcome ReadAgainSoon(Store& store, const Clock& clock, const std::string& s
 // Ends a pass that executed its plan: signals `superseded` when `result` says the head moved
 // (Transient when that signal could not be stored), returns `result.stop` when the executor
 // stopped the plan, else signals the recheck decide::PlanRecheck asks for (a failed signal is
-// only logged: the sweep is the safety net) and returns Done.
+// only logged: the sweep's daily deep round is the safety net) and returns Done.
 PassOutcome Reschedule(Store& store, const Clock& clock, const std::string& subject,
                        const ExecResult& result, const PassDecision& decision,
                        const LiveState& live, const decide::PlannerOptions& options);

@@ -85,7 +85,8 @@ Options:
                          PRs lists their head checks and the policy file too, and passes the
                          PRs whose checks, row or policy moved since the last full round; the
                          rounds between pass PRs whose head or updated_at moved (one listing
-                         per repository, usually a free 304)
+                         per repository, usually a free 304); every 24th full round passes
+                         every open PR
   --resolve-interval-seconds S
                          ask GitHub which PRs contain the commits of unresolved deliveries
                          this often (default 30)

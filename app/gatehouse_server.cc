@@ -8,6 +8,7 @@
 
 #include "act/policy_source.h"
 #include "admin/store_metrics.h"
+#include "base/ascii.h"
 #include "base/log.h"
 #include "base/process_metrics.h"
 #include "base/subject.h"
@@ -164,8 +165,11 @@ Result<std::unique_ptr<GatehouseServer>> GatehouseServer::Create(ServerOptions o
       sweep.installations = s.app_client_.get();
       sweep.policy_path = s.options_.pass.policy_path;
       if (!s.options_.pass.override_dir.empty()) {
+        // The pass reads the override by its subject's repository, which is lower-case.
         sweep.local_policy = [dir = s.options_.pass.override_dir](const RepoRef& repo) {
-          return act::ReadOverridePolicy(dir, repo).value_or("");
+          return act::ReadOverridePolicy(dir,
+                                         RepoRef{AsciiLower(repo.owner), AsciiLower(repo.name)})
+              .value_or("");
         };
       }
       s.sweeper_ =

@@ -4,7 +4,7 @@
 //  - mergeable-unknown: GitHub computes mergeability lazily after a push; when it is the only
 //    thing the gate waits for, look again after 3 s, then after a quarter of the head's age (a
 //    handful of looks, not one every 3 s), for at most 10 minutes after the head was first
-//    seen; then the sweep takes over;
+//    seen; then the sweep takes over (its daily deep round: docs/PASS.md, "The sweeper");
 //  - timer: the earliest future instant at which a time-based decision changes — the close
 //    after the pending-closure grace period (on a failing PR), and a required check that has
 //    not reported becoming a "missing" blocker — plus 100 ms, so the pass runs after it.
@@ -30,8 +30,8 @@ inline constexpr Duration kLaggingReadRetry = std::chrono::seconds(2);
 // run or approval gatehouse just wrote, "base branch was modified", ...), or a failed edit of
 // the summary comment (a 404: someone deleted it, and the next pass posts a new one), is
 // looked at again after kRefusedRetry × its attempts, for kRefusedRetries attempts; then the sweep
-// takes over. (Before gatehouse's own webhooks stopped starting passes, they brought that
-// next look.)
+// takes over (its daily deep round). (Before gatehouse's own webhooks stopped starting passes, they
+// brought that next look.)
 inline constexpr Duration kRefusedRetry = std::chrono::seconds(10);
 inline constexpr int kRefusedRetries = 3;
 

@@ -98,6 +98,10 @@ std::vector<int64_t> Sweeper::ListInstallations(const std::vector<RepoInstallati
 
 namespace {
 
+const char* RoundKind(const SweepStats& stats) {
+  return stats.deep ? "deep" : stats.full ? "full" : "changes";
+}
+
 // What both rounds compare of one open PR's listing row: its head SHA and `updated_at`, which
 // REST and GraphQL spell alike. Not the base SHA: GraphQL's `baseRefOid` is the base branch's
 // tip, REST's `base.sha` the base as of the PR's last update, so the two listings would
@@ -105,28 +109,44 @@ namespace {
 // state when the PR conflicts or is behind it, and retargeting a PR moves its `updated_at`.
 std::string RowPrint(const PullRequest& pr) { return pr.head_sha + ' ' + pr.updated_at; }
 
-// What a full round compares of one open PR beyond its row: whether its head conflicts with its
-// base or is behind it, and its head's checks, one line each, sorted, each check run by its id
-// and each status by when it was posted, so that a check that went elsewhere and came back (a
-// re-run, a status posted again) is a change. Not the rest of GitHub's merge state: it follows
-// every check, gatehouse's own among them, and reads UNKNOWN for a while after each push.
-// gatehouse's own check runs are left out too: they are what its passes wrote, not what they
-// read.
+// What a full round compares of one open PR beyond its row: whether it is behind its base, and
+// its head's checks, one line each,
+// sorted, each check run by its id and times and each status by when it was posted, so that a
+// check that went elsewhere and came back (a re-run, a run patched back, a status posted again)
+// is a change. Not the rest of GitHub's merge state: it follows every check, gatehouse's own
+// among them. gatehouse's own check runs are left out too: they are what its passes wrote, not
+// what they read.
+std::string ChecksPrint(const OpenPullChecks& p);
+
+// A full round's print of one PR: its mergeability as one character ('u'nknown, 'm'ergeable,
+// 'c'onflicting), then its row, its repository's policy and ChecksPrint. SamePrint compares two:
+// mergeability only when GitHub had computed it both times, since it reads UNKNOWN for a while
+// after every push (and after a base moves), which is no change of the PR.
+std::string FullPrint(const OpenPullChecks& p, const std::string& row, const std::string& policy) {
+  const char merge = !p.pr.mergeable ? 'u' : *p.pr.mergeable ? 'm' : 'c';
+  return merge + row + '\n' + policy + '\n' + ChecksPrint(p);
+}
+
+bool SamePrint(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a == b;
+  if (a[0] != b[0] && a[0] != 'u' && b[0] != 'u') return false;
+  return std::string_view(a).substr(1) == std::string_view(b).substr(1);
+}
+
 std::string ChecksPrint(const OpenPullChecks& p) {
   std::vector<std::string> lines;
-  for (const CheckRun& r : p.check_runs) {
+  for (const OpenPullChecks::Run& r : p.check_runs) {
     if (r.name == decide::kCheckRunName || r.name.starts_with(decide::kQueueCheckRunName)) {
       continue;
     }
     lines.push_back("run " + r.name + ' ' + std::to_string(r.id) + ' ' + r.status + ' ' +
-                    r.conclusion);
+                    r.conclusion + ' ' + r.started_at + ' ' + r.completed_at);
   }
   for (const OpenPullChecks::Status& st : p.statuses) {
     lines.push_back("status " + st.context + ' ' + st.state + ' ' + st.created_at);
   }
   std::sort(lines.begin(), lines.end());
-  const std::string& merge = p.pr.mergeable_state;
-  std::string out = merge == "dirty" || merge == "behind" ? merge : "";
+  std::string out = p.pr.mergeable_state == "behind" ? "behind" : "";
   for (const std::string& l : lines) out += '\n' + l;
   return out;
 }
@@ -211,11 +231,11 @@ bool Sweeper::SweepChecked(const RepoTarget& target, const std::vector<OpenPullC
       auto subject = Subject::PullRequest(target.repo.FullName(), pr.number);
       if (!subject) continue;
       Fingerprint print = RowPrint(pr);
-      Fingerprint full = print + '\n' + policy + '\n' + ChecksPrint(p);
+      Fingerprint full = FullPrint(p, print, policy);
       bool unchanged = false;
-      if (p.checks_complete && before != checked_.end()) {
+      if (!stats.deep && p.checks_complete && before != checked_.end()) {
         auto it = before->second.find(pr.number);
-        unchanged = it != before->second.end() && it->second == full;
+        unchanged = it != before->second.end() && SamePrint(it->second, full);
       }
       listing.emplace(pr.number, std::move(print));
       if (p.checks_complete) checked.emplace(pr.number, std::move(full));
@@ -257,24 +277,25 @@ void Sweeper::Forget(const std::string& key) {
   listings_.erase(key);
 }
 
-bool Sweeper::BeginRound() {
+void Sweeper::BeginRound(SweepStats& stats) {
   MutexLock lock(&mu_);
-  const bool full = rounds_ % std::max(options_.full_every, 1) == 0;
+  const int64_t full_every = std::max(options_.full_every, 1);
+  stats.full = rounds_ % full_every == 0;
+  stats.deep = stats.full && (rounds_ / full_every) % std::max(options_.deep_every, 1) == 0;
   ++rounds_;
-  return full;
 }
 
 void Sweeper::EndRound(const SweepStats& stats, Time started) {
   const double seconds = std::chrono::duration<double>(clock_->Now() - started).count();
   Log(LogLevel::kInfo, "sweep.done")
-      .Field("kind", stats.full ? "full" : "changes")
+      .Field("kind", RoundKind(stats))
       .Field("repos", stats.repos)
       .Field("skipped", stats.skipped)
       .Field("prs", stats.prs)
       .Field("unchanged", stats.unchanged)
       .Field("seconds", seconds);
   if (metrics_.rounds == nullptr) return;
-  metrics_.rounds->With({stats.full ? "full" : "changes"}).Inc();
+  metrics_.rounds->With({RoundKind(stats)}).Inc();
   metrics_.prs->With({"signalled"}).Inc(stats.prs);
   metrics_.prs->With({"unchanged"}).Inc(stats.unchanged);
   metrics_.repos->With({"listed"}).Inc(stats.repos);
@@ -305,7 +326,7 @@ void Sweeper::RegisterMetrics(metrics::Registry& registry) {
 SweepStats Sweeper::SweepOnce() {
   const Time started = clock_->Now();
   SweepStats stats;
-  stats.full = BeginRound();
+  BeginRound(stats);
   for (const RepoTarget& t : ListTargets()) {
     if (loop_.Stopping()) break;
     SweepRepo(t, stats);
@@ -336,7 +357,7 @@ void Sweeper::Loop() {
       next = 0;
       in_round = !round.empty();
       if (round.empty()) continue;  // nothing known yet: look again at the next interval
-      stats.full = BeginRound();
+      BeginRound(stats);
     }
     const auto share = options_.interval / static_cast<int64_t>(round.size());
     if (!loop_.WaitUntil(round_start + share * static_cast<int64_t>(next))) return;

@@ -25,8 +25,12 @@
 // The first round after start runs back to back (catching up after downtime as fast as the
 // rate limit allows); later rounds spread their repositories evenly over the interval. Every
 // call is a background call: it stays out of the rate-limit reserve kept for passes, and a
-// repository whose calls are refused for the reserve is simply left to the next round (and
-// counted as changed then, so nothing it holds is missed).
+// repository whose calls are refused for the reserve is simply left to the next round: a
+// changes round forgets its row listing (the next one signals all its PRs), a full round keeps
+// what the last full round saw (the next one compares with it, and so sees every change since).
+//
+// Every `deep_every`-th full round is *deep* (the first round after start is one): it signals
+// every open PR, the net under what only time or GitHub's side changes and no listing shows.
 //
 // Repositories found through an installation are remembered with it (RepoDirectory::RecordLearned),
 // so that passes for their PRs know which installation to act as. (Deliveries the router could
@@ -66,6 +70,13 @@ struct SweepOptions {
   // Every how many rounds a round is full (compares checks and the policy file too); 1 = every
   // round. The first round after start is always full. Must be positive.
   int full_every = 6;
+  // Every how many full rounds a full round is *deep*: it signals every open PR, whatever its
+  // print says (1 = every full round; the first round after start is deep). The net under
+  // what only time or GitHub's side changes and no listing shows: a mergeability GitHub
+  // computed after a pass stopped waiting for it, a merge branch protection refused on a head
+  // that did not move, a timer signal that could not be stored, a change of branch protection.
+  // Default 24: daily at the default interval. Must be positive.
+  int deep_every = 24;
   // App mode: the App's installation listing (GET /app/installations), asked each round; null
   // to sweep only the installations learned from webhooks. Must outlive the sweeper.
   AppInstallations* installations = nullptr;
@@ -80,6 +91,7 @@ struct SweepOptions {
 
 struct SweepStats {
   bool full = false;      // a full round (checks and the policy file compared too)
+  bool deep = false;      // a deep full round (every open PR signalled)
   int64_t repos = 0;      // repositories whose open PRs were listed
   int64_t skipped = 0;    // repositories left to the next round (rate limit, errors)
   int64_t prs = 0;        // open PRs signalled
@@ -122,8 +134,8 @@ class Sweeper {
 
   std::vector<RepoTarget> ListTargets();
   std::vector<int64_t> ListInstallations(const std::vector<RepoInstallation>& known);
-  // Starts a round: whether it is full (and counts it).
-  bool BeginRound();
+  // Starts a round: sets whether it is full, and deep (and counts it).
+  void BeginRound(SweepStats& stats);
   void EndRound(const SweepStats& stats, Time started);
   // Lists one repository and signals its PRs: in a changes round those whose listing row moved
   // since the previous round's; in a full round (stats.full) those whose row, merge state or

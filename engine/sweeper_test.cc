@@ -255,6 +255,33 @@ TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged)
   EXPECT_EQ(Item("acme/lib#1")->requested_gen, 3);
 }
 
+// Every `deep_every`-th full round signals every open PR, changed or not: the net under what
+// only time or GitHub's side changes (a mergeability computed late, a refused merge).
+TEST_F(SweeperTest, EveryDeepEveryThFullRoundSignalsEveryOpenPr) {
+  Repo("acme", "app", kInstallation);
+  NewPull("acme/app", "one");
+  NewPull("acme/app", "two");
+  Learn("acme/app", kInstallation);
+  SweepOptions options;
+  options.full_every = 1;
+  options.deep_every = 2;
+  Sweeper sweeper = MakeSweeper(options);
+  SweepStats first = sweeper.SweepOnce();
+  EXPECT_TRUE(first.deep);
+  EXPECT_EQ(first.prs, 2);
+  clock_->Advance(seconds(5));
+  SweepStats second = sweeper.SweepOnce();
+  EXPECT_TRUE(second.full);
+  EXPECT_FALSE(second.deep);
+  EXPECT_EQ(second.prs, 0);
+  clock_->Advance(seconds(5));
+  SweepStats third = sweeper.SweepOnce();
+  EXPECT_TRUE(third.deep);
+  EXPECT_EQ(third.prs, 2);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 2);
+  EXPECT_EQ(Item("acme/app#2")->requested_gen, 2);
+}
+
 // A full round whose GraphQL listing fails (here a secondary rate limit) skips the repository
 // and keeps what the last full round saw: it does not fall back to passing every PR, and the
 // next full round compares with the old listing.

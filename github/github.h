@@ -193,9 +193,20 @@ struct OpenPullChecks {
     std::string state;  // error, failure, pending, success
     std::string created_at;
   };
-  PullRequest pr;  // number, state, head_sha, base_sha, updated_at, mergeable_state
-  std::vector<CheckRun> check_runs;  // on pr.head_sha: id, name, status, conclusion
-  std::vector<Status> statuses;      // on pr.head_sha
+  // A check run on the head: its id, and when it started and completed (a run patched back
+  // and forth keeps its id, not its times).
+  struct Run {
+    int64_t id = 0;
+    std::string name;
+    std::string status;      // queued, in_progress, completed
+    std::string conclusion;  // "" until completed
+    std::string started_at;
+    std::string completed_at;
+  };
+  // number, state, head_sha, base_sha, updated_at, mergeable, mergeable_state
+  PullRequest pr;
+  std::vector<Run> check_runs;   // on pr.head_sha
+  std::vector<Status> statuses;  // on pr.head_sha
   // False when the answer did not hold every check of the head (more than one page of check
   // runs, or a head other than the PR's: it moved between the answer's parts).
   bool checks_complete = true;

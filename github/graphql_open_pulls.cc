@@ -20,7 +20,7 @@ constexpr std::string_view kOpenPullsQuery =
     pullRequests(states: [OPEN], first: 100, after: $after) {
       pageInfo { hasNextPage endCursor }
       nodes {
-        number headRefOid baseRefOid updatedAt mergeStateStatus
+        number headRefOid baseRefOid updatedAt mergeable mergeStateStatus
         commits(last: 1) {
           nodes {
             commit {
@@ -29,7 +29,7 @@ constexpr std::string_view kOpenPullsQuery =
               statusCheckRollup {
                 contexts(first: 100) {
                   pageInfo { hasNextPage }
-                  nodes { __typename ... on CheckRun { databaseId name status conclusion } }
+                  nodes { __typename ... on CheckRun { databaseId name status conclusion startedAt completedAt } }
                 }
               }
             }
@@ -59,6 +59,9 @@ OpenPullChecks ParsePull(const json::value& node) {
   out.pr.base_sha = Str(node, "baseRefOid");
   out.pr.updated_at = Str(node, "updatedAt");
   out.pr.mergeable_state = Lower(Str(node, "mergeStateStatus"));
+  const std::string mergeable = Str(node, "mergeable");
+  if (mergeable == "MERGEABLE") out.pr.mergeable = true;
+  if (mergeable == "CONFLICTING") out.pr.mergeable = false;
   const auto* commits = Sub(Sub(node, "commits"), "nodes").if_array();
   const json::value& commit =
       commits != nullptr && !commits->empty() ? Sub(commits->back(), "commit") : json::value();
@@ -77,18 +80,24 @@ OpenPullChecks ParsePull(const json::value& node) {
   if (const auto* nodes = Sub(rollup, "nodes").if_array()) {
     for (const auto& n : *nodes) {
       if (Str(n, "__typename") != "CheckRun") continue;
-      CheckRun run;
+      OpenPullChecks::Run run;
       run.id = Int(n, "databaseId");
       run.name = Str(n, "name");
       run.status = Lower(Str(n, "status"));
       run.conclusion = Lower(Str(n, "conclusion"));
-      run.head_sha = out.pr.head_sha;
+      run.started_at = Str(n, "startedAt");
+      run.completed_at = Str(n, "completedAt");
       out.check_runs.push_back(std::move(run));
     }
   }
   return out;
 }
 
+// Only an error about the document itself (GitHub's validation errors carry
+// `extensions.code`: undefinedField, argumentLiteralsIncompatible, ...) is kPermanent, which
+// turns the query off for the process. An error of this one execution (a timeout, an
+// organisation's IP allow list: FORBIDDEN, INTERNAL, or no type at all) is kTransient: the
+// repository waits for the next round.
 GitHubError AnswerError(const json::array& errors, Time reset) {
   const json::value& first = errors.front();
   const std::string type = Str(first, "type");
@@ -97,7 +106,10 @@ GitHubError AnswerError(const json::array& errors, Time reset) {
   if (type == "RATE_LIMITED") {
     return GitHubError{GitHubErrorKind::kRateLimited, 200, reset, message};
   }
-  return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
+  if (type.empty() && !Str(Sub(first, "extensions"), "code").empty()) {
+    return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
+  }
+  return GitHubError{GitHubErrorKind::kTransient, 200, {}, message};
 }
 
 }  // namespace open_pulls

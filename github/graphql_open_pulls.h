@@ -33,9 +33,10 @@ struct OpenPullsPage {
   std::optional<std::string> next;  // the cursor of the next page, when there is one
 };
 
-// The answer of a 200 to OpenPullsRequest. Errors as ParsePullStateAnswer's: NOT_FOUND
-// kNotFound, RATE_LIMITED kRateLimited until `reset`, anything else (and an answer without the
-// repository's connection) kPermanent.
+// The answer of a 200 to OpenPullsRequest. An "errors" entry: NOT_FOUND kNotFound,
+// RATE_LIMITED kRateLimited until `reset`, a validation error of the document (one with
+// `extensions.code`) and an answer without the repository's connection kPermanent, anything
+// else (a timeout, FORBIDDEN, INTERNAL) kTransient.
 GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const boost::json::value& body, Time reset);
 
 }  // namespace gatehouse

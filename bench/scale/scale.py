@@ -162,8 +162,9 @@ def run_size(args, prs):
             "catch_up_costing_per_pr": round(catch_up["total"]["costing"] / prs, 2),
             "rss_peak_mb": round(watch.peak_kb / 1024, 1),
             "rss_rest_mb": round(rss_rest_kb / 1024, 1),
-            "round2_kind": "changes" if metric_sum(m2, "gatehouse_sweep_rounds_total",
-                                                   kind="full") < 2 else "full",
+            # The first round after start is a deep one (every PR), the measured one full or not.
+            "round2_kind": "changes" if metric_sum(m2, "gatehouse_sweep_rounds_total", kind="full")
+            + metric_sum(m2, "gatehouse_sweep_rounds_total", kind="deep") < 2 else "full",
             "round_a_costing": round_a["total"]["costing"],
             "round2_passes": passes_round2,
             "round2_requests": unchanged["total"]["requests"],
