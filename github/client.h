@@ -227,6 +227,8 @@ class GitHubClient final : public GitHub {
   std::map<int64_t, int64_t> refusals_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> rate_limits_ GUARDED_BY(mutex_);
   std::map<int64_t, RateLimitState> graphql_limits_ GUARDED_BY(mutex_);
+  // A RATE_LIMITED answer: the installation's GraphQL window is spent until `until`.
+  void MarkGraphqlSpent(int64_t installation_id, Time until);
   // Logs (once) that GitHub refused GraphQL query `query`, and sets graphql_refused_.
   void RefuseGraphqlQuery(std::string_view query, const GitHubError& error);
   // RefuseGraphqlQuery for the PullState query, then reads over REST.

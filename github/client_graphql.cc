@@ -20,6 +20,13 @@ std::string GraphqlTargetFor(std::string_view api_url) {
   return "/graphql";
 }
 
+void GitHubClient::MarkGraphqlSpent(int64_t installation_id, Time until) {
+  MutexLock lock(&mutex_);
+  RateLimitState& s = graphql_limits_[installation_id];
+  s.blocked_until = std::max(s.blocked_until, until);
+  s.remaining = 0;
+}
+
 void GitHubClient::RefuseGraphqlQuery(std::string_view query, const GitHubError& error) {
   if (!graphql_refused_.exchange(true)) {
     Log(LogLevel::kWarn, "github.graphql_refused")
@@ -67,12 +74,7 @@ GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, cons
   if (!answer.ok()) {
     const GitHubError& error = answer.error();
     if (error.kind == GitHubErrorKind::kRateLimited) {
-      {
-        MutexLock lock(&mutex_);
-        RateLimitState& s = graphql_limits_[ctx.installation_id];
-        s.blocked_until = std::max(s.blocked_until, error.until);
-        s.remaining = 0;
-      }
+      MarkGraphqlSpent(ctx.installation_id, error.until);
       return GitHub::ReadPullState(ctx, repo, number);
     }
     if (error.kind == GitHubErrorKind::kPermanent) return RefuseGraphql(ctx, repo, number, error);
@@ -120,10 +122,7 @@ GitHubResult<OpenPullListing> GitHubClient::ListOpenPullChecks(const CallContext
     if (!answer.ok()) {
       const GitHubError& error = answer.error();
       if (error.kind == GitHubErrorKind::kRateLimited) {
-        MutexLock lock(&mutex_);
-        RateLimitState& s = graphql_limits_[ctx.installation_id];
-        s.blocked_until = std::max(s.blocked_until, error.until);
-        s.remaining = 0;
+        MarkGraphqlSpent(ctx.installation_id, error.until);
       }
       if (error.kind == GitHubErrorKind::kPermanent) RefuseGraphqlQuery("OpenPulls", error);
       return error;
