@@ -110,12 +110,11 @@ const char* RoundKind(const SweepStats& stats) {
 std::string RowPrint(const PullRequest& pr) { return pr.head_sha + ' ' + pr.updated_at; }
 
 // What a full round compares of one open PR beyond its row: whether it is behind its base, and
-// its head's checks, one line each,
-// sorted, each check run by its id and times and each status by when it was posted, so that a
-// check that went elsewhere and came back (a re-run, a run patched back, a status posted again)
-// is a change. Not the rest of GitHub's merge state: it follows every check, gatehouse's own
-// among them. gatehouse's own check runs are left out too: they are what its passes wrote, not
-// what they read.
+// its head's checks, one line each, sorted, each check run by its id and times and each status
+// by when it was posted, so that a check that went elsewhere and came back (a re-run, a run
+// patched back, a status posted again) is a change. Not the rest of GitHub's merge state: it
+// follows every check, gatehouse's own among them. gatehouse's own check runs are left out too:
+// they are what its passes wrote, not what they read.
 std::string ChecksPrint(const OpenPullChecks& p);
 
 // A full round's print of one PR: its mergeability as one character ('u'nknown, 'm'ergeable,
