@@ -115,23 +115,6 @@ std::string RowPrint(const PullRequest& pr) { return pr.head_sha + ' ' + pr.upda
 // patched back, a status posted again) is a change. Not the rest of GitHub's merge state: it
 // follows every check, gatehouse's own among them. gatehouse's own check runs are left out too:
 // they are what its passes wrote, not what they read.
-std::string ChecksPrint(const OpenPullChecks& p);
-
-// A full round's print of one PR: its mergeability as one character ('u'nknown, 'm'ergeable,
-// 'c'onflicting), then its row, its repository's policy and ChecksPrint. SamePrint compares two:
-// mergeability only when GitHub had computed it both times, since it reads UNKNOWN for a while
-// after every push (and after a base moves), which is no change of the PR.
-std::string FullPrint(const OpenPullChecks& p, const std::string& row, const std::string& policy) {
-  const char merge = !p.pr.mergeable ? 'u' : *p.pr.mergeable ? 'm' : 'c';
-  return merge + row + '\n' + policy + '\n' + ChecksPrint(p);
-}
-
-bool SamePrint(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return a == b;
-  if (a[0] != b[0] && a[0] != 'u' && b[0] != 'u') return false;
-  return std::string_view(a).substr(1) == std::string_view(b).substr(1);
-}
-
 std::string ChecksPrint(const OpenPullChecks& p) {
   std::vector<std::string> lines;
   for (const OpenPullChecks::Run& r : p.check_runs) {
@@ -148,6 +131,21 @@ std::string ChecksPrint(const OpenPullChecks& p) {
   std::string out = p.pr.mergeable_state == "behind" ? "behind" : "";
   for (const std::string& l : lines) out += '\n' + l;
   return out;
+}
+
+// A full round's print of one PR: its mergeability as one character ('u'nknown, 'm'ergeable,
+// 'c'onflicting), then its row, its repository's policy and ChecksPrint. SamePrint compares two:
+// mergeability only when GitHub had computed it both times, since it reads UNKNOWN for a while
+// after every push (and after a base moves), which is no change of the PR.
+std::string FullPrint(const OpenPullChecks& p, const std::string& row, const std::string& policy) {
+  const char merge = !p.pr.mergeable ? 'u' : *p.pr.mergeable ? 'm' : 'c';
+  return merge + row + '\n' + policy + '\n' + ChecksPrint(p);
+}
+
+bool SamePrint(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a == b;
+  if (a[0] != b[0] && a[0] != 'u' && b[0] != 'u') return false;
+  return std::string_view(a).substr(1) == std::string_view(b).substr(1);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decide/planner.h"
@@ -29,6 +31,19 @@ class SweeperTest : public testing::SimGitHubTest {
   Sweeper MakeSweeper(SweepOptions options = {}, GitHub* github = nullptr) {
     return Sweeper(*store_, github != nullptr ? *github : *client_, clock_, options,
                    [this] { ++signalled_; });
+  }
+
+  // The world most tests start from: for each {name, prs}, a repository acme/<name> of
+  // kInstallation with `prs` open PRs (numbered from 1), and the first repository's
+  // installation learned, as a webhook would have taught it.
+  void OpenWorld(std::initializer_list<std::pair<std::string, int>> repos) {
+    for (const auto& [name, prs] : repos) {
+      Repo("acme", name, kInstallation);
+      for (int n = 1; n <= prs; ++n) {
+        ASSERT_EQ(NewPull("acme/" + name, "pr " + std::to_string(n)), n);
+      }
+    }
+    Learn("acme/" + repos.begin()->first, kInstallation);
   }
 };
 
@@ -88,13 +103,7 @@ TEST_F(SweeperTest, SweepSignalsEveryOpenPrOfEveryRepositoryOfAKnownInstallation
 // Between full rounds only what the listing shows as new or changed is signalled: a push (new
 // head), a new PR, a reopened one; every `full_every`-th round is full (the tests below).
 TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFull) {
-  Repo("acme", "app", kInstallation);
-  Repo("acme", "lib", kInstallation);
-  ASSERT_EQ(NewPull("acme/app", "one"), 1);
-  ASSERT_EQ(NewPull("acme/app", "two"), 2);
-  ASSERT_EQ(NewPull("acme/app", "three"), 3);
-  ASSERT_EQ(NewPull("acme/lib", "one"), 1);
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 3}, {"lib", 1}});
   SweepOptions options;
   options.full_every = 3;
   Sweeper sweeper = MakeSweeper(options);
@@ -139,12 +148,7 @@ TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFul
 // changes rounds cannot see one whose webhook was lost, and the next full round signals that
 // PR, and only it. gatehouse's own check runs are what its passes wrote, and do not count.
 TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
-  Repo("acme", "app", kInstallation);
-  ASSERT_EQ(NewPull("acme/app", "one"), 1);
-  ASSERT_EQ(NewPull("acme/app", "two"), 2);
-  ASSERT_EQ(NewPull("acme/app", "three"), 3);
-  ASSERT_EQ(NewPull("acme/app", "four"), 4);
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 4}});
   SweepOptions options;
   options.full_every = 2;
   Sweeper sweeper = MakeSweeper(options);
@@ -217,12 +221,7 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
 // A push that changes the policy file is not a webhook gatehouse routes: the next full round
 // sees the file's new object id and signals every open PR of that repository, and of no other.
 TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged) {
-  Repo("acme", "app", kInstallation);
-  Repo("acme", "lib", kInstallation);
-  NewPull("acme/app", "one");
-  NewPull("acme/app", "two");
-  NewPull("acme/lib", "one");
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 2}, {"lib", 1}});
   SweepOptions options;
   options.full_every = 1;
   Sweeper sweeper = MakeSweeper(options);
@@ -258,10 +257,7 @@ TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged)
 // Every `deep_every`-th full round signals every open PR, changed or not: the net under what
 // only time or GitHub's side changes (a mergeability computed late, a refused merge).
 TEST_F(SweeperTest, EveryDeepEveryThFullRoundSignalsEveryOpenPr) {
-  Repo("acme", "app", kInstallation);
-  NewPull("acme/app", "one");
-  NewPull("acme/app", "two");
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 2}});
   SweepOptions options;
   options.full_every = 1;
   options.deep_every = 2;
@@ -286,11 +282,7 @@ TEST_F(SweeperTest, EveryDeepEveryThFullRoundSignalsEveryOpenPr) {
 // and keeps what the last full round saw: it does not fall back to passing every PR, and the
 // next full round compares with the old listing.
 TEST_F(SweeperTest, AFullRoundThatCannotListChecksSkipsTheRepositoryAndPassesNothing) {
-  Repo("acme", "app", kInstallation);
-  Repo("acme", "lib", kInstallation);
-  NewPull("acme/app", "one");
-  NewPull("acme/lib", "one");
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 1}, {"lib", 1}});
   SweepOptions options;
   options.full_every = 2;
   Sweeper sweeper = MakeSweeper(options);
@@ -385,12 +377,7 @@ TEST_F(SweeperTest, PersonalTokenModeSweepsOnlyStoreKnownRepositories) {
 }
 
 TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterRetryAfter) {
-  Repo("acme", "app", kInstallation);
-  Repo("acme", "lib", kInstallation);
-  NewPull("acme/app", "one");
-  NewPull("acme/app", "two");
-  NewPull("acme/lib", "one");
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 2}, {"lib", 1}});
   Sweeper sweeper = MakeSweeper();
   ASSERT_EQ(sweeper.SweepOnce().prs, 3);  // the first round (full) reads over GraphQL
 
@@ -431,11 +418,7 @@ TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterR
 // the test moves the SimClock past its share, not before, and each round starts one interval
 // after the last.
 TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheInterval) {
-  Repo("acme", "app", kInstallation);
-  Repo("acme", "lib", kInstallation);
-  NewPull("acme/app", "one");
-  NewPull("acme/lib", "one");
-  Learn("acme/app", kInstallation);
+  OpenWorld({{"app", 1}, {"lib", 1}});
   SweepOptions options;
   options.interval = std::chrono::minutes(10);  // two repositories: one every 5 minutes
   options.full_every = 1;                       // every round is full
