@@ -78,6 +78,14 @@ GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, cons
       return GitHub::ReadPullState(ctx, repo, number);
     }
     if (error.kind == GitHubErrorKind::kPermanent) return RefuseGraphql(ctx, repo, number, error);
+    // An error of this one execution (a timeout, INTERNAL, an IP allow list): this read goes
+    // over REST, and GraphQL stays on for the next.
+    if (error.kind == GitHubErrorKind::kTransient) {
+      Log(LogLevel::kInfo, "github.graphql_error")
+          .Field("query", "PullState")
+          .Field("error", error.ToString());
+      return GitHub::ReadPullState(ctx, repo, number);
+    }
     return error;
   }
   PullState state = std::move(answer->state);

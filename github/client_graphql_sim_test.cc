@@ -292,6 +292,33 @@ TEST_F(ClientGraphqlSimTest, AnEndpointThatIsNotThereIsRestFromThenOn) {
   EXPECT_EQ(missing.error().kind, GitHubErrorKind::kNotFound);
 }
 
+// A query whose execution failed (GitHub answers 200 with an error and no data) is read over
+// REST this once; GraphQL stays on for the next read.
+TEST_F(ClientGraphqlSimTest, AnExecutionErrorIsRestForThatReadOnly) {
+  ASSERT_NO_FATAL_FAILURE(Populate());
+  auto rest = Client({.graphql_reads = false})->ReadPullState(ctx_, kRepo, 1);
+  ASSERT_TRUE(rest.ok());
+  const int64_t rest_gets = counting_->gets();
+  HttpRequest put;
+  put.method = "PUT";
+  put.target = "/_sim/faults";
+  put.body = R"({"aimed": [{"method": "POST", "path": "/graphql", "fault": "graphql_timeout"}]})";
+  ASSERT_EQ(github_.handler().Serve(put).status, 200);
+
+  auto& client = github_.client();
+  auto first = client.ReadPullState(ctx_, kRepo, 1);
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  ExpectSame(*first, *rest);
+  EXPECT_EQ(counting_->graphql_posts(), 1);
+  EXPECT_EQ(counting_->gets(), 2 * rest_gets) << "the REST reads, once";
+
+  auto second = client.ReadPullState(ctx_, kRepo, 1);
+  ASSERT_TRUE(second.ok()) << second.error().ToString();
+  ExpectSame(*second, *rest);
+  EXPECT_EQ(counting_->graphql_posts(), 2) << "GraphQL is still on";
+  EXPECT_EQ(counting_->gets(), 2 * rest_gets) << "no REST read beside the query";
+}
+
 TEST_F(ClientGraphqlSimTest, ASecondaryLimitOnTheQueryIsAWaitNotAFallback) {
   HttpRequest put;
   put.method = "PUT";

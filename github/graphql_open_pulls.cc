@@ -3,6 +3,7 @@
 #include <cctype>
 #include <utility>
 
+#include "github/graphql_errors.h"
 #include "github/json_read.h"
 
 namespace gatehouse {
@@ -93,25 +94,6 @@ OpenPullChecks ParsePull(const json::value& node) {
   return out;
 }
 
-// Only an error about the document itself (GitHub's validation errors carry
-// `extensions.code`: undefinedField, argumentLiteralsIncompatible, ...) is kPermanent, which
-// turns the query off for the process. An error of this one execution (a timeout, an
-// organisation's IP allow list: FORBIDDEN, INTERNAL, or no type at all) is kTransient: the
-// repository waits for the next round.
-GitHubError AnswerError(const json::array& errors, Time reset) {
-  const json::value& first = errors.front();
-  const std::string type = Str(first, "type");
-  std::string message = "POST /graphql (OpenPulls): " + Str(first, "message");
-  if (type == "NOT_FOUND") return GitHubError{GitHubErrorKind::kNotFound, 200, {}, message};
-  if (type == "RATE_LIMITED") {
-    return GitHubError{GitHubErrorKind::kRateLimited, 200, reset, message};
-  }
-  if (type.empty() && !Str(Sub(first, "extensions"), "code").empty()) {
-    return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
-  }
-  return GitHubError{GitHubErrorKind::kTransient, 200, {}, message};
-}
-
 }  // namespace open_pulls
 
 const std::string& OpenPullsQuery() {
@@ -129,9 +111,7 @@ json::object OpenPullsRequest(const RepoRef& repo, const std::string& watch_path
 }
 
 GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const json::value& body, Time reset) {
-  if (const auto* errors = Sub(body, "errors").if_array(); errors != nullptr && !errors->empty()) {
-    return open_pulls::AnswerError(*errors, reset);
-  }
+  if (auto error = GraphqlAnswerError(body, "OpenPulls", reset)) return *error;
   const json::value& pulls = Sub(Sub(Sub(body, "data"), "repository"), "pullRequests");
   const auto* nodes = Sub(pulls, "nodes").if_array();
   if (nodes == nullptr) {

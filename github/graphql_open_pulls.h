@@ -33,10 +33,8 @@ struct OpenPullsPage {
   std::optional<std::string> next;  // the cursor of the next page, when there is one
 };
 
-// The answer of a 200 to OpenPullsRequest. An "errors" entry: NOT_FOUND kNotFound,
-// RATE_LIMITED kRateLimited until `reset`, a validation error of the document (one with
-// `extensions.code`) and an answer without the repository's connection kPermanent, anything
-// else (a timeout, FORBIDDEN, INTERNAL) kTransient.
+// The answer of a 200 to OpenPullsRequest. An "errors" entry is mapped as
+// github/graphql_errors.h says; an answer without the repository's connection is kPermanent.
 GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const boost::json::value& body, Time reset);
 
 }  // namespace gatehouse

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <utility>
 
+#include "github/graphql_errors.h"
 #include "github/json_read.h"
 
 namespace gatehouse {
@@ -228,17 +229,6 @@ bool ParseHead(const json::value& commit, const std::string& head, PullStateAnsw
   return true;
 }
 
-GitHubError AnswerError(const json::array& errors, Time reset) {
-  const json::value& first = errors.front();
-  const std::string type = Str(first, "type");
-  std::string message = "POST /graphql (PullState): " + Str(first, "message");
-  if (type == "NOT_FOUND") return GitHubError{GitHubErrorKind::kNotFound, 200, {}, message};
-  if (type == "RATE_LIMITED") {
-    return GitHubError{GitHubErrorKind::kRateLimited, 200, reset, message};
-  }
-  return GitHubError{GitHubErrorKind::kPermanent, 200, {}, message};
-}
-
 }  // namespace
 
 json::object PullStateRequest(const RepoRef& repo, int64_t number, PullStateParts parts) {
@@ -249,9 +239,7 @@ json::object PullStateRequest(const RepoRef& repo, int64_t number, PullStatePart
 }
 
 GitHubResult<PullStateAnswer> ParsePullStateAnswer(const json::value& body, Time reset) {
-  if (const auto* errors = Sub(body, "errors").if_array(); errors != nullptr && !errors->empty()) {
-    return AnswerError(*errors, reset);
-  }
+  if (auto error = GraphqlAnswerError(body, "PullState", reset)) return *error;
   const json::value& pull = Sub(Sub(Sub(body, "data"), "repository"), "pullRequest");
   if (!pull.is_object()) {
     return GitHubError{GitHubErrorKind::kPermanent,

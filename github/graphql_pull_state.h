@@ -38,11 +38,10 @@ struct PullStateAnswer {
   bool checks_incomplete = false;
 };
 
-// The answer of a 200 to PullStateRequest. An "errors" entry becomes a GitHubError: NOT_FOUND
-// (the repository or the PR is not there, or not visible) kNotFound; RATE_LIMITED kRateLimited
-// until `reset` (the X-RateLimit-Reset the answer carried); anything else kPermanent with
-// GitHub's message (the query is gatehouse's own, so GitHub refusing it is a bug or a schema
-// change, not something a retry mends).
+// The answer of a 200 to PullStateRequest. An "errors" entry is mapped as
+// github/graphql_errors.h says: NOT_FOUND (the repository or the PR is not there, or not
+// visible) kNotFound, RATE_LIMITED kRateLimited until `reset`, an error about the document
+// kPermanent, an error of this execution kTransient.
 GitHubResult<PullStateAnswer> ParsePullStateAnswer(const boost::json::value& body, Time reset);
 
 }  // namespace gatehouse

@@ -34,9 +34,9 @@ constexpr std::string_view kTopKeys[] = {"connection_resets",
 constexpr std::string_view kAimedKeys[] = {"method", "path",   "fault",
                                            "count",  "status", "retry_after_seconds"};
 constexpr std::string_view kRuleKeys[] = {"event", "action", "pr", "drop", "delay_ms", "count"};
-constexpr std::string_view kAimedFaults[] = {"server_error", "connection_reset",
+constexpr std::string_view kAimedFaults[] = {"server_error",         "connection_reset",
                                              "secondary_rate_limit", "lost_answer_reset",
-                                             "lost_answer_502"};
+                                             "lost_answer_502",      "graphql_timeout"};
 
 template <size_t N>
 bool Known(std::string_view key, const std::string_view (&keys)[N]) {
@@ -127,8 +127,11 @@ Result<AimedFault> ParseAimed(const json::value& v, const std::string& where) {
   GH_RETURN_IF_ERROR(ReadString(o, "fault", at, true, &rule.fault));
   if (!Known(rule.fault, kAimedFaults)) {
     return InvalidArgument(at + "fault must be server_error, connection_reset, " +
-                           "secondary_rate_limit, lost_answer_reset or lost_answer_502, not \"" +
-                           rule.fault + "\"");
+                           "secondary_rate_limit, lost_answer_reset, lost_answer_502 or " +
+                           "graphql_timeout, not \"" + rule.fault + "\"");
+  }
+  if (rule.fault == "graphql_timeout" && !rule.Matches("POST", "/graphql")) {
+    return InvalidArgument(at + "graphql_timeout applies to POST /graphql only");
   }
   GH_RETURN_IF_ERROR(ReadPositive(o, "count", at, &rule.count));
   if (o.contains("status") && rule.fault != "server_error") {

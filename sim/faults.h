@@ -23,7 +23,9 @@ struct AimedFault {
   // fnmatch(3) glob over the request path without the query; `*` also matches `/`.
   std::string path;
   // server_error, connection_reset, secondary_rate_limit: the call is refused (no effect);
-  // lost_answer_reset, lost_answer_502: the call takes effect, then its answer is lost.
+  // lost_answer_reset, lost_answer_502: the call takes effect, then its answer is lost;
+  // graphql_timeout (POST /graphql only): the query is charged, and answered 200 with GitHub's
+  // execution error instead of its data.
   std::string fault;
   int64_t count = 1;                 // calls left to fault; a rule is dropped when it reaches 0
   int status = 502;                  // server_error: the status answered

@@ -141,6 +141,7 @@ TEST_F(SimFaultsTest, MalformedSettingsAre400AndChangeNothing) {
       {R"({"aimed": [{"path": "*", "fault": "server_error", "status": 200}]})", "status"},
       {R"({"aimed": [{"path": "*", "fault": "server_error", "paht": "x"}]})", "paht"},
       {R"({"aimed": [3]})", "aimed[0]"},
+      {R"({"aimed": [{"path": "/repos/*", "fault": "graphql_timeout"}]})", "POST /graphql only"},
       {R"({"primary_exhausted_seconds": -1})", "primary_exhausted_seconds"},
       {R"({"primary_exhausted": 1})", "primary_exhausted"},
       {R"({"server_erorrs": 1})", "server_erorrs"},

@@ -285,8 +285,19 @@ class Validator {
   }
 
  private:
-  void Error(const Selection& at, std::string message) {
+  // A validation error as GitHub's GraphQL API answers one: graphql-ruby's `extensions.code`
+  // naming the rule the document broke.
+  void Error(const Selection& at, std::string_view code, std::string message) {
     errors.push_back(json::object{
+        {"message", std::move(message)},
+        {"locations", json::array{json::object{{"line", at.line}, {"column", at.column}}}},
+        {"extensions", json::object{{"code", code}}}});
+  }
+
+  // A pagination error, which GitHub answers with a `type` of its own instead.
+  void PageError(const Selection& at, std::string_view type, std::string message) {
+    errors.push_back(json::object{
+        {"type", type},
         {"message", std::move(message)},
         {"locations", json::array{json::object{{"line", at.line}, {"column", at.column}}}}});
   }
@@ -296,11 +307,13 @@ class Validator {
     if (!sel.on.empty()) {
       on = FindType(sel.on);
       if (on == nullptr) {
-        Error(sel, "No such type " + sel.on + ", so it can't be a fragment condition");
+        Error(sel, "undefinedType",
+              "No such type " + sel.on + ", so it can't be a fragment condition");
         return;
       }
       if (!CanSpread(*on, type)) {
-        Error(sel, "Fragment on " + sel.on + " can't be spread inside " + std::string(type.name));
+        Error(sel, "cannotSpreadFragment",
+              "Fragment on " + sel.on + " can't be spread inside " + std::string(type.name));
         return;
       }
     }
@@ -310,34 +323,39 @@ class Validator {
   void Field(const Selection& sel, const TypeDef& type) {
     if (sel.name == "__typename") {
       if (!sel.selections.empty())
-        Error(sel, "Selections can't be made on scalars (field '__typename')");
+        Error(sel, "selectionMismatch", "Selections can't be made on scalars (field '__typename')");
       return;
     }
     const FieldDef* field = FindField(type, sel.name);
     if (field == nullptr) {
-      Error(sel, "Field '" + sel.name + "' doesn't exist on type '" + std::string(type.name) + "'");
+      Error(sel, "undefinedField",
+            "Field '" + sel.name + "' doesn't exist on type '" + std::string(type.name) + "'");
       return;
     }
     for (const auto& [arg, value] : sel.args) {
       if (std::find(field->args.begin(), field->args.end(), arg) == field->args.end()) {
-        Error(sel, "Field '" + sel.name + "' doesn't accept argument '" + arg + "'");
+        Error(sel, "argumentNotAccepted",
+              "Field '" + sel.name + "' doesn't accept argument '" + arg + "'");
       }
     }
     for (std::string_view arg : field->required) {
       auto it = sel.args.find(std::string(arg));
       if (it == sel.args.end() || it->second.is_null()) {
-        Error(sel, "Field '" + sel.name + "' is missing required arguments: " + std::string(arg));
+        Error(sel, "missingRequiredArguments",
+              "Field '" + sel.name + "' is missing required arguments: " + std::string(arg));
       }
     }
     if (field->connection) Page(sel);
     const TypeDef* target = FindType(field->type);
     if (target == nullptr && !sel.selections.empty()) {
-      Error(sel, "Selections can't be made on scalars (field '" + sel.name + "' returns " +
-                     std::string(field->type) + ")");
+      Error(sel, "selectionMismatch",
+            "Selections can't be made on scalars (field '" + sel.name + "' returns " +
+                std::string(field->type) + ")");
     } else if (target != nullptr && sel.selections.empty()) {
-      Error(sel, "Field must have selections (field '" + sel.name + "' returns " +
-                     std::string(field->type) + " but has no selections. Did you mean '" +
-                     sel.name + " { ... }'?)");
+      Error(sel, "selectionMismatch",
+            "Field must have selections (field '" + sel.name + "' returns " +
+                std::string(field->type) + " but has no selections. Did you mean '" + sel.name +
+                " { ... }'?)");
     } else if (target != nullptr) {
       Selections(sel.selections, *target);
     }
@@ -352,21 +370,25 @@ class Validator {
     if (auto it = sel.args.find("last"); it != sel.args.end() && !it->second.is_null())
       last = &it->second;
     if (first == nullptr && last == nullptr) {
-      Error(sel, "You must provide a `first` or `last` value to properly paginate the `" +
-                     sel.name + "` connection.");
+      PageError(sel, "MISSING_PAGINATION_BOUNDARIES",
+                "You must provide a `first` or `last` value to properly paginate the `" + sel.name +
+                    "` connection.");
       return;
     }
     for (auto [name, v] : {std::pair{"first", first}, std::pair{"last", last}}) {
       if (v == nullptr) continue;
       if (!v->is_int64()) {
-        Error(sel, std::string("Argument '") + name + "' on Field '" + sel.name +
-                       "' has an invalid value. Expected type 'Int'.");
+        Error(sel, "argumentLiteralsIncompatible",
+              std::string("Argument '") + name + "' on Field '" + sel.name +
+                  "' has an invalid value. Expected type 'Int'.");
       } else if (v->as_int64() < 0) {
-        Error(sel, std::string("`") + name + "` on the `" + sel.name +
-                       "` connection cannot be less than zero.");
+        Error(sel, "argumentLiteralsIncompatible",
+              std::string("`") + name + "` on the `" + sel.name +
+                  "` connection cannot be less than zero.");
       } else if (v->as_int64() > kMaxPage) {
-        Error(sel, "Requesting " + std::to_string(v->as_int64()) + " records on the `" + sel.name +
-                       "` connection exceeds the `" + name + "` limit of 100 records.");
+        PageError(sel, "EXCESSIVE_PAGINATION",
+                  "Requesting " + std::to_string(v->as_int64()) + " records on the `" + sel.name +
+                      "` connection exceeds the `" + name + "` limit of 100 records.");
       }
     }
   }

@@ -66,10 +66,15 @@ TEST_F(SimGraphqlTest, BadDocumentsAreErrorsOnlyAndCostNothing) {
   json::object unknown_body = Body(unknown);
   EXPECT_FALSE(unknown_body.contains("data"));
   EXPECT_NE(json::serialize(unknown_body).find("stars"), std::string::npos);
+  // As GitHub's: a validation error names the rule the document broke, and has no `type`.
+  const json::value& unknown_error = unknown_body.at("errors").as_array()[0];
+  EXPECT_EQ(unknown_error.at("extensions").at("code"), "undefinedField");
+  EXPECT_FALSE(unknown_error.as_object().contains("type"));
 
   HttpResponse unbounded = Query(
       R"({ repository(owner: "acme", name: "app") { pullRequest(number: 1) { labels { nodes { name } } } } })");
   EXPECT_NE(json::serialize(Body(unbounded)).find("first"), std::string::npos) << unbounded.body;
+  EXPECT_EQ(Body(unbounded).at("errors").as_array()[0].at("type"), "MISSING_PAGINATION_BOUNDARIES");
   HttpResponse mutation = Query(R"(mutation { addStar(input: {}) { clientMutationId } })");
   EXPECT_FALSE(Body(mutation).contains("data"));
 

@@ -200,6 +200,9 @@ bool SimHandler::Admit(const HttpRequest& request, int64_t installation_id, Http
       reset_connection();
     } else if (aimed->fault == "secondary_rate_limit") {
       secondary(aimed->retry_after_seconds);
+    } else if (aimed->fault == "graphql_timeout" && spend.timed_out != nullptr) {
+      *spend.timed_out = true;
+      admit();
     } else {
       *out = GitHubError(aimed->status, "Server Error");
     }

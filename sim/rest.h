@@ -126,6 +126,8 @@ class SimHandler final : public HttpHandler {
     int64_t points = 1;
     // A GraphQL query's REST reads (graphql::RestReadsOf): aimed GET rules match them too.
     const std::vector<std::string>* reads = nullptr;
+    // GraphQL: set when an aimed graphql_timeout rule took the query (it is admitted).
+    bool* timed_out = nullptr;
   };
   bool Admit(const HttpRequest& request, int64_t installation_id, HttpResponse* out,
              std::vector<std::pair<std::string, std::string>>* headers, LostAnswer* lost,

@@ -59,8 +59,10 @@ HttpResponse SimHandler::ServeGraphql(const HttpRequest& request, int64_t instal
   HttpResponse refused;
   std::vector<std::pair<std::string, std::string>> headers;
   LostAnswer lost = LostAnswer::kNone;
-  const bool admitted = Admit(request, installation_id, &refused, &headers, &lost,
-                              Spend{.graphql = true, .points = cost, .reads = &reads});
+  bool timed_out = false;
+  const bool admitted =
+      Admit(request, installation_id, &refused, &headers, &lost,
+            Spend{.graphql = true, .points = cost, .reads = &reads, .timed_out = &timed_out});
   graphql::RateLimitView rate{.cost = cost, .limit = options_.rate_limit};
   for (const auto& [name, value] : headers) {
     if (name == "X-RateLimit-Remaining") rate.remaining = std::stoll(value);
@@ -68,7 +70,19 @@ HttpResponse SimHandler::ServeGraphql(const HttpRequest& request, int64_t instal
   }
   if (lost != LostAnswer::kNone) return answer(LoseAnswer(lost), true);  // an aimed rule's
   HttpResponse response;
-  if (admitted) {
+  if (timed_out) {
+    // GitHub's answer to a query whose execution failed (a timeout, an internal error): no
+    // data, and an error with no type.
+    response = JsonValueResponse(
+        200,
+        json::object{
+            {"data", nullptr},
+            {"errors", json::array{json::object{{"message",
+                                                 "Something went wrong while executing your query. "
+                                                 "This may be the result of a timeout, or it could "
+                                                 "be a GitHub bug. Please include `0000:0000:0000` "
+                                                 "when reporting this issue."}}}}});
+  } else if (admitted) {
     response = JsonValueResponse(200, graphql::Execute(*doc, model_, installation_id, rate));
   } else if (refused.status == 403 &&
              refused.body.find("API rate limit exceeded") != std::string::npos) {
