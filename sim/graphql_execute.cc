@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "github/base64.h"
-#include "github/signature.h"
 #include "sim/app_identity.h"
 #include "sim/graphql_cursor.h"
+#include "sim/graphql_leaf_fields.h"
 #include "sim/graphql_model_reads.h"
 #include "sim/graphql_schema.h"
 #include "sim/render.h"
@@ -33,23 +33,6 @@ struct Obj {
   std::vector<Obj> items = {};           // a connection's every item
   size_t begin = 0, end = 0;             // a connection's page; an edge's index in begin
 };
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  return out;
-}
-
-json::value OptTimeValue(const std::optional<Time>& t) {
-  return t ? json::value(GitHubTime(*t)) : json::value(nullptr);
-}
-
-json::string NodeId(std::string_view prefix, int64_t id) {
-  return json::string(std::string(prefix) + "_" + Base64Encode(std::to_string(id)));
-}
-
-json::string Str(std::string_view s) { return json::string(s); }
 
 class Executor {
  public:
@@ -111,12 +94,12 @@ class Executor {
       return RepositoryField(sel, path);
     }
     if (t == "PullRequest") return PullField(*o.pr, sel, path);
-    if (t == "User" || t == "Bot") return ActorField(o, sel);
+    if (t == "User" || t == "Bot") return ActorField(t, o.text, sel.name);
     if (t == "Label")
       return sel.name == "id" ? json::value("LA_" + Base64Encode(o.text)) : json::value(o.text);
     if (t == "PullRequestReview") return ReviewField(*o.review, sel, path);
     if (t == "IssueComment") return CommentField(*o.comment, sel, path);
-    if (t == "PullRequestChangedFile") return FileField(*o.file, sel);
+    if (t == "PullRequestChangedFile") return FileField(*o.file, sel.name);
     if (t == "PullRequestCommit") {
       if (sel.name == "id") return Str("PURC_" + Base64Encode(o.text));
       return Object(Obj{.type = "Commit", .text = o.text}, sel, path);
@@ -127,9 +110,9 @@ class Executor {
     if (t == "StatusCheckRollup") return RollupField(o.text, sel, path);
     if (t == "CheckRun") return CheckRunField(*o.run, sel, path);
     if (t == "CheckSuite") return CheckSuiteField(*o.run, sel, path);
-    if (t == "App") return AppField(o.text, sel);
-    if (t == "Blob") return BlobField(o.text, sel);
-    if (t == "PageInfo") return PageInfoField(o, sel);
+    if (t == "App") return AppField(o.text, sel.name);
+    if (t == "Blob") return BlobField(o.text, sel.name);
+    if (t == "PageInfo") return PageInfoField(o.begin, o.end, std::stoul(o.text), sel.name);
     if (t.ends_with("Connection")) return ConnectionField(o, sel, path);
     if (t.ends_with("Edge")) return EdgeField(o, sel, path);
     return nullptr;  // Validate admits no other field
@@ -224,17 +207,6 @@ class Executor {
     return Obj{.type = bot ? "Bot" : "User", .text = raw};
   }
 
-  static json::value ActorField(const Obj& o, const Selection& sel) {
-    std::string login = ShownLogin(o.text);
-    if (o.type == "Bot" && login.ends_with("[bot]")) login.resize(login.size() - 5);
-    if (sel.name == "login") return Str(login);
-    if (sel.name == "databaseId") return StableUserId(ShownLogin(o.text));
-    if (sel.name == "id")
-      return NodeId(o.type == "Bot" ? "BOT" : "U", StableUserId(ShownLogin(o.text)));
-    return Str((o.type == "Bot" ? "https://github.com/apps/" : "https://github.com/") +
-               login);  // url
-  }
-
   json::value PullField(const PullRequest& pr, const Selection& sel, const Path& path) {
     const std::string& f = sel.name;
     if (f == "id") return NodeId("PR", pr.id);
@@ -313,17 +285,6 @@ class Executor {
     if (f == "body") return Str(c.body);
     if (f == "createdAt") return Str(GitHubTime(c.created_at));
     return Str(GitHubTime(c.updated_at));  // updatedAt
-  }
-
-  // A changed file from its REST rendering: GraphQL's path, line counts and changeType.
-  static json::value FileField(const json::object& file, const Selection& sel) {
-    const std::string& f = sel.name;
-    if (f == "path") return file.at("filename");
-    if (f == "additions") return file.at("additions");
-    if (f == "deletions") return file.at("deletions");
-    // changeType: REST's status upper-cased; REST's "removed" is GraphQL's DELETED.
-    const std::string status(file.at("status").as_string());
-    return Str(status == "removed" ? "DELETED" : Upper(status));
   }
 
   // Reads in the repository being resolved.
@@ -420,25 +381,6 @@ class Executor {
     return Object(Obj{.type = "App", .text = r.app}, sel, path);  // app
   }
 
-  static json::value AppField(const std::string& creator, const Selection& sel) {
-    const std::string slug = ShownAppSlug(creator);
-    if (sel.name == "slug") return Str(slug);
-    if (sel.name == "name") return Str(slug);
-    if (sel.name == "databaseId") return StableUserId(slug);
-    return NodeId("A", StableUserId(slug));  // id
-  }
-
-  // A file's content as a Blob: its oid is git's (SHA-1 would do; a SHA-256 prefix changes with
-  // the content all the same).
-  static json::value BlobField(const std::string& content, const Selection& sel) {
-    const std::string oid =
-        Sha256Hex("blob " + std::to_string(content.size()) + '\0' + content).substr(0, 40);
-    if (sel.name == "oid") return Str(oid);
-    if (sel.name == "byteSize") return static_cast<int64_t>(content.size());
-    if (sel.name == "text") return Str(content);
-    return Str("B_" + Base64Encode(oid));  // id
-  }
-
   // A connection over `items`, paged by first/last/after/before (validated).
   json::value Page(std::string type, std::vector<Obj> items, const Selection& sel,
                    const Path& path) {
@@ -481,16 +423,6 @@ class Executor {
   json::value EdgeField(const Obj& edge, const Selection& sel, const Path& path) {
     if (sel.name == "cursor") return Cursor(edge.begin);
     return Object(edge.items.front(), sel, path);  // node
-  }
-
-  static json::value PageInfoField(const Obj& info, const Selection& sel) {
-    const size_t total = std::stoul(info.text);
-    const bool empty = info.begin >= info.end;
-    const std::string& f = sel.name;
-    if (f == "hasNextPage") return info.end < total;
-    if (f == "hasPreviousPage") return info.begin > 0;
-    if (f == "startCursor") return empty ? json::value(nullptr) : json::value(Cursor(info.begin));
-    return empty ? json::value(nullptr) : json::value(Cursor(info.end - 1));  // endCursor
   }
 
   const int64_t installation_;
