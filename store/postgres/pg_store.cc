@@ -148,7 +148,7 @@ Status PgStore::Bump(PgConn& c, std::string_view name, int64_t delta) {
       .status();
 }
 
-Status PgStore::Bumps(PgConn& c, std::initializer_list<CounterDelta> deltas) {
+Status PgStore::Bumps(PgConn& c, std::span<const CounterDelta> deltas) {
   BinaryArray names(BinaryArray::kText), values(BinaryArray::kInt8);
   const CounterDelta* only = nullptr;
   for (const CounterDelta& d : deltas) {

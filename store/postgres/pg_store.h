@@ -27,9 +27,11 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 
+#include "store/counters.h"
 #include "store/local_wakeups.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_pool.h"
@@ -180,11 +182,10 @@ class PgStore final : public Store,
   // Adds `delta` to counter `name` in this store's shard.
   Status Bump(PgConn& c, std::string_view name, int64_t delta);
   // Several counters in one statement (zero deltas are skipped; names must differ).
-  struct CounterDelta {
-    std::string_view name;
-    int64_t delta;
-  };
-  Status Bumps(PgConn& c, std::initializer_list<CounterDelta> deltas);
+  Status Bumps(PgConn& c, std::span<const CounterDelta> deltas);
+  Status Bumps(PgConn& c, std::initializer_list<CounterDelta> deltas) {
+    return Bumps(c, std::span<const CounterDelta>(deltas.begin(), deltas.size()));
+  }
   // After a commit of new work of `topic`: wakes this process's subscribers at once, and has
   // the listener thread NOTIFY the other processes (coalesced: one NOTIFY per topic however
   // many commits came meanwhile). Never inside a transaction: a NOTIFY queued in a

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "store/fence_outcomes.h"
 #include "store/postgres/pg_array.h"
 #include "store/postgres/pg_store.h"
 
@@ -195,7 +196,7 @@ Status ClaimInTx(PgConn& c, int64_t counter_shard, std::string_view owner, size_
 // The body of Finish and FinishAndClaim, as SqliteStore::FinishInTx.
 Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishes, Time now,
                   std::vector<Status>* out) {
-  int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+  FinishTally tally;
   // The completed finishes first, together: the steady state of a busy pool. Each key appears
   // once per batch (a pool holds one lease per item), so their order relative to the retries
   // and deaths of other keys does not matter.
@@ -245,20 +246,9 @@ Status FinishInTx(PgStore& store, PgConn& c, std::span<const PassFinish> finishe
         break;
       }
     }
-    if (!ok) {
-      ++rejected;
-      out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
-      continue;
-    }
-    out->push_back(Status::Ok());
-    if (f.kind == PassFinish::Kind::kCompleted) ++completed;
-    if (f.kind == PassFinish::Kind::kRetry) ++retried;
-    if (f.kind == PassFinish::Kind::kDead) ++dead;
+    tally.Record(f, ok, out);
   }
-  return store.Bumps(c, {{"work.passes_completed", completed},
-                         {"work.passes_retried", retried},
-                         {"work.dead", dead},
-                         {"work.fence_rejections", rejected}});
+  return store.Bumps(c, tally.Counters());
 }
 
 }  // namespace
@@ -342,11 +332,7 @@ Result<std::vector<Status>> PgStore::Renew(std::span<const LeaseRenewal> renewal
                          "WHERE key = $1::text AND fence = $2::bigint AND state = 'running'",
                          {PgParam::Text(r.key), PgParam::Int(r.fence), PgParam::At(r.lease_until),
                           PgParam::At(now)}));
-      if (u.affected() == 1) {
-        out.push_back(Status::Ok());
-      } else {
-        out.push_back(FenceLost("renewing " + r.key + " fence " + std::to_string(r.fence)));
-      }
+      out.push_back(RenewOutcome(r, u.affected() == 1));
     }
     return Status::Ok();
   });

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "store/fence_outcomes.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace gatehouse {
@@ -196,11 +197,7 @@ Result<std::vector<Status>> SqliteStore::Renew(std::span<const LeaseRenewal> ren
                                                "AND state = 'running'"));
       u->Bind(1, r.key).Bind(2, r.fence).Bind(3, r.lease_until).Bind(4, now);
       GH_RETURN_IF_ERROR(u->Run());
-      if (sqlite3_changes(db_->raw()) == 1) {
-        out.push_back(Status::Ok());
-      } else {
-        out.push_back(FenceLost("renewing " + r.key + " fence " + std::to_string(r.fence)));
-      }
+      out.push_back(RenewOutcome(r, sqlite3_changes(db_->raw()) == 1));
     }
     return Status::Ok();
   });
@@ -245,7 +242,7 @@ Result<WorkQueue::Cycle> SqliteStore::FinishAndClaim(std::span<const PassFinish>
 
 Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
                                std::vector<Status>* out) {
-  int64_t completed = 0, retried = 0, dead = 0, rejected = 0;
+  FinishTally tally;
   for (const PassFinish& f : finishes) {
     std::unique_ptr<sqlite::Stmt> u;
     switch (f.kind) {
@@ -294,28 +291,10 @@ Status SqliteStore::FinishInTx(std::span<const PassFinish> finishes, Time now,
       }
     }
     GH_RETURN_IF_ERROR(u->Run());
-    if (sqlite3_changes(db_->raw()) != 1) {
-      ++rejected;
-      out->push_back(FenceLost("finishing " + f.key + " fence " + std::to_string(f.fence)));
-      continue;
-    }
-    out->push_back(Status::Ok());
-    switch (f.kind) {
-      case PassFinish::Kind::kCompleted:
-        ++completed;
-        break;
-      case PassFinish::Kind::kRetry:
-        ++retried;
-        break;
-      case PassFinish::Kind::kDead:
-        ++dead;
-        break;
-    }
+    tally.Record(f, sqlite3_changes(db_->raw()) == 1, out);
   }
-  GH_RETURN_IF_ERROR(Bump("work.passes_completed", completed));
-  GH_RETURN_IF_ERROR(Bump("work.passes_retried", retried));
-  GH_RETURN_IF_ERROR(Bump("work.dead", dead));
-  return Bump("work.fence_rejections", rejected);
+  for (const CounterDelta& d : tally.Counters()) GH_RETURN_IF_ERROR(Bump(d.name, d.delta));
+  return Status::Ok();
 }
 
 Status SqliteStore::Rearm(std::string_view key, Time now) {
