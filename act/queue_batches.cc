@@ -204,16 +204,15 @@ class BatchMover {
   }
 
   std::optional<PassOutcome> ReadChecks(const std::string& sha, decide::QueueBatchFacts* facts) {
-    auto runs = m_.github().ListCheckRuns(m_.call(), m_.repo(), sha);
-    if (!runs.ok()) return ReadFailureOutcome("reading the checks on " + sha, runs.error());
-    for (const CheckRun& r : *runs) {
+    // One read of both (one GraphQL query; REST's two lists without GraphQL).
+    auto checks = m_.github().ReadCommitChecks(m_.call(), m_.repo(), sha);
+    if (!checks.ok()) return ReadFailureOutcome("reading the checks on " + sha, checks.error());
+    for (const CheckRun& r : checks->check_runs) {
       facts->check_runs.push_back(
           decide::CheckRun{r.id, r.name, r.app, r.status, r.conclusion, r.head_sha});
     }
-    auto status = m_.github().GetCombinedStatus(m_.call(), m_.repo(), sha);
-    if (!status.ok()) return ReadFailureOutcome("reading the status of " + sha, status.error());
     int64_t id = 0;
-    for (const CommitStatus& st : status->statuses) {
+    for (const CommitStatus& st : checks->status.statuses) {
       facts->statuses.push_back(decide::CommitStatus{++id, st.context, st.state});
     }
     return std::nullopt;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 

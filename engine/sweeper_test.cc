@@ -36,7 +36,9 @@ class SweeperTest : public testing::SimGitHubTest {
   // The world most tests start from: for each {name, prs}, a repository acme/<name> of
   // kInstallation with `prs` open PRs (numbered from 1), and the first repository's
   // installation learned, as a webhook would have taught it.
+  // Call it under ASSERT_NO_FATAL_FAILURE.
   void OpenWorld(std::initializer_list<std::pair<std::string, int>> repos) {
+    ASSERT_NE(repos.size(), 0u);
     for (const auto& [name, prs] : repos) {
       Repo("acme", name, kInstallation);
       for (int n = 1; n <= prs; ++n) {
@@ -103,7 +105,7 @@ TEST_F(SweeperTest, SweepSignalsEveryOpenPrOfEveryRepositoryOfAKnownInstallation
 // Between full rounds only what the listing shows as new or changed is signalled: a push (new
 // head), a new PR, a reopened one; every `full_every`-th round is full (the tests below).
 TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFull) {
-  OpenWorld({{"app", 3}, {"lib", 1}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 3}, {"lib", 1}}));
   SweepOptions options;
   options.full_every = 3;
   Sweeper sweeper = MakeSweeper(options);
@@ -148,7 +150,7 @@ TEST_F(SweeperTest, AChangesRoundSignalsOnlyNewOrChangedPrsAndEveryNthRoundIsFul
 // changes rounds cannot see one whose webhook was lost, and the next full round signals that
 // PR, and only it. gatehouse's own check runs are what its passes wrote, and do not count.
 TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
-  OpenWorld({{"app", 4}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 4}}));
   SweepOptions options;
   options.full_every = 2;
   Sweeper sweeper = MakeSweeper(options);
@@ -221,7 +223,7 @@ TEST_F(SweeperTest, AFullRoundSignalsThePrsWhoseHeadChecksMovedAndNoOther) {
 // A push that changes the policy file is not a webhook gatehouse routes: the next full round
 // sees the file's new object id and signals every open PR of that repository, and of no other.
 TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged) {
-  OpenWorld({{"app", 2}, {"lib", 1}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 2}, {"lib", 1}}));
   SweepOptions options;
   options.full_every = 1;
   Sweeper sweeper = MakeSweeper(options);
@@ -257,7 +259,7 @@ TEST_F(SweeperTest, AFullRoundSignalsEveryPrOfARepositoryWhosePolicyFileChanged)
 // Every `deep_every`-th full round signals every open PR, changed or not: the net under what
 // only time or GitHub's side changes (a mergeability computed late, a refused merge).
 TEST_F(SweeperTest, EveryDeepEveryThFullRoundSignalsEveryOpenPr) {
-  OpenWorld({{"app", 2}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 2}}));
   SweepOptions options;
   options.full_every = 1;
   options.deep_every = 2;
@@ -282,7 +284,7 @@ TEST_F(SweeperTest, EveryDeepEveryThFullRoundSignalsEveryOpenPr) {
 // and keeps what the last full round saw: it does not fall back to passing every PR, and the
 // next full round compares with the old listing.
 TEST_F(SweeperTest, AFullRoundThatCannotListChecksSkipsTheRepositoryAndPassesNothing) {
-  OpenWorld({{"app", 1}, {"lib", 1}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 1}, {"lib", 1}}));
   SweepOptions options;
   options.full_every = 2;
   Sweeper sweeper = MakeSweeper(options);
@@ -308,6 +310,29 @@ TEST_F(SweeperTest, AFullRoundThatCannotListChecksSkipsTheRepositoryAndPassesNot
   EXPECT_EQ(next.skipped, 0);
   EXPECT_EQ(next.prs, 0);
   EXPECT_EQ(next.unchanged, 2);
+}
+
+// An execution error of the listing (GitHub's 200 with an error and no data) skips the
+// repository as any error does, and GraphQL stays on: the next full round lists it again.
+TEST_F(SweeperTest, AnExecutionErrorSkipsTheRepositoryAndTheNextFullRoundListsIt) {
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 1}}));
+  SweepOptions options;
+  options.full_every = 1;
+  Sweeper sweeper = MakeSweeper(options);
+  ASSERT_EQ(sweeper.SweepOnce().prs, 1);
+  arming_->ArmOn("/graphql", R"({"aimed":[{"path":"/graphql","fault":"graphql_timeout"}]})");
+  clock_->Advance(seconds(5));
+  SweepStats timed_out = sweeper.SweepOnce();
+  EXPECT_EQ(arming_->fired(), 1);
+  EXPECT_TRUE(timed_out.full);
+  EXPECT_EQ(timed_out.skipped, 1);
+  EXPECT_EQ(timed_out.prs, 0);
+  EXPECT_TRUE(client_->ListsOpenPullChecks());
+  clock_->Advance(seconds(5));
+  SweepStats next = sweeper.SweepOnce();
+  EXPECT_EQ(next.skipped, 0);
+  EXPECT_EQ(next.unchanged, 1);
+  EXPECT_EQ(Item("acme/app#1")->requested_gen, 1) << "nothing changed, nothing signalled";
 }
 
 // In App mode a fresh database knows no installation; GET /app/installations names them, so
@@ -377,7 +402,7 @@ TEST_F(SweeperTest, PersonalTokenModeSweepsOnlyStoreKnownRepositories) {
 }
 
 TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterRetryAfter) {
-  OpenWorld({{"app", 2}, {"lib", 1}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 2}, {"lib", 1}}));
   Sweeper sweeper = MakeSweeper();
   ASSERT_EQ(sweeper.SweepOnce().prs, 3);  // the first round (full) reads over GraphQL
 
@@ -418,7 +443,7 @@ TEST_F(SweeperTest, ASecondaryRateLimitSkipsTheRepositoryUntilTheNextRoundAfterR
 // the test moves the SimClock past its share, not before, and each round starts one interval
 // after the last.
 TEST_F(SweeperTest, TheLoopSweepsEachRepositoryWhenTheClockReachesItsShareOfTheInterval) {
-  OpenWorld({{"app", 1}, {"lib", 1}});
+  ASSERT_NO_FATAL_FAILURE(OpenWorld({{"app", 1}, {"lib", 1}}));
   SweepOptions options;
   options.interval = std::chrono::minutes(10);  // two repositories: one every 5 minutes
   options.full_every = 1;                       // every round is full

@@ -98,8 +98,13 @@ class GitHubClient final : public GitHub {
   // itself (then for the rest of the process, with a warning), the REST reads answer instead.
   GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo, int64_t number,
                                         PullStateParts parts = {}) override;
+  // One GraphQL query (github/graphql_commit_checks.h) instead of two REST reads, with the same
+  // fallbacks to REST as ReadPullState.
+  GitHubResult<CommitChecks> ReadCommitChecks(const CallContext& ctx, const RepoRef& repo,
+                                              const std::string& sha) override;
   // One GraphQL query per 100 open PRs (github/graphql_open_pulls.h); refused as the default
-  // when GraphQL reads are off or GitHub refused the PullState query.
+  // when GraphQL reads are off or GitHub refused a query; kTransient while GraphQL is paused
+  // (GraphqlOn).
   GitHubResult<OpenPullListing> ListOpenPullChecks(const CallContext& ctx, const RepoRef& repo,
                                                    const std::string& watch_path) override;
   bool ListsOpenPullChecks() const override {
@@ -231,11 +236,24 @@ class GitHubClient final : public GitHub {
   void MarkGraphqlSpent(int64_t installation_id, Time until);
   // Logs (once) that GitHub refused GraphQL query `query`, and sets graphql_refused_.
   void RefuseGraphqlQuery(std::string_view query, const GitHubError& error);
-  // RefuseGraphqlQuery for the PullState query, then reads over REST.
-  GitHubResult<PullState> RefuseGraphql(const CallContext& ctx, const RepoRef& repo, int64_t number,
-                                        const GitHubError& error);
-  // Set when GitHub refused the PullState query itself: ReadPullState uses REST from then on.
+  // Whether the GraphQL reads are to be tried now: on in the options, not refused, not paused.
+  bool GraphqlOn();
+  // What a GraphQL read does after `error` of query `query` (client_graphql.cc): true to read
+  // over REST instead, false to return the error. `answered`: the error is an `errors` entry of
+  // a 200 (github/graphql_errors.h), not the HTTP exchange's. Marks the GraphQL window spent,
+  // refuses the query, or counts an execution error, as the error says.
+  bool GraphqlFallsBack(const CallContext& ctx, std::string_view query, const GitHubError& error,
+                        bool answered);
+  // A query answered without error: the run of execution errors is over.
+  void GraphqlAnswered();
+  // Set when GitHub refused a GraphQL query itself: the reads use REST from then on.
   std::atomic<bool> graphql_refused_{false};
+  // Execution errors in a row (a timeout, FORBIDDEN, INTERNAL: kTransient answers); at
+  // kGraphqlErrorsToPause GraphQL is paused until `graphql_paused_until_`, so that an error
+  // that will not go away (an IP allow list, a server that cannot run the query) does not cost
+  // a query beside every REST read.
+  int graphql_errors_in_a_row_ GUARDED_BY(mutex_) = 0;
+  Time graphql_paused_until_ GUARDED_BY(mutex_);
   std::map<std::string, CachedGet> etags_ GUARDED_BY(mutex_);
   // Least recently used first: a 304 or a new 200 moves its key to the back, and the front is
   // evicted, so what every pass reads (a repository's policy file, its PR listing) stays.

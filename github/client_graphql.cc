@@ -1,13 +1,22 @@
-// GitHubClient's GraphQL reads: the pass's read as one query (github/graphql_pull_state.h), and
-// the sweep's listing of open PRs with their checks (github/graphql_open_pulls.h).
+// GitHubClient's GraphQL reads: the pass's read as one query (github/graphql_pull_state.h), a
+// commit's checks (github/graphql_commit_checks.h), and the sweep's listing of open PRs with
+// their checks (github/graphql_open_pulls.h), and what each does when GraphQL errs.
 #include <utility>
 
 #include "base/log.h"
 #include "github/client.h"
+#include "github/graphql_commit_checks.h"
 #include "github/graphql_open_pulls.h"
 #include "github/graphql_pull_state.h"
 
 namespace gatehouse {
+namespace {
+
+// Execution errors in a row that pause the GraphQL reads, and for how long.
+constexpr int kGraphqlErrorsToPause = 5;
+constexpr Duration kGraphqlPause = std::chrono::minutes(10);
+
+}  // namespace
 
 std::string GraphqlTargetFor(std::string_view api_url) {
   constexpr std::string_view kEnterpriseRest = "/api/v3";
@@ -38,56 +47,83 @@ void GitHubClient::RefuseGraphqlQuery(std::string_view query, const GitHubError&
   }
 }
 
-GitHubResult<PullState> GitHubClient::RefuseGraphql(const CallContext& ctx, const RepoRef& repo,
-                                                    int64_t number, const GitHubError& error) {
-  RefuseGraphqlQuery("PullState", error);
-  return GitHub::ReadPullState(ctx, repo, number);
+bool GitHubClient::GraphqlOn() {
+  if (!options_.graphql_reads || graphql_refused_.load()) return false;
+  MutexLock lock(&mutex_);
+  return clock_->Now() >= graphql_paused_until_;
+}
+
+void GitHubClient::GraphqlAnswered() {
+  MutexLock lock(&mutex_);
+  graphql_errors_in_a_row_ = 0;
+}
+
+bool GitHubClient::GraphqlFallsBack(const CallContext& ctx, std::string_view query,
+                                    const GitHubError& error, bool answered) {
+  if (!answered) {
+    // GraphQL's primary window is not REST's: when it is spent, REST's may not be. A
+    // secondary limit (Retry-After) is the account's, not the window's: the caller waits.
+    if (error.kind == GitHubErrorKind::kRateLimited) {
+      return GraphqlRateLimitFor(ctx.installation_id).remaining == 0;
+    }
+    // The endpoint itself said no (a GitHub Enterprise Server without it, a proxy that does
+    // not pass it): a 404 here is not the PR's. Anything else (a 5xx, a reset, a bad token)
+    // is what a REST read would have met too.
+    if (error.kind == GitHubErrorKind::kNotFound || error.kind == GitHubErrorKind::kPermanent) {
+      RefuseGraphqlQuery(query, error);
+      return true;
+    }
+    return false;
+  }
+  switch (error.kind) {
+    case GitHubErrorKind::kRateLimited:
+      MarkGraphqlSpent(ctx.installation_id, error.until);
+      return true;
+    case GitHubErrorKind::kPermanent:  // the document: GitHub will not run it
+      RefuseGraphqlQuery(query, error);
+      return true;
+    case GitHubErrorKind::kTransient: {  // this execution: REST this once
+      bool paused = false;
+      {
+        MutexLock lock(&mutex_);
+        if (++graphql_errors_in_a_row_ >= kGraphqlErrorsToPause) {
+          graphql_errors_in_a_row_ = 0;
+          graphql_paused_until_ = clock_->Now() + kGraphqlPause;
+          paused = true;
+        }
+      }
+      Log(paused ? LogLevel::kWarn : LogLevel::kInfo, "github.graphql_error")
+          .Field("query", query)
+          .Field("error", error.ToString())
+          .Field("note", paused ? "GraphQL errors in a row: the reads use REST for 10 minutes"
+                                : "an error of this execution: GraphQL stays on");
+      return true;
+    }
+    default:  // NOT_FOUND: the PR or repository is not there, whichever way it is read
+      return false;
+  }
 }
 
 GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, const RepoRef& repo,
                                                     int64_t number, PullStateParts parts) {
-  if (!options_.graphql_reads || graphql_refused_.load()) {
-    return GitHub::ReadPullState(ctx, repo, number);
-  }
+  if (!GraphqlOn()) return GitHub::ReadPullState(ctx, repo, number);
   auto response = Request(ctx, "POST", options_.graphql_target,
                           PullStateRequest(repo, number, parts), Window::kGraphql);
   if (!response.ok()) {
-    const GitHubError& error = response.error();
-    if (error.kind == GitHubErrorKind::kRateLimited) {
-      // GraphQL's primary window is not REST's: when it is spent, REST's may not be. A
-      // secondary limit (Retry-After) is the account's, not the window's: the pass waits.
-      if (GraphqlRateLimitFor(ctx.installation_id).remaining == 0) {
-        return GitHub::ReadPullState(ctx, repo, number);
-      }
-      return error;
+    if (GraphqlFallsBack(ctx, "PullState", response.error(), false)) {
+      return GitHub::ReadPullState(ctx, repo, number);
     }
-    // The endpoint itself said no (a GitHub Enterprise Server without it, a proxy that does
-    // not pass it): a 404 here is not the pull request's. Anything else (a 5xx, a reset, a
-    // bad token) is what a REST read would have met too.
-    if (error.kind == GitHubErrorKind::kNotFound || error.kind == GitHubErrorKind::kPermanent) {
-      return RefuseGraphql(ctx, repo, number, error);
-    }
-    return error;
+    return response.error();
   }
   auto answer =
       ParsePullStateAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset);
   if (!answer.ok()) {
-    const GitHubError& error = answer.error();
-    if (error.kind == GitHubErrorKind::kRateLimited) {
-      MarkGraphqlSpent(ctx.installation_id, error.until);
+    if (GraphqlFallsBack(ctx, "PullState", answer.error(), true)) {
       return GitHub::ReadPullState(ctx, repo, number);
     }
-    if (error.kind == GitHubErrorKind::kPermanent) return RefuseGraphql(ctx, repo, number, error);
-    // An error of this one execution (a timeout, INTERNAL, an IP allow list): this read goes
-    // over REST, and GraphQL stays on for the next.
-    if (error.kind == GitHubErrorKind::kTransient) {
-      Log(LogLevel::kInfo, "github.graphql_error")
-          .Field("query", "PullState")
-          .Field("error", error.ToString());
-      return GitHub::ReadPullState(ctx, repo, number);
-    }
-    return error;
+    return answer.error();
   }
+  GraphqlAnswered();
   PullState state = std::move(answer->state);
   if (answer->labels_truncated) {
     auto pr = GetPullRequest(ctx, repo, number);
@@ -106,35 +142,64 @@ GitHubResult<PullState> GitHubClient::ReadPullState(const CallContext& ctx, cons
   return state;
 }
 
+GitHubResult<CommitChecks> GitHubClient::ReadCommitChecks(const CallContext& ctx,
+                                                          const RepoRef& repo,
+                                                          const std::string& sha) {
+  if (!GraphqlOn()) return GitHub::ReadCommitChecks(ctx, repo, sha);
+  auto response = Request(ctx, "POST", options_.graphql_target, CommitChecksRequest(repo, sha),
+                          Window::kGraphql);
+  if (!response.ok()) {
+    if (GraphqlFallsBack(ctx, "CommitChecks", response.error(), false)) {
+      return GitHub::ReadCommitChecks(ctx, repo, sha);
+    }
+    return response.error();
+  }
+  auto answer =
+      ParseCommitChecksAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset, sha);
+  if (!answer.ok()) {
+    if (GraphqlFallsBack(ctx, "CommitChecks", answer.error(), true)) {
+      return GitHub::ReadCommitChecks(ctx, repo, sha);
+    }
+    return answer.error();
+  }
+  GraphqlAnswered();
+  // More check contexts than a page holds: REST's lists page.
+  if (!answer->complete) return GitHub::ReadCommitChecks(ctx, repo, sha);
+  return std::move(answer->checks);
+}
+
 GitHubResult<OpenPullListing> GitHubClient::ListOpenPullChecks(const CallContext& ctx,
                                                                const RepoRef& repo,
                                                                const std::string& watch_path) {
   if (!options_.graphql_reads || graphql_refused_.load()) {
     return GitHub::ListOpenPullChecks(ctx, repo, watch_path);
   }
+  if (!GraphqlOn()) {
+    // Paused after execution errors: the repository waits for a later round rather than
+    // passing every PR.
+    return GitHubError{GitHubErrorKind::kTransient,
+                       0,
+                       {},
+                       "POST /graphql (OpenPulls): GraphQL paused after errors in a row"};
+  }
   OpenPullListing out;
   std::optional<std::string> after;
   for (int page = 0; page < options_.max_pages; ++page) {
     auto response = Request(ctx, "POST", options_.graphql_target,
                             OpenPullsRequest(repo, watch_path, after), Window::kGraphql);
+    // No REST fallback here: the sweeper skips the repository on an error (or passes every
+    // PR once the query is refused), so the errors are only noted.
     if (!response.ok()) {
-      const GitHubError& error = response.error();
-      // The endpoint itself said no, as in ReadPullState: GraphQL is off from now on.
-      if (error.kind == GitHubErrorKind::kNotFound || error.kind == GitHubErrorKind::kPermanent) {
-        RefuseGraphqlQuery("OpenPulls", error);
-      }
-      return error;
+      GraphqlFallsBack(ctx, "OpenPulls", response.error(), false);
+      return response.error();
     }
     auto answer =
         ParseOpenPullsAnswer(response->body, GraphqlRateLimitFor(ctx.installation_id).reset);
     if (!answer.ok()) {
-      const GitHubError& error = answer.error();
-      if (error.kind == GitHubErrorKind::kRateLimited) {
-        MarkGraphqlSpent(ctx.installation_id, error.until);
-      }
-      if (error.kind == GitHubErrorKind::kPermanent) RefuseGraphqlQuery("OpenPulls", error);
-      return error;
+      GraphqlFallsBack(ctx, "OpenPulls", answer.error(), true);
+      return answer.error();
     }
+    GraphqlAnswered();
     for (OpenPullChecks& p : answer->pulls) out.pulls.push_back(std::move(p));
     if (page == 0) out.watched_oid = std::move(answer->watched_oid);
     if (!answer->next) return out;

@@ -133,6 +133,10 @@ class ClientGraphqlSimTest : public ::testing::Test {
       EXPECT_EQ(got.reviews[i].commit_id, want.reviews[i].commit_id) << i;
       EXPECT_EQ(got.reviews[i].body, want.reviews[i].body) << i;
     }
+    ExpectSameChecks({got.check_runs, got.status}, {want.check_runs, want.status});
+  }
+
+  static void ExpectSameChecks(const CommitChecks& got, const CommitChecks& want) {
     ASSERT_EQ(got.check_runs.size(), want.check_runs.size());
     for (size_t i = 0; i < got.check_runs.size(); ++i) {
       EXPECT_EQ(got.check_runs[i].id, want.check_runs[i].id) << i;
@@ -149,6 +153,16 @@ class ClientGraphqlSimTest : public ::testing::Test {
       EXPECT_EQ(got.status.statuses[i].context, want.status.statuses[i].context) << i;
       EXPECT_EQ(got.status.statuses[i].state, want.status.statuses[i].state) << i;
     }
+  }
+
+  // Arms gatehouse-sim's aimed graphql_timeout for the next `count` queries.
+  void TimeOutQueries(int count) {
+    HttpRequest put;
+    put.method = "PUT";
+    put.target = "/_sim/faults";
+    put.body = R"({"aimed": [{"path": "/graphql", "fault": "graphql_timeout", "count": )" +
+               std::to_string(count) + "}]}";
+    ASSERT_EQ(github_.handler().Serve(put).status, 200);
   }
 
   std::shared_ptr<SimClock> clock_ = std::make_shared<SimClock>(kStart);
@@ -299,11 +313,7 @@ TEST_F(ClientGraphqlSimTest, AnExecutionErrorIsRestForThatReadOnly) {
   auto rest = Client({.graphql_reads = false})->ReadPullState(ctx_, kRepo, 1);
   ASSERT_TRUE(rest.ok());
   const int64_t rest_gets = counting_->gets();
-  HttpRequest put;
-  put.method = "PUT";
-  put.target = "/_sim/faults";
-  put.body = R"({"aimed": [{"method": "POST", "path": "/graphql", "fault": "graphql_timeout"}]})";
-  ASSERT_EQ(github_.handler().Serve(put).status, 200);
+  ASSERT_NO_FATAL_FAILURE(TimeOutQueries(1));
 
   auto& client = github_.client();
   auto first = client.ReadPullState(ctx_, kRepo, 1);
@@ -317,6 +327,70 @@ TEST_F(ClientGraphqlSimTest, AnExecutionErrorIsRestForThatReadOnly) {
   ExpectSame(*second, *rest);
   EXPECT_EQ(counting_->graphql_posts(), 2) << "GraphQL is still on";
   EXPECT_EQ(counting_->gets(), 2 * rest_gets) << "no REST read beside the query";
+}
+
+// Execution errors in a row pause the GraphQL reads for 10 minutes: an error that does not go
+// away must not cost a query beside every REST read.
+TEST_F(ClientGraphqlSimTest, FiveExecutionErrorsInARowPauseGraphqlForTenMinutes) {
+  ASSERT_NO_FATAL_FAILURE(Populate());
+  auto& client = github_.client();
+  ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok());
+  ASSERT_EQ(counting_->graphql_posts(), 1);
+  ASSERT_NO_FATAL_FAILURE(TimeOutQueries(5));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok()) << i;
+  EXPECT_EQ(counting_->graphql_posts(), 6);
+  ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(counting_->graphql_posts(), 6) << "paused: REST only";
+  EXPECT_TRUE(client.ListsOpenPullChecks()) << "paused, not refused";
+  auto listing = client.ListOpenPullChecks(ctx_, kRepo, ".github/gatehouse.yml");
+  ASSERT_FALSE(listing.ok());
+  EXPECT_EQ(listing.error().kind, GitHubErrorKind::kTransient) << "the sweep skips, not passes";
+
+  clock_->Advance(std::chrono::minutes(10));
+  ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(counting_->graphql_posts(), 7) << "the pause is over";
+
+  // Errors with answers between them are not in a row: four, an answer, four more.
+  ASSERT_NO_FATAL_FAILURE(TimeOutQueries(4));
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok()) << i;
+  ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok());
+  ASSERT_NO_FATAL_FAILURE(TimeOutQueries(4));
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok()) << i;
+  ASSERT_TRUE(client.ReadPullState(ctx_, kRepo, 1).ok());
+  EXPECT_EQ(counting_->graphql_posts(), 17) << "never paused";
+}
+
+// A commit's checks (the merge queue's read of a commit it tests) are one query that reads what
+// the two REST lists read.
+TEST_F(ClientGraphqlSimTest, ACommitsChecksAreOneQueryThatReadsWhatTheTwoRestListsRead) {
+  ASSERT_NO_FATAL_FAILURE(Populate());
+  auto rest = Client({.graphql_reads = false})->ReadCommitChecks(ctx_, kRepo, head_);
+  ASSERT_TRUE(rest.ok()) << rest.error().ToString();
+  EXPECT_EQ(counting_->graphql_posts(), 0);
+  const int64_t rest_gets = counting_->gets();
+  EXPECT_EQ(rest_gets, 2);
+  EXPECT_EQ(rest->check_runs.size(), 2u);
+  EXPECT_EQ(rest->status.statuses.size(), 2u);
+
+  auto& client = github_.client();
+  auto one = client.ReadCommitChecks(ctx_, kRepo, head_);
+  ASSERT_TRUE(one.ok()) << one.error().ToString();
+  EXPECT_EQ(counting_->graphql_posts(), 1);
+  EXPECT_EQ(counting_->gets(), rest_gets) << "no REST call beside the query";
+  ExpectSameChecks(*one, *rest);
+
+  // A commit the repository does not have.
+  auto missing = client.ReadCommitChecks(ctx_, kRepo, std::string(40, 'a'));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, GitHubErrorKind::kNotFound);
+
+  // An execution error: the two REST lists this once.
+  ASSERT_NO_FATAL_FAILURE(TimeOutQueries(1));
+  auto again = client.ReadCommitChecks(ctx_, kRepo, head_);
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  ExpectSameChecks(*again, *rest);
+  EXPECT_EQ(counting_->graphql_posts(), 3);
+  EXPECT_EQ(counting_->gets(), 2 * rest_gets);
 }
 
 TEST_F(ClientGraphqlSimTest, ASecondaryLimitOnTheQueryIsAWaitNotAFallback) {

@@ -28,14 +28,24 @@ GitHubResult<OpenPullListing> GitHub::ListOpenPullChecks(const CallContext& /*ct
                      "listing " + repo.FullName() + "'s open PRs with their checks needs GraphQL"};
 }
 
+GitHubResult<CommitChecks> GitHub::ReadCommitChecks(const CallContext& ctx, const RepoRef& repo,
+                                                    const std::string& sha) {
+  CommitChecks out;
+  auto runs = ListCheckRuns(ctx, repo, sha);
+  if (!runs.ok()) return runs.error();
+  out.check_runs = std::move(runs).value();
+  auto status = GetCombinedStatus(ctx, repo, sha);
+  if (!status.ok()) return status.error();
+  out.status = std::move(status).value();
+  return out;
+}
+
 GitHubResult<GitHubOk> GitHub::ReadHeadChecks(const CallContext& ctx, const RepoRef& repo,
                                               PullState& state) {
-  auto runs = ListCheckRuns(ctx, repo, state.pr.head_sha);
-  if (!runs.ok()) return runs.error();
-  state.check_runs = std::move(runs).value();
-  auto status = GetCombinedStatus(ctx, repo, state.pr.head_sha);
-  if (!status.ok()) return status.error();
-  state.status = std::move(status).value();
+  auto checks = GitHub::ReadCommitChecks(ctx, repo, state.pr.head_sha);  // REST's, always
+  if (!checks.ok()) return checks.error();
+  state.check_runs = std::move(checks->check_runs);
+  state.status = std::move(checks->status);
   return GitHubOk{};
 }
 

@@ -110,6 +110,12 @@ struct CombinedStatus {
   std::vector<CommitStatus> statuses;
 };
 
+// One commit's checks: its check runs (as ListCheckRuns lists them) and combined status.
+struct CommitChecks {
+  std::vector<CheckRun> check_runs;
+  CombinedStatus status;
+};
+
 // A comment on a PR's conversation (an issue comment). Times are GitHub's ISO 8601 text.
 struct IssueComment {
   int64_t id = 0;
@@ -277,6 +283,13 @@ class GitHub {
   // repository) is not there.
   virtual GitHubResult<PullState> ReadPullState(const CallContext& ctx, const RepoRef& repo,
                                                 int64_t number, PullStateParts parts = {});
+
+  // Commit `sha`'s check runs and combined status (the merge queue's read of a commit it tests).
+  // The default makes the two REST reads (ListCheckRuns, GetCombinedStatus); GitHubClient
+  // answers it with one GraphQL query (github/graphql_commit_checks.h). NotFound when the
+  // repository, or over GraphQL the commit, is not there.
+  virtual GitHubResult<CommitChecks> ReadCommitChecks(const CallContext& ctx, const RepoRef& repo,
+                                                      const std::string& sha);
 
   // A repository's open PRs, each with its head's check runs and statuses, in as few requests
   // as GitHub allows (the sweep's full round, engine/sweeper.h). GitHubClient answers it with

@@ -44,6 +44,9 @@ TEST(GraphqlErrorsTest, EachErrorIsTheKindItsCallerActsOn) {
       {R"({"errors":[{"type":"FORBIDDEN","message":"IP allow list"}]})",
        GitHubErrorKind::kTransient},
       {R"({"errors":[{"type":"INTERNAL","message":"oops"}]})", GitHubErrorKind::kTransient},
+      // A type wins over `extensions`: an organisation's SAML enforcement is this execution's.
+      {R"({"errors":[{"type":"FORBIDDEN","message":"SAML","extensions":{"saml_failure":true}}]})",
+       GitHubErrorKind::kTransient},
   };
   for (const Case& c : cases) {
     auto error = ErrorOf(c.body);

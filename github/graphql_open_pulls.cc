@@ -8,7 +8,9 @@
 
 namespace gatehouse {
 namespace json = boost::json;
+using json_read::HasNextPage;
 using json_read::Int;
+using json_read::Lower;
 using json_read::Str;
 using json_read::Sub;
 
@@ -40,16 +42,6 @@ constexpr std::string_view kOpenPullsQuery =
     }
   }
 })";
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool HasNextPage(const json::value& connection) {
-  const auto* more = Sub(Sub(connection, "pageInfo"), "hasNextPage").if_bool();
-  return more != nullptr && *more;
-}
 
 // One open PR's node: its row and, when the answer holds its head commit, that commit's checks.
 OpenPullChecks ParsePull(const json::value& node) {
@@ -124,7 +116,7 @@ GitHubResult<OpenPullsPage> ParseOpenPullsAnswer(const json::value& body, Time r
   page.watched_oid = Str(Sub(Sub(Sub(body, "data"), "repository"), "watched"), "oid");
   page.pulls.reserve(nodes->size());
   for (const auto& n : *nodes) page.pulls.push_back(open_pulls::ParsePull(n));
-  if (open_pulls::HasNextPage(pulls)) {
+  if (HasNextPage(pulls)) {
     page.next = Str(Sub(pulls, "pageInfo"), "endCursor");
     if (page.next->empty()) {
       return GitHubError{GitHubErrorKind::kPermanent,

@@ -3,12 +3,16 @@
 #include <cctype>
 #include <utility>
 
+#include "github/graphql_commit_checks.h"
 #include "github/graphql_errors.h"
 #include "github/json_read.h"
 
 namespace gatehouse {
 namespace json = boost::json;
+using json_read::HasNextPage;
 using json_read::Int;
+using json_read::Lower;
+using json_read::Nodes;
 using json_read::Str;
 using json_read::Sub;
 
@@ -29,26 +33,7 @@ constexpr std::string_view kPullStateTemplate =
         pageInfo { hasNextPage }
         nodes { fullDatabaseId state body author { __typename login } commit { oid } }
       }@comments@@files@
-      commits(last: 1) {
-        nodes {
-          commit {
-            oid
-            status { state contexts { context state } }
-            statusCheckRollup {
-              contexts(first: 100) {
-                pageInfo { hasNextPage }
-                nodes {
-                  __typename
-                  ... on CheckRun {
-                    databaseId name status conclusion externalId
-                    checkSuite { app { slug } commit { oid } }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
+      commits(last: 1) { nodes { commit { @commit@ } } }
     }
   }
 })";
@@ -73,6 +58,7 @@ std::string PullStateDocument(PullStateParts parts) {
   std::string doc(kPullStateTemplate);
   Fill(&doc, "@comments@", parts.comments ? kCommentsPart : "");
   Fill(&doc, "@files@", parts.files ? kFilesPart : "");
+  Fill(&doc, "@commit@", kCommitChecksFields);
   return doc;
 }
 
@@ -88,11 +74,6 @@ const std::string& PullStateQuery(PullStateParts parts) {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // REST's login for a GraphQL actor: a Bot's login carries "[bot]" there; a deleted user (null
 // author) is GitHub's "ghost".
 std::string RestLogin(const json::value& actor, std::string* type = nullptr) {
@@ -105,15 +86,6 @@ std::string RestLogin(const json::value& actor, std::string* type = nullptr) {
   if (type != nullptr) *type = kind.empty() ? "User" : kind;
   if (kind == "Bot" && !login.ends_with("[bot]")) login += "[bot]";
   return login;
-}
-
-const json::array* Nodes(const json::value& connection) {
-  return Sub(connection, "nodes").if_array();
-}
-
-bool HasNextPage(const json::value& connection) {
-  const auto* more = Sub(Sub(connection, "pageInfo"), "hasNextPage").if_bool();
-  return more != nullptr && *more;
 }
 
 int64_t BigInt(const json::value& v, std::string_view key) {
@@ -198,36 +170,6 @@ std::optional<std::vector<std::string>> ParseFiles(const json::value& connection
   return out;
 }
 
-// The head commit's combined status and check runs; false when the commit is not `head`.
-bool ParseHead(const json::value& commit, const std::string& head, PullStateAnswer* out) {
-  if (Str(commit, "oid") != head) return false;
-  const json::value& status = Sub(commit, "status");
-  // No statuses: GitHub's GraphQL says null where REST's combined status says "pending".
-  out->state.status.state = status.is_null() ? "pending" : Lower(Str(status, "state"));
-  if (const auto* contexts = Sub(status, "contexts").if_array()) {
-    for (const auto& c : *contexts) {
-      out->state.status.statuses.push_back(CommitStatus{Str(c, "context"), Lower(Str(c, "state"))});
-    }
-  }
-  const json::value& rollup = Sub(Sub(commit, "statusCheckRollup"), "contexts");
-  if (HasNextPage(rollup)) out->checks_incomplete = true;
-  if (const auto* nodes = Nodes(rollup)) {
-    for (const auto& n : *nodes) {
-      if (Str(n, "__typename") != "CheckRun") continue;
-      CheckRun run;
-      run.id = Int(n, "databaseId");
-      run.name = Str(n, "name");
-      run.status = Lower(Str(n, "status"));
-      run.conclusion = Lower(Str(n, "conclusion"));
-      const json::value& suite = Sub(n, "checkSuite");
-      run.head_sha = Str(Sub(suite, "commit"), "oid");
-      run.app = Str(Sub(suite, "app"), "slug");
-      run.external_id = Str(n, "externalId");
-      out->state.check_runs.push_back(std::move(run));
-    }
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -257,9 +199,16 @@ GitHubResult<PullStateAnswer> ParsePullStateAnswer(const json::value& body, Time
   }
   if (pull.as_object().contains("files")) out.state.files = ParseFiles(Sub(pull, "files"));
   const json::array* commits = Nodes(Sub(pull, "commits"));
-  const bool head_read = commits != nullptr && !commits->empty() &&
-                         ParseHead(Sub(commits->back(), "commit"), out.state.pr.head_sha, &out);
-  if (!head_read) out.checks_incomplete = true;
+  CommitChecks head;
+  bool complete = false;
+  const bool head_read =
+      commits != nullptr && !commits->empty() &&
+      ParseCommitChecks(Sub(commits->back(), "commit"), out.state.pr.head_sha, &head, &complete);
+  if (!head_read || !complete) out.checks_incomplete = true;
+  if (head_read) {
+    out.state.check_runs = std::move(head.check_runs);
+    out.state.status = std::move(head.status);
+  }
   return out;
 }
 

@@ -35,4 +35,23 @@ inline std::optional<bool> OptBool(const boost::json::value& v, std::string_view
   return b ? std::optional<bool>(*b) : std::nullopt;
 }
 
+// ASCII lower case: GraphQL's SUCCESS → REST's "success".
+inline std::string Lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+// A GraphQL connection's `nodes`, or null when the answer has none.
+inline const boost::json::array* Nodes(const boost::json::value& connection) {
+  return Sub(connection, "nodes").if_array();
+}
+
+// Whether a GraphQL connection says more follows its page.
+inline bool HasNextPage(const boost::json::value& connection) {
+  const auto* more = Sub(Sub(connection, "pageInfo"), "hasNextPage").if_bool();
+  return more != nullptr && *more;
+}
+
 }  // namespace gatehouse::json_read

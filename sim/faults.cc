@@ -130,8 +130,13 @@ Result<AimedFault> ParseAimed(const json::value& v, const std::string& where) {
                            "secondary_rate_limit, lost_answer_reset, lost_answer_502 or " +
                            "graphql_timeout, not \"" + rule.fault + "\"");
   }
-  if (rule.fault == "graphql_timeout" && !rule.Matches("POST", "/graphql")) {
-    return InvalidArgument(at + "graphql_timeout applies to POST /graphql only");
+  if (rule.fault == "graphql_timeout") {
+    // Only the GraphQL endpoint itself: a glob that also matched a REST call would fault it.
+    if (rule.path != "/graphql" || (!rule.method.empty() && rule.method != "POST")) {
+      return InvalidArgument(at + "graphql_timeout applies to POST /graphql only (path " +
+                             "\"/graphql\", method POST or absent)");
+    }
+    rule.method = "POST";
   }
   GH_RETURN_IF_ERROR(ReadPositive(o, "count", at, &rule.count));
   if (o.contains("status") && rule.fault != "server_error") {

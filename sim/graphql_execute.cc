@@ -149,6 +149,12 @@ class Executor {
     if (f == "nameWithOwner") return Str(r.full_name());
     if (f == "url") return Str("https://github.com/" + r.full_name());
     if (f == "owner") return Object(ActorObj(r.owner, "User"), sel, path);
+    if (f == "object" && sel.args.contains("oid")) {
+      // object(oid:): a commit the repository knows; null for any other oid (as GitHub).
+      const std::string oid = sel.StringArg("oid");
+      if (!reads_.KnowsCommit(r, oid)) return nullptr;
+      return Object(Obj{.type = "Commit", .text = oid}, sel, path);
+    }
     if (f == "object") {
       // object(expression: "HEAD:path" or "<default branch>:path"): a file of the default
       // branch as a Blob whose oid follows its content; null when there is none (as GitHub).

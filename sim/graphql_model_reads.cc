@@ -14,6 +14,10 @@ const Repository* ModelReads::Repo(const std::string& full_name, int64_t install
   return &repos_.back();
 }
 
+bool ModelReads::KnowsCommit(const Repository& repo, const std::string& sha) {
+  return model_.KnowsCommit(repo.full_name(), sha);
+}
+
 const PullRequest* ModelReads::Pull(const Repository& repo, int64_t number) {
   if (number <= 0 || number > 999'999'999) return nullptr;
   std::optional<PullRequest> pr = model_.GetPull(repo.full_name(), static_cast<int>(number));

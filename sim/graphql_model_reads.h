@@ -35,6 +35,8 @@ class ModelReads {
   // `states` (every one when empty), oldest first: Repository.pullRequests' default order.
   std::vector<const PullRequest*> Pulls(const Repository& repo,
                                         const std::vector<std::string>& states);
+  // Whether `sha` is a commit of the repository (Model::KnowsCommit).
+  bool KnowsCommit(const Repository& repo, const std::string& sha);
   // The PR's changed files, as GET /pulls/{n}/files lists them.
   const boost::json::array& FilesOf(const Repository& repo, const PullRequest& pr);
   // The PR's conversation comments, oldest first (as GET /issues/{n}/comments).

@@ -18,6 +18,16 @@ void PullNumbersIn(const std::vector<Selection>& selections, std::vector<int64_t
   }
 }
 
+// Every `object(oid:)` under `selections` (a commit's checks are what it reads).
+void CommitOidsIn(const std::vector<Selection>& selections, std::vector<std::string>* out) {
+  for (const Selection& s : selections) {
+    if (!s.fragment && s.name == "object" && s.args.contains("oid")) {
+      out->push_back(s.StringArg("oid"));
+    }
+    CommitOidsIn(s.selections, out);
+  }
+}
+
 void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::string>* out) {
   for (const Selection& s : selections) {
     if (s.fragment) {
@@ -30,6 +40,12 @@ void RepositoriesIn(const std::vector<Selection>& selections, std::vector<std::s
     std::vector<int64_t> numbers;
     PullNumbersIn(s.selections, &numbers);
     for (int64_t n : numbers) out->push_back(repo + "/pulls/" + std::to_string(n));
+    std::vector<std::string> commits;
+    CommitOidsIn(s.selections, &commits);
+    for (const std::string& sha : commits) {
+      out->push_back(repo + "/commits/" + sha + "/check-runs");
+      out->push_back(repo + "/commits/" + sha + "/status");
+    }
   }
 }
 

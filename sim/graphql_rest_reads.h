@@ -12,8 +12,9 @@
 
 namespace gatehouse::sim::graphql {
 
-// As GET paths: "/repos/{owner}/{name}" for each top-level `repository(owner:, name:)` and
-// "/repos/{owner}/{name}/pulls/{number}" for each `pullRequest(number:)` inside it.
+// As GET paths: "/repos/{owner}/{name}" for each top-level `repository(owner:, name:)`,
+// "/repos/{owner}/{name}/pulls/{number}" for each `pullRequest(number:)` inside it, and
+// ".../commits/{oid}/check-runs" and ".../commits/{oid}/status" for each `object(oid:)`.
 std::vector<std::string> RestReadsOf(const Document& doc);
 
 }  // namespace gatehouse::sim::graphql

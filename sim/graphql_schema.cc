@@ -162,7 +162,7 @@ std::vector<TypeDef> BuildSchema() {
       {"PullRequestCommit", TypeKind::kObject, node, {{"id", "ID"}, {"commit", "Commit"}}},
       {"Commit",
        TypeKind::kObject,
-       node,
+       {"Node", "GitObject"},
        {{"id", "ID"},
         {"oid", "GitObjectID"},
         {"abbreviatedOid", "String"},

@@ -417,6 +417,12 @@ std::string Model::ResolveRef(const std::string& repo, const std::string& ref) c
   return ref;  // treat anything else as a SHA
 }
 
+bool Model::KnowsCommit(const std::string& repo, const std::string& sha) const {
+  MutexLock lock(&mu_);
+  const RepoState* rs = FindLocked(repo);
+  return rs != nullptr && rs->commits.Knows(sha);
+}
+
 std::vector<Effect> Model::Effects() const {
   MutexLock lock(&mu_);
   return effects_;

@@ -80,6 +80,9 @@ class Model {
                                                     int64_t comment_id) const;
   // Resolves a branch name or SHA of `repo` to a SHA ("" when unknown).
   std::string ResolveRef(const std::string& repo, const std::string& ref) const;
+  // Whether `sha` is a commit of `repo` (its CommitGraph's: the default branch's history, every
+  // head a PR had, the commits MergeIntoBranch made).
+  bool KnowsCommit(const std::string& repo, const std::string& sha) const;
   std::vector<Effect> Effects() const;
   std::vector<Repository> Repos() const;
   // The model's clock (effects are stamped with it).

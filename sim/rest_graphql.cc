@@ -7,7 +7,9 @@
 // X-RateLimit-Resource: graphql. An exhausted window answers 200 with a RATE_LIMITED error,
 // as GitHub's GraphQL API does; the other faults (resets, 5xx, secondary limits, aimed rules on
 // "POST /graphql", and aimed GET rules on the REST paths the query reads, graphql::RestReadsOf)
-// apply as to any REST call. There are no ETags: every query is answered.
+// apply as to any REST call. The aimed `graphql_timeout` rule (POST /graphql only) charges the
+// query and answers 200 with an execution error and no data; like every aimed rule it comes
+// before the window's limit. There are no ETags: every query is answered.
 #include <boost/json.hpp>
 
 #include "sim/graphql_document.h"

@@ -1,8 +1,9 @@
 // FenceOutcomes: what every backend's Renew and Finish report for each lease they were given,
-// and the funnel counters a Finish batch moves (docs/STORE.md). A backend runs one conditional
-// UPDATE per lease (`... WHERE key = ? AND fence = ? AND state = 'running'`) and hands this
-// whether it changed the row; the outcome is OK, or kFenceLost when another claim took the item
-// since (or it is no longer running), with the same message in both backends.
+// and the funnel counters a Finish batch moves (docs/ENGINE.md). A backend writes each lease's
+// row conditionally (`... WHERE key = ? AND fence = ? AND state = 'running'`; PostgreSQL
+// finishes the completed ones in one statement) and hands this whether that lease's row was
+// written; the outcome is OK, or kFenceLost when another claim took the item since (or it is no
+// longer running), with the same message in both backends.
 //
 // Not thread-safe: one per batch, inside the backend's transaction.
 #pragma once
