@@ -143,9 +143,10 @@ class PlanRun {
   // belong to their commit whatever the PR does. Everything else it would accept on a PR whose
   // head moved, or that was closed or merged, since the plan was made (a review may name an old
   // commit; a close or a label names none), so the executor looks at the PR itself
-  // right before those calls. After a pass's first head check the read costs nothing: the PR is
-  // unchanged, and GitHub answers the conditional request with a 304 (the first is a 304 too
-  // when the pass read the PR over REST; docs/ACTIONS.md).
+  // right before those calls. After a pass's first head check the read costs nothing while the
+  // PR is unchanged: GitHub answers the conditional request with a 304 (the first is a 304 too
+  // when the pass read the PR over REST). A label this pass changed changes the PR, so the next
+  // check after it costs (docs/ACTIONS.md).
   // gatehouse's comments (the summary, a reply to a command) need no look: the summary names the
   // head it judged ("On `<sha>`"), the PR's passes run one at a time under its lease (the next
   // one, which a push starts, writes after this one), and a fenced-out pass cannot record the
