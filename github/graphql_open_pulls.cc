@@ -1,6 +1,5 @@
 #include "github/graphql_open_pulls.h"
 
-#include <cctype>
 #include <utility>
 
 #include "github/graphql_errors.h"

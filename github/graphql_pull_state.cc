@@ -1,6 +1,6 @@
 #include "github/graphql_pull_state.h"
 
-#include <cctype>
+#include <cstdint>
 #include <utility>
 
 #include "github/graphql_commit_checks.h"
