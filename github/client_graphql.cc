@@ -48,7 +48,7 @@ void GitHubClient::RefuseGraphqlQuery(std::string_view query, const GitHubError&
 }
 
 bool GitHubClient::GraphqlOn() {
-  if (!options_.graphql_reads || graphql_refused_.load()) return false;
+  if (!ListsOpenPullChecks()) return false;  // off, or refused
   MutexLock lock(&mutex_);
   return clock_->Now() >= graphql_paused_until_;
 }
@@ -171,9 +171,7 @@ GitHubResult<CommitChecks> GitHubClient::ReadCommitChecks(const CallContext& ctx
 GitHubResult<OpenPullListing> GitHubClient::ListOpenPullChecks(const CallContext& ctx,
                                                                const RepoRef& repo,
                                                                const std::string& watch_path) {
-  if (!options_.graphql_reads || graphql_refused_.load()) {
-    return GitHub::ListOpenPullChecks(ctx, repo, watch_path);
-  }
+  if (!ListsOpenPullChecks()) return GitHub::ListOpenPullChecks(ctx, repo, watch_path);
   if (!GraphqlOn()) {
     // Paused after execution errors: the repository waits for a later round rather than
     // passing every PR.

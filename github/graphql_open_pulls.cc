@@ -10,6 +10,7 @@ namespace json = boost::json;
 using json_read::HasNextPage;
 using json_read::Int;
 using json_read::Lower;
+using json_read::Nodes;
 using json_read::Str;
 using json_read::Sub;
 
@@ -54,7 +55,7 @@ OpenPullChecks ParsePull(const json::value& node) {
   const std::string mergeable = Str(node, "mergeable");
   if (mergeable == "MERGEABLE") out.pr.mergeable = true;
   if (mergeable == "CONFLICTING") out.pr.mergeable = false;
-  const auto* commits = Sub(Sub(node, "commits"), "nodes").if_array();
+  const auto* commits = Nodes(Sub(node, "commits"));
   const json::value& commit =
       commits != nullptr && !commits->empty() ? Sub(commits->back(), "commit") : json::value();
   if (Str(commit, "oid") != out.pr.head_sha) {
@@ -69,7 +70,7 @@ OpenPullChecks ParsePull(const json::value& node) {
   }
   const json::value& rollup = Sub(Sub(commit, "statusCheckRollup"), "contexts");
   if (HasNextPage(rollup)) out.checks_complete = false;
-  if (const auto* nodes = Sub(rollup, "nodes").if_array()) {
+  if (const auto* nodes = Nodes(rollup)) {
     for (const auto& n : *nodes) {
       if (Str(n, "__typename") != "CheckRun") continue;
       OpenPullChecks::Run run;
